@@ -1,0 +1,363 @@
+#!/usr/bin/env node
+// pi-ref.mjs — compute outputs with the REAL pi SessionManager (the reference implementation).
+//
+// Usage:
+//   node pi-ref.mjs context FILE [--leaf ID] [--llm] [--pi 0.73|0.87]
+//   node pi-ref.mjs migrate FILE [--pi 0.73|0.87]
+//   node pi-ref.mjs tree FILE [--pi ...]
+//   node pi-ref.mjs info FILE [--pi ...]
+//   node pi-ref.mjs batch            (NDJSON requests on stdin, one NDJSON response per line)
+//
+// Batch request:  {"op":"context","file":"...","leaf":null,"llm":false,"pi":"0.73"}
+//                 (op: context | migrate | tree | info; "llm" and "leaf" only for context)
+// Batch response: {"ok":true,"output":"<exactly what the single mode prints>",
+//                  "rewritten":<bool: pi modified the (copied) file while opening it>,
+//                  "invalidHeader":<bool: pi's loadEntriesFromFile returned [] for an existing file,
+//                                   i.e. 0.73.1 replaced the file with a fresh header / 0.87.1 threw>}
+//              or {"ok":false,"error":"..."}
+//
+// Versions (pinned in package-lock.json):
+//   --pi 0.73 (default) → @mariozechner/pi-coding-agent@0.73.1
+//   --pi 0.87           → @earendil-works/pi-coding-agent@0.87.1
+// Both are imported by file path (dist/core/session-manager.js and dist/core/messages.js) so that
+// the agent's index (0.87.1 needs Node >= 22.19 for it) and the rest of the agent are never loaded.
+//
+// The input FILE is never touched: SessionManager.open() rewrites the file it opens (migration,
+// invalid header; 0.87.1 also appends a "\n" after a trailing partial line), so every request copies
+// FILE into a private temp directory (same basename) and opens the copy.
+//
+// Output details:
+//   context: JSON.stringify({messages, thinkingLevel, model}) + "\n". 0.73.1 returns exactly those
+//            keys. 0.87.1's SessionManager.buildSessionContext()/buildSessionContext() also return only
+//            those three (the provenance-carrying `entries` lives in buildSessionProjection(), which we
+//            do not call); we still pick the three keys explicitly, in that order, so any extra key a
+//            future version adds is dropped. With --leaf ID: buildSessionContext(sm.getEntries(), ID,
+//            sm.byId) — `byId` is a TypeScript-private but ordinary public JS class field.
+//            With --llm: JSON.stringify(convertToLlm(result.messages)) + "\n".
+//   migrate: the bytes of the copied file after SessionManager.open() returned. If pi migrated (or
+//            reset an invalid header) this is pi's rewrite; if nothing needed migrating pi leaves the
+//            file as it was, so this is the original file (0.87.1: plus a "\n" if the last line was
+//            unterminated). Migration ids are deterministic, see below.
+//   tree:    JSON of getTree() as [{id, type, label?, children:[...]}], built and serialised
+//            iteratively (no recursion limit). Keys whose value is undefined are omitted, exactly as
+//            JSON.stringify would (id-less entries have no "id" key).
+//   info:    {"name": getSessionName() ?? null, "labels": [[targetId, label], ...] (labelsById in Map
+//            order), "leafId": getLeafId()} — leafId key omitted when pi's leaf is `undefined`
+//            (trailing non-object line), null when null.
+//
+// Deterministic ids — findings from reading dist/core/session-manager.js of BOTH 0.73.1 and 0.87.1
+// (identical code for these parts):
+//   * `import { randomUUID } from "crypto"`; generateId(byId) = loop up to 100 times:
+//       id = randomUUID().slice(0, 8); if (!byId.has(id)) return id;   then fallback randomUUID().
+//     So YES it loops with `.has` — but migrateV1ToV2 passes a fresh `new Set()` that is never filled,
+//     so during migration every entry consumes exactly ONE randomUUID() call, in file order, and
+//     collisions are never detected. (Appends pass sm.byId, so there a colliding id would consume
+//     more calls; that never happens with the counter below since it never repeats.)
+//   * We replace require("node:crypto").randomUUID by a counter returning
+//       `${n.toString(16).padStart(8, "0")}-0000-4000-8000-000000000000`, n = 1, 2, 3, …
+//     and call module.syncBuiltinESMExports() BEFORE importing pi (dynamic import), so pi's ESM
+//     named import sees it. Migrated v1 ids therefore come out as 00000001, 00000002, … in
+//     assignment (= file) order; the counter is reset before every request.
+//   * Header/session-id creation does NOT consume randomUUID: 0.73.1 createSessionId() is
+//     uuid@14 v7 (`crypto.getRandomValues` + Date.now()), 0.87.1 uses pi-ai's own uuidv7()
+//     (globalThis.crypto.getRandomValues + Date.now()). A header lacking an id never reaches that
+//     path on open anyway (loadEntriesFromFile rejects it); only the invalid-header reset path
+//     (0.73.1) creates a fresh header, whose uuid v7 id and timestamp are random/now — such
+//     `migrate` output is not deterministic (and our implementation refuses those files anyway).
+//   * Nothing in open/migration calls Math.random.
+//
+// Time zones: offset-less timestamps are parsed in the local zone by V8; callers should set TZ
+// (run-diff.mjs uses TZ=UTC for both sides).
+//
+// Hangs: pi loops forever on parent cycles (buildSessionContext, getTree with duplicate ids). Nothing
+// here guards against that; the caller must use a timeout (and restart the batch process).
+
+import { createRequire, syncBuiltinESMExports } from "node:module";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, mkdirSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, basename, dirname } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { createInterface } from "node:readline";
+
+// ---- deterministic randomUUID (must run before pi is imported) ----------------------------------
+const require = createRequire(import.meta.url);
+const nodeCrypto = require("node:crypto");
+let idCounter = 0;
+nodeCrypto.randomUUID = function deterministicRandomUUID() {
+	idCounter += 1;
+	return `${idCounter.toString(16).padStart(8, "0")}-0000-4000-8000-000000000000`;
+};
+syncBuiltinESMExports();
+function resetIds() {
+	idCounter = 0;
+}
+
+// ---- pi module loading ---------------------------------------------------------------------------
+const HERE = dirname(fileURLToPath(import.meta.url));
+const PI_PACKAGES = {
+	"0.73": "@mariozechner/pi-coding-agent", // 0.73.1
+	"0.87": "@earendil-works/pi-coding-agent", // 0.87.1
+};
+function normalizePi(v) {
+	const s = String(v ?? "0.73");
+	if (s === "0.73" || s === "0.73.1") return "0.73";
+	if (s === "0.87" || s === "0.87.1") return "0.87";
+	throw new Error(`unknown --pi version: ${s} (use 0.73 or 0.87)`);
+}
+const moduleCache = new Map();
+async function loadPi(version) {
+	const v = normalizePi(version);
+	if (!moduleCache.has(v)) {
+		const core = join(HERE, "node_modules", PI_PACKAGES[v], "dist", "core");
+		const sm = await import(pathToFileURL(join(core, "session-manager.js")).href);
+		const msgs = await import(pathToFileURL(join(core, "messages.js")).href);
+		moduleCache.set(v, { ...sm, convertToLlm: msgs.convertToLlm });
+	}
+	return moduleCache.get(v);
+}
+
+// ---- temp copies ---------------------------------------------------------------------------------
+let tmpRoot = null;
+let tmpSeq = 0;
+function freshCopy(file) {
+	if (!existsSync(file)) throw new Error(`no such file: ${file}`);
+	if (!tmpRoot) {
+		tmpRoot = mkdtempSync(join(tmpdir(), "pi-ref-"));
+		process.on("exit", () => {
+			try {
+				rmSync(tmpRoot, { recursive: true, force: true });
+			} catch {}
+		});
+	}
+	const dir = join(tmpRoot, String(++tmpSeq));
+	mkdirSync(dir);
+	const copy = join(dir, basename(file));
+	copyFileSync(file, copy);
+	return { dir, copy };
+}
+function cleanup(dir) {
+	try {
+		rmSync(dir, { recursive: true, force: true });
+	} catch {}
+}
+
+// ---- operations ----------------------------------------------------------------------------------
+// Every op returns { output: string|Buffer, rewritten, invalidHeader }.
+
+/** Open a temp copy of `file` with pi. Returns the manager plus facts about what open() did. */
+function openCopy(pi, file) {
+	const { dir, copy } = freshCopy(file);
+	const before = readFileSync(copy);
+	// Probe whether pi considers the header valid, on a second copy (0.87.1's loader can append a
+	// newline to the file it reads).
+	let invalidHeader = false;
+	try {
+		const probe = join(dir, "probe.jsonl");
+		copyFileSync(file, probe);
+		invalidHeader = pi.loadEntriesFromFile(probe).length === 0;
+		rmSync(probe, { force: true });
+	} catch {
+		// e.g. first parseable value is JSON null → TypeError; open() below throws the same way.
+	}
+	resetIds();
+	let sm;
+	try {
+		sm = pi.SessionManager.open(copy);
+	} catch (e) {
+		cleanup(dir);
+		// Report the caller's path, not the temp copy's.
+		if (e instanceof Error && typeof e.message === "string") e.message = e.message.split(copy).join(file);
+		throw e;
+	}
+	const after = readFileSync(copy);
+	return { sm, dir, copy, after, rewritten: !before.equals(after), invalidHeader };
+}
+
+function pickContext(result) {
+	// Keep only the three documented keys, in this order (see header comment).
+	return { messages: result.messages, thinkingLevel: result.thinkingLevel, model: result.model };
+}
+
+async function opContext(req) {
+	const pi = await loadPi(req.pi);
+	const o = openCopy(pi, req.file);
+	try {
+		let result;
+		if (req.leaf !== undefined && req.leaf !== null) {
+			result = pi.buildSessionContext(o.sm.getEntries(), req.leaf, o.sm.byId);
+		} else {
+			result = o.sm.buildSessionContext();
+		}
+		const ctx = pickContext(result);
+		const output = req.llm ? `${JSON.stringify(pi.convertToLlm(ctx.messages))}\n` : `${JSON.stringify(ctx)}\n`;
+		return { output, rewritten: o.rewritten, invalidHeader: o.invalidHeader };
+	} finally {
+		cleanup(o.dir);
+	}
+}
+
+async function opMigrate(req) {
+	const pi = await loadPi(req.pi);
+	const o = openCopy(pi, req.file);
+	cleanup(o.dir);
+	return { output: o.after, rewritten: o.rewritten, invalidHeader: o.invalidHeader };
+}
+
+/** Iteratively serialise getTree() roots as [{id,type,label?,children:[...]}]. */
+function treeToJson(roots) {
+	const parts = [];
+	// Stack of work items: either a string to emit or a node to open.
+	const stack = [];
+	const pushList = (nodes) => {
+		stack.push("]");
+		for (let i = nodes.length - 1; i >= 0; i--) {
+			stack.push(nodes[i]);
+			if (i > 0) stack.push(",");
+		}
+		stack.push("[");
+	};
+	const field = (key, value, first) => {
+		if (value === undefined || typeof value === "function" || typeof value === "symbol") return null;
+		return `${first ? "" : ","}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+	};
+	pushList(roots);
+	while (stack.length > 0) {
+		const item = stack.pop();
+		if (typeof item === "string") {
+			parts.push(item);
+			continue;
+		}
+		const entry = item.entry;
+		const isObj = entry !== null && typeof entry === "object";
+		let s = "{";
+		let first = true;
+		for (const [k, v] of [
+			["id", isObj ? entry.id : undefined],
+			["type", isObj ? entry.type : undefined],
+			["label", item.label],
+		]) {
+			const f = field(k, v, first);
+			if (f !== null) {
+				s += f;
+				first = false;
+			}
+		}
+		s += `${first ? "" : ","}"children":`;
+		parts.push(s);
+		stack.push("}");
+		pushList(item.children);
+	}
+	return parts.join("");
+}
+
+async function opTree(req) {
+	const pi = await loadPi(req.pi);
+	const o = openCopy(pi, req.file);
+	try {
+		return { output: `${treeToJson(o.sm.getTree())}\n`, rewritten: o.rewritten, invalidHeader: o.invalidHeader };
+	} finally {
+		cleanup(o.dir);
+	}
+}
+
+async function opInfo(req) {
+	const pi = await loadPi(req.pi);
+	const o = openCopy(pi, req.file);
+	try {
+		const info = {
+			name: o.sm.getSessionName() ?? null,
+			labels: [...o.sm.labelsById.entries()],
+			leafId: o.sm.getLeafId(),
+		};
+		return { output: `${JSON.stringify(info)}\n`, rewritten: o.rewritten, invalidHeader: o.invalidHeader };
+	} finally {
+		cleanup(o.dir);
+	}
+}
+
+const OPS = { context: opContext, migrate: opMigrate, tree: opTree, info: opInfo };
+
+async function run(req) {
+	const fn = OPS[req.op];
+	if (!fn) throw new Error(`unknown op: ${req.op}`);
+	if (typeof req.file !== "string") throw new Error("request needs a string 'file'");
+	return fn(req);
+}
+
+function errorText(e) {
+	if (e instanceof Error) return `${e.name}: ${e.message}`;
+	return String(e);
+}
+
+// ---- CLI -----------------------------------------------------------------------------------------
+function usage() {
+	process.stderr.write(
+		"usage:\n" +
+			"  node pi-ref.mjs context FILE [--leaf ID] [--llm] [--pi 0.73|0.87]\n" +
+			"  node pi-ref.mjs migrate FILE [--pi 0.73|0.87]\n" +
+			"  node pi-ref.mjs tree FILE [--pi ...]\n" +
+			"  node pi-ref.mjs info FILE [--pi ...]\n" +
+			"  node pi-ref.mjs batch   (NDJSON requests on stdin)\n",
+	);
+	process.exitCode = 2;
+}
+
+function parseArgs(argv) {
+	const req = { op: argv[0], file: undefined, leaf: null, llm: false, pi: "0.73" };
+	for (let i = 1; i < argv.length; i++) {
+		const a = argv[i];
+		if (a === "--leaf") {
+			if (i + 1 >= argv.length) throw new Error("--leaf needs a value");
+			req.leaf = argv[++i];
+		} else if (a === "--llm") req.llm = true;
+		else if (a === "--pi") {
+			if (i + 1 >= argv.length) throw new Error("--pi needs a value");
+			req.pi = argv[++i];
+		} else if (a.startsWith("--")) throw new Error(`unknown option: ${a}`);
+		else if (req.file === undefined) req.file = a;
+		else throw new Error(`unexpected argument: ${a}`);
+	}
+	return req;
+}
+
+async function batch() {
+	const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+	for await (const line of rl) {
+		if (!line.trim()) continue;
+		let resp;
+		try {
+			const req = JSON.parse(line);
+			const r = await run(req);
+			const output = Buffer.isBuffer(r.output) ? r.output.toString("utf8") : r.output;
+			resp = { ok: true, output, rewritten: r.rewritten, invalidHeader: r.invalidHeader };
+		} catch (e) {
+			resp = { ok: false, error: errorText(e) };
+		}
+		process.stdout.write(`${JSON.stringify(resp)}\n`);
+	}
+}
+
+async function main() {
+	const argv = process.argv.slice(2);
+	if (argv.length === 0 || argv[0] === "-h" || argv[0] === "--help") return usage();
+	if (argv[0] === "batch") return batch();
+	let req;
+	try {
+		req = parseArgs(argv);
+		if (!OPS[req.op] || req.file === undefined) return usage();
+		normalizePi(req.pi);
+	} catch (e) {
+		process.stderr.write(`pi-ref: ${e.message}\n`);
+		process.exitCode = 2;
+		return;
+	}
+	try {
+		const r = await run(req);
+		process.stdout.write(r.output);
+	} catch (e) {
+		process.stderr.write(`pi-ref: pi threw: ${errorText(e)}\n`);
+		process.exitCode = 1;
+	}
+}
+
+await main();

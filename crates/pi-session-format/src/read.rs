@@ -1,0 +1,180 @@
+//! Bytes to lines, exactly as pi splits a session file (rules P1–P5).
+//!
+//! pi does `readFileSync(path, "utf8").trim().split("\n")`, skips lines whose `trim()` is
+//! empty and hands each remaining line, untrimmed, to `JSON.parse`. So:
+//!
+//! - invalid UTF-8 becomes U+FFFD (per maximal subpart, like [`String::from_utf8_lossy`]);
+//! - ECMAScript whitespace (which includes a BOM, NBSP, U+2028…) is trimmed from the start
+//!   and the end of the *whole text*, not of each line;
+//! - only LF separates lines; a CR stays at the end of its line (JSON allows it there);
+//! - lines made only of ECMAScript whitespace are skipped.
+//!
+//! Lines borrow from the input; only lines with invalid UTF-8 are copied.
+
+use std::borrow::Cow;
+
+/// One non-blank line of a session file.
+#[derive(Debug, Clone)]
+pub struct Line<'a> {
+    /// 1-based physical line number in the file.
+    pub number: usize,
+    /// Byte offset in the file of the first byte of `text`.
+    pub offset: usize,
+    /// The line as pi's `JSON.parse` sees it (decoded, without the LF).
+    pub text: Cow<'a, str>,
+    /// Whether the raw bytes were not valid UTF-8 (replacement characters were inserted).
+    pub lossy: bool,
+}
+
+/// Splits a whole session file into the lines pi parses.
+pub fn lines(bytes: &[u8]) -> Lines<'_> {
+    let start = trim_start(bytes);
+    let end = start + trim_end(&bytes[start..]);
+    let number = 1 + bytes[..start].iter().filter(|&&b| b == b'\n').count();
+    Lines {
+        bytes,
+        pos: start,
+        end,
+        number,
+        done: start >= end,
+    }
+}
+
+/// Iterator over the non-blank lines of a file; see [`lines`].
+#[derive(Debug, Clone)]
+pub struct Lines<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    end: usize,
+    number: usize,
+    done: bool,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        while !self.done {
+            let rest = &self.bytes[self.pos..self.end];
+            let len = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+            let raw = &rest[..len];
+            let (offset, number) = (self.pos, self.number);
+            if self.pos + len >= self.end {
+                self.done = true;
+            } else {
+                self.pos += len + 1;
+                self.number += 1;
+            }
+            if trim_start(raw) == raw.len() {
+                continue;
+            }
+            let (text, lossy) = match std::str::from_utf8(raw) {
+                Ok(s) => (Cow::Borrowed(s), false),
+                Err(_) => (String::from_utf8_lossy(raw), true),
+            };
+            return Some(Line {
+                number,
+                offset,
+                text,
+                lossy,
+            });
+        }
+        None
+    }
+}
+
+/// Length of the ECMAScript whitespace character encoded at the start of `bytes`, if any.
+fn whitespace_len(bytes: &[u8]) -> Option<usize> {
+    match bytes {
+        [0x09..=0x0D | 0x20, ..] => Some(1),
+        [0xC2, 0xA0, ..] => Some(2),       // NBSP
+        [0xE1, 0x9A, 0x80, ..] => Some(3), // OGHAM SPACE MARK
+        [0xE2, 0x80, 0x80..=0x8A | 0xA8 | 0xA9 | 0xAF, ..] => Some(3), // U+2000–200A, LS, PS, NNBSP
+        [0xE2, 0x81, 0x9F, ..] => Some(3), // MEDIUM MATHEMATICAL SPACE
+        [0xE3, 0x80, 0x80, ..] => Some(3), // IDEOGRAPHIC SPACE
+        [0xEF, 0xBB, 0xBF, ..] => Some(3), // BOM (ZWNBSP)
+        _ => None,
+    }
+}
+
+/// Number of leading bytes of `bytes` that are ECMAScript whitespace.
+pub fn trim_start(bytes: &[u8]) -> usize {
+    let mut i = 0;
+    while let Some(n) = whitespace_len(&bytes[i..]) {
+        i += n;
+    }
+    i
+}
+
+/// Length of `bytes` without its trailing ECMAScript whitespace.
+pub fn trim_end(bytes: &[u8]) -> usize {
+    let mut end = bytes.len();
+    'outer: while end > 0 {
+        for n in 1..=3.min(end) {
+            if whitespace_len(&bytes[end - n..end]) == Some(n) {
+                end -= n;
+                continue 'outer;
+            }
+        }
+        break;
+    }
+    end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(bytes: &[u8]) -> Vec<(usize, String)> {
+        lines(bytes)
+            .map(|l| (l.number, l.text.into_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn p1_invalid_utf8_becomes_replacement_characters() {
+        let got = texts(b"\"\xFF\xC3(\xE2\x82\"");
+        assert_eq!(got, [(1, "\"\u{FFFD}\u{FFFD}(\u{FFFD}\"".to_string())]);
+    }
+
+    #[test]
+    fn p2_whole_text_trim_removes_bom_and_edges_only() {
+        let got =
+            texts("\u{FEFF}\n \u{A0}{\"a\":1}\u{A0}\n\u{A0}{\"b\":2}\u{3000}\r\n\n".as_bytes());
+        assert_eq!(
+            got,
+            [
+                (2, "{\"a\":1}\u{A0}".to_string()),
+                (3, "\u{A0}{\"b\":2}".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn p3_only_lf_splits() {
+        let got = texts(b"{}\r{}\r\n[1]\xE2\x80\xA8[2]\n3");
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0].1, "{}\r{}\r");
+        assert_eq!(got[1].1, "[1]\u{2028}[2]");
+        assert_eq!(got[2].1, "3");
+    }
+
+    #[test]
+    fn p4_whitespace_only_lines_are_skipped() {
+        let got = texts("1\n\u{A0}\n \t\r\n\u{2028}\n2".as_bytes());
+        assert_eq!(got, [(1, "1".to_string()), (5, "2".to_string())]);
+    }
+
+    #[test]
+    fn empty_and_blank_files_have_no_lines() {
+        assert!(texts(b"").is_empty());
+        assert!(texts(" \n\u{FEFF}\r\n".as_bytes()).is_empty());
+    }
+
+    #[test]
+    fn offsets_point_at_line_starts() {
+        let bytes = b"\n {\"a\":1}\n[2]";
+        let got: Vec<_> = lines(bytes).map(|l| l.offset).collect();
+        assert_eq!(got, [2, 10]);
+    }
+}
