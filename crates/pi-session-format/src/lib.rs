@@ -16,4 +16,6 @@
 
 pub mod date;
 pub mod json;
+pub mod migrate;
 pub mod read;
+pub mod session;

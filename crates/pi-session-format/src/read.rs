@@ -22,6 +22,8 @@ pub struct Line<'a> {
     pub offset: usize,
     /// The line as pi's `JSON.parse` sees it (decoded, without the LF).
     pub text: Cow<'a, str>,
+    /// Length of the raw line in bytes (without the LF).
+    pub len: usize,
     /// Whether the raw bytes were not valid UTF-8 (replacement characters were inserted).
     pub lossy: bool,
 }
@@ -76,6 +78,7 @@ impl<'a> Iterator for Lines<'a> {
                 number,
                 offset,
                 text,
+                len,
                 lossy,
             });
         }

@@ -20,5 +20,5 @@ mod value;
 mod write;
 
 pub use parse::{ParseError, Skeleton, parse, scan_skeleton};
-pub use value::{JsArray, JsObject, JsString, JsValue};
+pub use value::{JsArray, JsObject, JsString, JsValue, is_str, truthy};
 pub use write::{to_string, write_value};

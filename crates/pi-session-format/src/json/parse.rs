@@ -86,7 +86,9 @@ pub fn scan_skeleton(text: &str) -> Result<Skeleton, ParseError> {
                         Some(b',') => continue,
                         Some(b'}') => break,
                         _ => {
-                            return Err(p.error_before("expected ',' or '}' after an object member"));
+                            return Err(
+                                p.error_before("expected ',' or '}' after an object member")
+                            );
                         }
                     }
                 }

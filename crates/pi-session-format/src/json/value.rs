@@ -131,6 +131,8 @@ fn push_code_point(buf: &mut Vec<u8>, cp: u32) {
 }
 
 /// A JSON value as `JSON.parse` produces it.
+///
+/// Cloning, dropping, writing and parsing are all iterative: any depth is safe.
 #[derive(Debug, Default)]
 pub enum JsValue {
     /// `null`.
@@ -196,6 +198,76 @@ impl JsValue {
     pub fn string(s: impl Into<JsString>) -> Self {
         JsValue::String(s.into())
     }
+}
+
+impl Clone for JsValue {
+    fn clone(&self) -> Self {
+        enum Frame<'a> {
+            Array(std::slice::Iter<'a, JsValue>, Vec<JsValue>),
+            Object(
+                std::slice::Iter<'a, (JsString, JsValue)>,
+                Vec<(JsString, JsValue)>,
+                Option<JsString>,
+            ),
+        }
+        let mut stack: Vec<Frame<'_>> = Vec::new();
+        let mut next = Some(self);
+        loop {
+            let mut done = match next.take() {
+                Some(JsValue::Array(a)) => {
+                    stack.push(Frame::Array(a.0.iter(), Vec::with_capacity(a.0.len())));
+                    None
+                }
+                Some(JsValue::Object(o)) => {
+                    stack.push(Frame::Object(
+                        o.members.iter(),
+                        Vec::with_capacity(o.len()),
+                        None,
+                    ));
+                    None
+                }
+                Some(JsValue::Null) => Some(JsValue::Null),
+                Some(JsValue::Bool(b)) => Some(JsValue::Bool(*b)),
+                Some(JsValue::Number(n)) => Some(JsValue::Number(*n)),
+                Some(JsValue::String(s)) => Some(JsValue::String(s.clone())),
+                None => None,
+            };
+            loop {
+                let Some(frame) = stack.last_mut() else {
+                    return done.unwrap_or_default();
+                };
+                match frame {
+                    Frame::Array(children, out) => {
+                        out.extend(done.take());
+                        if let Some(child) = children.next() {
+                            next = Some(child);
+                            break;
+                        }
+                    }
+                    Frame::Object(children, out, key) => {
+                        if let Some(value) = done.take() {
+                            out.push((key.take().unwrap_or_default(), value));
+                        }
+                        if let Some((k, child)) = children.next() {
+                            *key = Some(k.clone());
+                            next = Some(child);
+                            break;
+                        }
+                    }
+                }
+                done = Some(match stack.pop() {
+                    Some(Frame::Array(_, out)) => JsValue::Array(JsArray(out)),
+                    Some(Frame::Object(_, out, _)) => JsValue::Object(JsObject { members: out }),
+                    None => unreachable!("the stack had a frame above"),
+                });
+            }
+        }
+    }
+}
+
+/// Whether a possibly missing member is the string `s` (JavaScript `value === s`).
+pub fn is_str(value: Option<&JsValue>, s: &str) -> bool {
+    matches!(value, Some(JsValue::String(v)) if v.as_wtf8() == s.as_bytes())
 }
 
 /// Truthiness of a possibly missing member (`undefined` is falsy).
@@ -378,6 +450,27 @@ mod tests {
         push_code_unit(&mut low, 0xDE00);
         let joined = JsString::concat(&[b"a", &high, &low, b"b"]);
         assert_eq!(joined.as_str(), Some("a\u{1F600}b"));
+    }
+
+    #[test]
+    fn clone_is_deep_and_iterative() {
+        let text = r#"{"a":[1,{"b":null,"c":[]},"x"],"d":{},"e":1e400}"#;
+        let v = crate::json::parse(text).unwrap();
+        assert_eq!(
+            crate::json::to_string(&v.clone()),
+            crate::json::to_string(&v)
+        );
+        let mut deep = JsValue::Null;
+        for _ in 0..300_000 {
+            let mut o = JsObject::new();
+            o.set("k", deep);
+            deep = JsValue::Array(JsArray(vec![JsValue::Object(o)]));
+        }
+        let copy = deep.clone();
+        assert_eq!(
+            crate::json::to_string(&copy).len(),
+            crate::json::to_string(&deep).len()
+        );
     }
 
     #[test]

@@ -1,0 +1,269 @@
+//! The v1→v2 and v2→v3 migrations (rules M1–M6), as pure functions over parsed values.
+//!
+//! Both take pi's array of every parsed value of the file, header first, and change it in
+//! place exactly as pi's `migrateV1ToV2` / `migrateV2ToV3` do, with two deliberate
+//! differences, both where pi crashes or corrupts:
+//!
+//! - ids come from an [`IdGenerator`] that never hands out an id twice in a file (pi's
+//!   generator checks a set it never fills, so large files get duplicate ids and cycles);
+//! - values that are not objects (`null`, numbers, strings, arrays) are left alone; pi's
+//!   v1→v2 throws a `TypeError` on them.
+
+use crate::json::{JsValue, is_str};
+use std::collections::HashSet;
+
+/// Makes entry ids for the v1→v2 migration.
+pub trait IdGenerator {
+    /// Returns a new id that is not in `taken`.
+    fn next_id(&mut self, taken: &HashSet<String>) -> String;
+}
+
+/// pi's id shape: the first 8 hex digits of a random UUID v4 (lowercase), never repeated.
+#[derive(Debug, Default)]
+pub struct RandomIds;
+
+impl IdGenerator for RandomIds {
+    fn next_id(&mut self, taken: &HashSet<String>) -> String {
+        loop {
+            let mut bytes = [0u8; 4];
+            // Without an OS random source, fall back to a time-seeded value; uniqueness is
+            // still guaranteed by the loop.
+            if getrandom::fill(&mut bytes).is_err() {
+                let nanos = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.subsec_nanos());
+                bytes = (nanos ^ taken.len() as u32).to_le_bytes();
+            }
+            let id = format!("{:08x}", u32::from_le_bytes(bytes));
+            if !taken.contains(&id) {
+                return id;
+            }
+        }
+    }
+}
+
+/// Deterministic ids `00000001`, `00000002`, … in assignment order (for tests and for
+/// comparing with a reference whose random source is replaced by the same counter).
+#[derive(Debug, Default)]
+pub struct SequentialIds {
+    next: u32,
+}
+
+impl IdGenerator for SequentialIds {
+    fn next_id(&mut self, taken: &HashSet<String>) -> String {
+        loop {
+            self.next = self.next.wrapping_add(1);
+            let id = format!("{:08x}", self.next);
+            if !taken.contains(&id) {
+                return id;
+            }
+        }
+    }
+}
+
+/// `migrateV1ToV2`: headers get `version: 2`; every other object gets a fresh `id` and the
+/// previous entry's id as `parentId` (a linear chain, existing values overwritten, new keys
+/// appended); a compaction's numeric `firstKeptEntryIndex` (an index into `values`, header
+/// at 0) becomes `firstKeptEntryId`.
+pub fn v1_to_v2(values: &mut [JsValue], ids: &mut dyn IdGenerator) {
+    let mut taken = HashSet::new();
+    let mut prev_id: Option<String> = None;
+    for i in 0..values.len() {
+        let Some(entry) = values[i].as_object_mut() else {
+            continue;
+        };
+        if is_str(entry.get("type"), "session") {
+            entry.set("version", JsValue::Number(2.0));
+            continue;
+        }
+        let id = ids.next_id(&taken);
+        taken.insert(id.clone());
+        entry.set("id", JsValue::string(id.as_str()));
+        entry.set(
+            "parentId",
+            prev_id.as_deref().map_or(JsValue::Null, JsValue::string),
+        );
+        prev_id = Some(id);
+        if !is_str(entry.get("type"), "compaction") {
+            continue;
+        }
+        let Some(&JsValue::Number(index)) = entry.get("firstKeptEntryIndex") else {
+            continue;
+        };
+        let target = first_kept_target(values, index);
+        let entry = values[i].as_object_mut().expect("checked above");
+        match target {
+            Some(Some(id)) => entry.set("firstKeptEntryId", id),
+            // `target.id` is undefined: the property is set to undefined, i.e. absent.
+            Some(None) => {
+                entry.remove("firstKeptEntryId");
+            }
+            None => {}
+        }
+        entry.remove("firstKeptEntryIndex");
+    }
+}
+
+/// `entries[index]` when it is an existing non-header value: `Some(its id)`, where the id is
+/// `None` when the target has none (yet). `None` when pi sets nothing.
+fn first_kept_target(values: &[JsValue], index: f64) -> Option<Option<JsValue>> {
+    // JS property access: only canonical non-negative integers (and -0) address elements.
+    if index.fract() != 0.0 || index < 0.0 || index >= values.len() as f64 {
+        return None;
+    }
+    let target = &values[index as usize];
+    if !target.is_truthy() || is_str(target.get("type"), "session") {
+        return None;
+    }
+    Some(target.get("id").cloned())
+}
+
+/// `migrateV2ToV3`: headers get `version: 3`; `message` entries whose message has role
+/// `hookMessage` get role `custom`.
+pub fn v2_to_v3(values: &mut [JsValue]) {
+    for value in values.iter_mut() {
+        let Some(entry) = value.as_object_mut() else {
+            continue;
+        };
+        if is_str(entry.get("type"), "session") {
+            entry.set("version", JsValue::Number(3.0));
+            continue;
+        }
+        if !is_str(entry.get("type"), "message") {
+            continue;
+        }
+        if let Some(message) = entry.get_mut("message").and_then(JsValue::as_object_mut) {
+            if message.get("role").and_then(JsValue::as_str) == Some("hookMessage") {
+                message.set("role", JsValue::string("custom"));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{parse, to_string};
+
+    fn values(lines: &[&str]) -> Vec<JsValue> {
+        lines.iter().map(|l| parse(l).unwrap()).collect()
+    }
+
+    fn texts(values: &[JsValue]) -> Vec<String> {
+        values.iter().map(to_string).collect()
+    }
+
+    #[test]
+    fn m1_to_m4_linear_chain_with_appended_keys() {
+        let mut v = values(&[
+            r#"{"type":"session","id":"s","timestamp":"t"}"#,
+            r#"{"type":"message","timestamp":"t","message":{"role":"user"}}"#,
+            r#"{"type":"message","id":"old","parentId":"x","timestamp":"t"}"#,
+        ]);
+        v1_to_v2(&mut v, &mut SequentialIds::default());
+        assert_eq!(
+            texts(&v),
+            [
+                r#"{"type":"session","id":"s","timestamp":"t","version":2}"#,
+                r#"{"type":"message","timestamp":"t","message":{"role":"user"},"id":"00000001","parentId":null}"#,
+                r#"{"type":"message","id":"00000002","parentId":"00000001","timestamp":"t"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn m5_first_kept_entry_index_counts_the_header() {
+        let mut v = values(&[
+            r#"{"type":"session","id":"s"}"#,
+            r#"{"type":"message"}"#,
+            r#"{"type":"compaction","firstKeptEntryIndex":1}"#,
+            r#"{"type":"compaction","firstKeptEntryIndex":4}"#,
+            r#"{"type":"message"}"#,
+            r#"{"type":"compaction","firstKeptEntryIndex":0}"#,
+            r#"{"type":"compaction","firstKeptEntryIndex":"1"}"#,
+            r#"{"type":"compaction","firstKeptEntryIndex":1.5}"#,
+            r#"{"type":"compaction","firstKeptEntryIndex":8}"#,
+        ]);
+        v1_to_v2(&mut v, &mut SequentialIds::default());
+        let t = texts(&v);
+        assert_eq!(
+            t[2],
+            r#"{"type":"compaction","id":"00000002","parentId":"00000001","firstKeptEntryId":"00000001"}"#
+        );
+        // forward reference: the target has no id yet
+        assert_eq!(
+            t[3],
+            r#"{"type":"compaction","id":"00000003","parentId":"00000002"}"#
+        );
+        assert_eq!(
+            t[5],
+            r#"{"type":"compaction","id":"00000005","parentId":"00000004"}"#
+        );
+        assert_eq!(
+            t[6],
+            r#"{"type":"compaction","firstKeptEntryIndex":"1","id":"00000006","parentId":"00000005"}"#
+        );
+        assert_eq!(
+            t[7],
+            r#"{"type":"compaction","id":"00000007","parentId":"00000006"}"#
+        );
+        // self reference
+        assert_eq!(
+            t[8],
+            r#"{"type":"compaction","id":"00000008","parentId":"00000007","firstKeptEntryId":"00000008"}"#
+        );
+    }
+
+    #[test]
+    fn m6_non_objects_are_left_alone() {
+        let mut v = values(&[
+            r#"{"type":"session","id":"s"}"#,
+            "42",
+            "null",
+            r#"{"type":"x"}"#,
+        ]);
+        v1_to_v2(&mut v, &mut SequentialIds::default());
+        assert_eq!(
+            texts(&v)[1..],
+            [
+                "42",
+                "null",
+                r#"{"type":"x","id":"00000001","parentId":null}"#
+            ]
+        );
+    }
+
+    #[test]
+    fn v2_to_v3_renames_hook_messages_only_in_message_entries() {
+        let mut v = values(&[
+            r#"{"type":"session","version":2,"id":"s"}"#,
+            r#"{"type":"message","message":{"role":"hookMessage","content":"x"}}"#,
+            r#"{"type":"custom_message","message":{"role":"hookMessage"}}"#,
+            r#"{"type":"message","message":null}"#,
+        ]);
+        v2_to_v3(&mut v);
+        assert_eq!(
+            texts(&v),
+            [
+                r#"{"type":"session","version":3,"id":"s"}"#,
+                r#"{"type":"message","message":{"role":"custom","content":"x"}}"#,
+                r#"{"type":"custom_message","message":{"role":"hookMessage"}}"#,
+                r#"{"type":"message","message":null}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn generated_ids_are_unique() {
+        let mut v: Vec<JsValue> = std::iter::once(r#"{"type":"session","id":"s"}"#)
+            .chain(std::iter::repeat_n(r#"{"type":"message"}"#, 70_000))
+            .map(|l| parse(l).unwrap())
+            .collect();
+        v1_to_v2(&mut v, &mut RandomIds);
+        let ids: HashSet<_> = v[1..]
+            .iter()
+            .map(|e| e.get("id").and_then(JsValue::as_str).unwrap().to_owned())
+            .collect();
+        assert_eq!(ids.len(), 70_000);
+    }
+}

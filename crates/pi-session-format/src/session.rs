@@ -1,0 +1,622 @@
+//! Loading a session file the way pi's `SessionManager.open` does (rules P6–P9, V1–V4, L1–L4).
+//!
+//! [`Session::load`] splits the bytes into lines ([`crate::read`]), validates every line as
+//! JSON but builds only a skeleton of it (`type`, `id`, `parentId` and where the line is),
+//! checks the header, detects the version and, when the version is below 3, runs the
+//! migrations ([`crate::migrate`]) on fully parsed values. Entries of a current file stay as
+//! borrowed line text until something (the context builder, say) asks for their value.
+//!
+//! Unparseable lines are not entries; they are kept in [`Session::dropped`] so that nothing
+//! is lost silently (pi drops them without a word).
+
+use crate::json::{self, JsValue, ParseError};
+use crate::migrate::{self, IdGenerator};
+use crate::read::{self, Line};
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Deref;
+
+/// A value compared the way JavaScript compares `id`/`parentId` values (`===`, and `Map`
+/// keys, which agree for everything JSON can hold).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Key {
+    /// The member is missing (`undefined`).
+    Undefined,
+    /// `null`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A number, by its bits (`-0` normalised to `0`).
+    Number(u64),
+    /// A string (WTF-8 bytes).
+    String(Box<[u8]>),
+    /// An object or array: equal only to itself. The payload identifies the record and member.
+    Unique(u64),
+}
+
+impl Key {
+    /// The key of a member value; `unique` identifies it when it is an object or array.
+    pub fn of(value: Option<&JsValue>, unique: u64) -> Key {
+        match value {
+            None => Key::Undefined,
+            Some(JsValue::Null) => Key::Null,
+            Some(JsValue::Bool(b)) => Key::Bool(*b),
+            Some(JsValue::Number(n)) => Key::Number((n + 0.0).to_bits()),
+            Some(JsValue::String(s)) => Key::String(s.as_wtf8().into()),
+            Some(JsValue::Array(_) | JsValue::Object(_)) => Key::Unique(unique),
+        }
+    }
+
+    /// A string key.
+    pub fn string(s: &str) -> Key {
+        Key::String(s.as_bytes().into())
+    }
+
+    /// JavaScript truthiness of the value.
+    pub fn is_truthy(&self) -> bool {
+        match self {
+            Key::Undefined | Key::Null => false,
+            Key::Bool(b) => *b,
+            Key::Number(bits) => {
+                let n = f64::from_bits(*bits);
+                n != 0.0 && !n.is_nan()
+            }
+            Key::String(s) => !s.is_empty(),
+            Key::Unique(_) => true,
+        }
+    }
+
+    /// The key as text for messages (`"abc"`, `null`, `undefined`, …).
+    pub fn display(&self) -> String {
+        match self {
+            Key::Undefined => "undefined".into(),
+            Key::Null => "null".into(),
+            Key::Bool(b) => b.to_string(),
+            Key::Number(bits) => {
+                let mut out = Vec::new();
+                json::write_value(&mut out, &JsValue::Number(f64::from_bits(*bits)));
+                String::from_utf8_lossy(&out).into_owned()
+            }
+            Key::String(s) => format!("{:?}", String::from_utf8_lossy(s)),
+            Key::Unique(_) => "(object)".into(),
+        }
+    }
+}
+
+/// What a parsed line is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// An object whose `type` is the string `"session"`: a header line.
+    Header,
+    /// Any other object; `type` is its `type` member when that is a string.
+    Entry {
+        /// The `type` member, when it is a string.
+        type_: Option<String>,
+    },
+    /// JSON `null` (pi throws on these).
+    Null,
+    /// A number, string, boolean or array (pi keeps them as id-less entries).
+    Other,
+}
+
+/// One parsed line: where it is, what it is, its `id`/`parentId`, and its value.
+#[derive(Debug)]
+pub struct Record<'a> {
+    /// 1-based line number in the file.
+    pub line: usize,
+    /// Byte offset of the line in the file.
+    pub offset: usize,
+    /// What the line holds.
+    pub kind: Kind,
+    /// The `id` member.
+    pub id: Key,
+    /// The `parentId` member.
+    pub parent_id: Key,
+    text: Cow<'a, str>,
+    value: Option<JsValue>,
+}
+
+/// A value that is either borrowed from a record or freshly parsed from its line.
+pub enum ValueRef<'r> {
+    /// The record's materialised (for example migrated) value.
+    Borrowed(&'r JsValue),
+    /// Parsed from the line text on demand.
+    Owned(JsValue),
+}
+
+impl Deref for ValueRef<'_> {
+    type Target = JsValue;
+    fn deref(&self) -> &JsValue {
+        match self {
+            ValueRef::Borrowed(v) => v,
+            ValueRef::Owned(v) => v,
+        }
+    }
+}
+
+impl ValueRef<'_> {
+    /// The value, owned (cloning only when it was borrowed).
+    pub fn into_owned(self) -> JsValue {
+        match self {
+            ValueRef::Borrowed(v) => v.clone(),
+            ValueRef::Owned(v) => v,
+        }
+    }
+}
+
+impl<'a> Record<'a> {
+    /// Whether the record is the value of a `type: "session"` line.
+    pub fn is_header(&self) -> bool {
+        self.kind == Kind::Header
+    }
+
+    /// The `type` member when it is a string.
+    pub fn entry_type(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Entry { type_ } => type_.as_deref(),
+            Kind::Header => Some("session"),
+            _ => None,
+        }
+    }
+
+    /// The value of the line: materialised when migrated, parsed from the text otherwise.
+    pub fn value(&self) -> ValueRef<'_> {
+        match &self.value {
+            Some(v) => ValueRef::Borrowed(v),
+            // The text parsed once already while loading, so this cannot fail.
+            None => ValueRef::Owned(json::parse(&self.text).unwrap_or_default()),
+        }
+    }
+
+    /// The line text as it was read.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether the value was changed after reading (by a migration).
+    pub fn is_rewritten(&self) -> bool {
+        self.value.is_some()
+    }
+
+    /// Replaces the value (after a migration) and refreshes the skeleton fields.
+    fn set_value(&mut self, value: JsValue, line: u64) {
+        self.id = Key::of(value.get("id"), line << 1);
+        self.parent_id = Key::of(value.get("parentId"), (line << 1) | 1);
+        self.value = Some(value);
+    }
+}
+
+/// A line that is not JSON (pi drops it silently).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DroppedLine {
+    /// 1-based line number.
+    pub line: usize,
+    /// Byte offset of the line in the file.
+    pub offset: usize,
+    /// 1-based column (in characters) where parsing failed.
+    pub column: usize,
+    /// Why it is not JSON.
+    pub error: String,
+    /// Length of the line in bytes.
+    pub len: usize,
+}
+
+/// Why a file cannot be loaded as a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// The file has no parseable line at all (pi rewrites it to a fresh header).
+    Empty,
+    /// The first parseable value is not an object with `type: "session"` and a string `id`
+    /// (pi truncates the file to a fresh header; we refuse and leave it untouched).
+    InvalidHeader {
+        /// Line of the first parseable value.
+        line: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Empty => write!(
+                f,
+                "no session header: the file has no JSON line (pi would overwrite it with a new, empty session)"
+            ),
+            LoadError::InvalidHeader { line, reason } => write!(
+                f,
+                "line {line}: not a valid session header: {reason} (pi would truncate the file to a new, empty session)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// A `null` line or a non-object line that pi would crash on, skipped by us.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedValue {
+    /// 1-based line number.
+    pub line: usize,
+    /// Why pi cannot handle it.
+    pub reason: &'static str,
+}
+
+/// How the version of the file was read and what loading did about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VersionInfo {
+    /// `header.version` converted as JavaScript's comparisons do (`NaN` when not numeric).
+    pub effective: f64,
+    /// Whether v1→v2 ran.
+    pub migrated_v1: bool,
+    /// Whether v2→v3 ran.
+    pub migrated_v2: bool,
+    /// Whether pi would rewrite the file after loading (any version below 3, or not a number).
+    pub rewrite: bool,
+}
+
+/// A loaded session file.
+#[derive(Debug)]
+pub struct Session<'a> {
+    /// The bytes the session was loaded from.
+    pub source: &'a [u8],
+    /// Every parsed value in file order; `records[0]` is the header.
+    pub records: Vec<Record<'a>>,
+    /// Indices into `records` of the entries: every value except `type: "session"` lines.
+    pub entries: Vec<usize>,
+    /// Lines that are not JSON.
+    pub dropped: Vec<DroppedLine>,
+    /// Values pi cannot process (`null` anywhere; non-objects in a file it migrates),
+    /// skipped instead of crashing. They are not in `entries`.
+    pub skipped: Vec<SkippedValue>,
+    /// Version detection and migration.
+    pub version: VersionInfo,
+}
+
+/// Options for [`Session::load_with`].
+pub struct LoadOptions<'g> {
+    /// Generates ids for the v1→v2 migration.
+    pub ids: &'g mut dyn IdGenerator,
+}
+
+impl<'a> Session<'a> {
+    /// Loads a session from its bytes with random migration ids.
+    pub fn load(bytes: &'a [u8]) -> Result<Session<'a>, LoadError> {
+        let mut ids = migrate::RandomIds::default();
+        Self::load_with(bytes, LoadOptions { ids: &mut ids })
+    }
+
+    /// Loads a session from its bytes.
+    pub fn load_with(bytes: &'a [u8], options: LoadOptions<'_>) -> Result<Session<'a>, LoadError> {
+        let mut records = Vec::new();
+        let mut dropped = Vec::new();
+        for line in read::lines(bytes) {
+            match scan(line) {
+                Ok(record) => records.push(record),
+                Err(d) => dropped.push(d),
+            }
+        }
+        let header = records.first().ok_or(LoadError::Empty)?;
+        check_header(header)?;
+        let header_value = header.value();
+        let effective = version_number(header_value.get("version"));
+        drop(header_value);
+        let migrate_v1 = effective < 2.0;
+        let migrate_v2 = effective < 3.0;
+        let mut session = Session {
+            source: bytes,
+            records,
+            entries: Vec::new(),
+            dropped,
+            skipped: Vec::new(),
+            version: VersionInfo {
+                effective,
+                migrated_v1: migrate_v1,
+                migrated_v2: migrate_v2,
+                rewrite: !(effective >= 3.0),
+            },
+        };
+        if migrate_v1 || migrate_v2 {
+            session.migrate(migrate_v1, migrate_v2, options.ids);
+        }
+        for (i, r) in session.records.iter().enumerate() {
+            let reason = match r.kind {
+                Kind::Header => continue,
+                Kind::Null => "a `null` line (pi throws a TypeError on it)",
+                Kind::Other if migrate_v1 => {
+                    "a non-object line in a v1 file (pi's migration throws a TypeError on it)"
+                }
+                _ => {
+                    session.entries.push(i);
+                    continue;
+                }
+            };
+            session.skipped.push(SkippedValue {
+                line: r.line,
+                reason,
+            });
+        }
+        Ok(session)
+    }
+
+    fn migrate(&mut self, v1: bool, v2: bool, ids: &mut dyn IdGenerator) {
+        // pi migrates its array of every parsed value (header included); positions in it
+        // are what `firstKeptEntryIndex` counts, so every value takes part, even those the
+        // migration functions skip.
+        let mut values: Vec<JsValue> = self
+            .records
+            .iter()
+            .map(|r| r.value().into_owned())
+            .collect();
+        if v1 {
+            migrate::v1_to_v2(&mut values, ids);
+        }
+        if v2 {
+            migrate::v2_to_v3(&mut values);
+        }
+        for (record, value) in self.records.iter_mut().zip(values) {
+            if matches!(record.kind, Kind::Header | Kind::Entry { .. }) {
+                let line = record.line as u64;
+                record.set_value(value, line);
+            }
+        }
+    }
+
+    /// The header record.
+    pub fn header(&self) -> &Record<'a> {
+        &self.records[0]
+    }
+
+    /// The entries (non-header values) in file order.
+    pub fn entry_records(&self) -> impl Iterator<Item = &Record<'a>> {
+        self.entries.iter().map(|&i| &self.records[i])
+    }
+
+    /// The file as pi would write it after loading: every value re-serialised with
+    /// `JSON.stringify`, one per line. Unlike pi, lines that are not JSON are kept, byte for
+    /// byte, at their place.
+    pub fn to_jsonl(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.source.len());
+        let mut dropped = self.dropped.iter().peekable();
+        for r in &self.records {
+            while let Some(d) = dropped.next_if(|d| d.line < r.line) {
+                out.extend_from_slice(self.dropped_bytes(d));
+                out.push(b'\n');
+            }
+            json::write_value(&mut out, &r.value());
+            out.push(b'\n');
+        }
+        for d in dropped {
+            out.extend_from_slice(self.dropped_bytes(d));
+            out.push(b'\n');
+        }
+        out
+    }
+
+    /// The original bytes of a line that is not JSON.
+    pub fn dropped_bytes(&self, d: &DroppedLine) -> &'a [u8] {
+        self.source
+            .get(d.offset..d.offset + d.len)
+            .unwrap_or_default()
+    }
+}
+
+fn scan(line: Line<'_>) -> Result<Record<'_>, DroppedLine> {
+    match json::scan_skeleton(&line.text) {
+        Ok(skeleton) => {
+            let unique = (line.number as u64) << 1;
+            let (kind, id, parent_id) = match skeleton.object {
+                Some(m) => {
+                    let type_ = m
+                        .type_
+                        .as_ref()
+                        .and_then(JsValue::as_str)
+                        .map(str::to_owned);
+                    let kind = if type_.as_deref() == Some("session") {
+                        Kind::Header
+                    } else {
+                        Kind::Entry { type_ }
+                    };
+                    (
+                        kind,
+                        Key::of(m.id.as_ref(), unique),
+                        Key::of(m.parent_id.as_ref(), unique + 1),
+                    )
+                }
+                None if skeleton.is_null => (Kind::Null, Key::Undefined, Key::Undefined),
+                None => (Kind::Other, Key::Undefined, Key::Undefined),
+            };
+            Ok(Record {
+                line: line.number,
+                offset: line.offset,
+                kind,
+                id,
+                parent_id,
+                text: line.text,
+                value: None,
+            })
+        }
+        Err(ParseError { offset, message }) => Err(DroppedLine {
+            line: line.number,
+            offset: line.offset,
+            column: 1 + line
+                .text
+                .get(..offset)
+                .map_or(offset, |s| s.chars().count()),
+            error: message,
+            len: line.len,
+        }),
+    }
+}
+
+fn check_header(first: &Record<'_>) -> Result<(), LoadError> {
+    let reason = match (&first.kind, &first.id) {
+        (Kind::Header, Key::String(_)) => return Ok(()),
+        (Kind::Header, id) => format!("`id` must be a string, found {}", id.display()),
+        (Kind::Entry { type_: Some(t) }, _) => format!("`type` is {t:?}, expected \"session\""),
+        (Kind::Entry { type_: None }, _) => "the first JSON line has no string `type`".into(),
+        (Kind::Null, _) => "the first JSON line is `null` (pi throws a TypeError)".into(),
+        (Kind::Other, _) => "the first JSON line is not an object".into(),
+    };
+    Err(LoadError::InvalidHeader {
+        line: first.line,
+        reason,
+    })
+}
+
+/// `header.version ?? 1`, converted to a number the way `version >= 3` and `version < 2`
+/// convert it (rule V2/V3): strings are parsed, booleans are 0/1, anything else is `NaN`.
+pub fn version_number(version: Option<&JsValue>) -> f64 {
+    match version {
+        None | Some(JsValue::Null) => 1.0,
+        Some(JsValue::Number(n)) => *n,
+        Some(JsValue::Bool(b)) => f64::from(u8::from(*b)),
+        Some(JsValue::String(s)) => string_to_number(&s.to_string_lossy()),
+        Some(JsValue::Array(a)) => match a.0.as_slice() {
+            [] => 0.0,
+            [JsValue::Number(n)] => *n,
+            [JsValue::String(s)] => string_to_number(&s.to_string_lossy()),
+            _ => f64::NAN,
+        },
+        Some(JsValue::Object(_)) => f64::NAN,
+    }
+}
+
+/// ECMAScript `StringToNumber`.
+fn string_to_number(s: &str) -> f64 {
+    let bytes = s.as_bytes();
+    let start = read::trim_start(bytes);
+    let end = start + read::trim_end(&bytes[start..]);
+    let t = &s[start..end];
+    if t.is_empty() {
+        return 0.0;
+    }
+    let radix = |prefix: &[&str], radix: u32| {
+        prefix.iter().find_map(|p| t.strip_prefix(p)).map(|digits| {
+            if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+                f64::NAN
+            } else {
+                digits.chars().fold(0.0, |n, c| {
+                    n * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0))
+                })
+            }
+        })
+    };
+    if let Some(n) = radix(&["0x", "0X"], 16)
+        .or_else(|| radix(&["0o", "0O"], 8))
+        .or_else(|| radix(&["0b", "0B"], 2))
+    {
+        return n;
+    }
+    let unsigned = t.strip_prefix(['+', '-']).unwrap_or(t);
+    if unsigned == "Infinity" {
+        return if t.starts_with('-') {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+    }
+    let decimal = unsigned
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+        && unsigned.bytes().any(|b| b.is_ascii_digit());
+    if decimal {
+        t.parse().unwrap_or(f64::NAN)
+    } else {
+        f64::NAN
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::migrate::SequentialIds;
+
+    fn load(text: &str) -> Result<Session<'_>, LoadError> {
+        Session::load_with(
+            text.as_bytes(),
+            LoadOptions {
+                ids: &mut SequentialIds::default(),
+            },
+        )
+    }
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#;
+
+    #[test]
+    fn header_is_the_first_parseable_value() {
+        let text =
+            format!("garbage\n{HEADER}\n{{\"type\":\"message\",\"id\":\"a\",\"parentId\":null}}\n");
+        let s = load(&text).unwrap();
+        assert_eq!(s.dropped.len(), 1);
+        assert_eq!(s.dropped[0].line, 1);
+        assert_eq!(s.entries.len(), 1);
+    }
+
+    #[test]
+    fn invalid_headers_are_refused() {
+        assert_eq!(load("").unwrap_err(), LoadError::Empty);
+        assert_eq!(load("not json").unwrap_err(), LoadError::Empty);
+        for text in [
+            r#"{"type":"session","id":1}"#,
+            r#"{"type":"message","id":"a"}"#,
+            "null",
+            "[1]",
+            r#"{"id":"a"}"#,
+        ] {
+            assert!(
+                matches!(load(text), Err(LoadError::InvalidHeader { line: 1, .. })),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn later_session_lines_are_not_entries() {
+        let text = format!("{HEADER}\n{HEADER}\n{{\"type\":\"label\",\"id\":\"a\"}}\n");
+        let s = load(&text).unwrap();
+        assert_eq!(s.entries, [2]);
+    }
+
+    #[test]
+    fn v3_version_coercion() {
+        for (version, v1, v2) in [
+            ("3", false, false),
+            ("4", false, false),
+            ("\"3\"", false, false),
+            ("\"2\"", false, true),
+            ("2.5", false, true),
+            ("0", true, true),
+            ("true", true, true),
+            ("null", true, true),
+            ("\"abc\"", false, false),
+            ("\" 0x3 \"", false, false),
+        ] {
+            let text = format!(r#"{{"type":"session","version":{version},"id":"s"}}"#);
+            let s = load(&text).unwrap();
+            assert_eq!(
+                (s.version.migrated_v1, s.version.migrated_v2),
+                (v1, v2),
+                "{version}"
+            );
+        }
+        let s = load(r#"{"type":"session","version":"abc","id":"s"}"#).unwrap();
+        assert!(s.version.rewrite);
+    }
+
+    #[test]
+    fn null_lines_are_skipped_not_fatal() {
+        let text = format!("{HEADER}\nnull\n{{\"type\":\"message\",\"id\":\"a\"}}\n42\n");
+        let s = load(&text).unwrap();
+        assert_eq!(s.skipped.len(), 1);
+        assert_eq!(s.entries.len(), 2);
+    }
+
+    #[test]
+    fn dropped_lines_report_their_column() {
+        let text = format!("{HEADER}\n{{\"a\":é,}}\n");
+        let s = load(&text).unwrap();
+        assert_eq!(s.dropped[0].column, 6);
+        assert_eq!(s.dropped[0].line, 2);
+    }
+}

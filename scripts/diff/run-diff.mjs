@@ -1,0 +1,405 @@
+#!/usr/bin/env node
+// run-diff.mjs — differential test: our `pi-session` binary vs the real pi SessionManager.
+//
+//   node scripts/diff/run-diff.mjs --seed S --count N [--bin PATH] [--keep DIR] [options]
+//
+// 1. Generates N sessions with gen-sessions.mjs (seeded; driven by the real pi 0.73.1 API, plus
+//    hand-edited variants) into DIR (--keep) or a temp dir.
+// 2. For every file runs, on both sides:
+//      context:  ref `context FILE [--leaf ID]`        ours `BIN context FILE [--leaf ID]`
+//      llm:      ref `context FILE [--leaf ID] --llm`  ours `BIN context FILE [--leaf ID] --llm`
+//      migrate:  ref `migrate FILE`                    ours `BIN migrate FILE --stdout`
+//    The reference runs in one long-lived `pi-ref.mjs batch` process (restarted after a timeout,
+//    since pi hangs on parent cycles). Ours runs with PI_SESSION_DETERMINISTIC_IDS=1 (migration ids
+//    00000001, 00000002, … in assignment order, like the patched reference). Both sides get TZ=UTC.
+// 3. Compares stdout byte for byte and prints each mismatch with the first differing position.
+//
+// Outcome of one comparison:
+//   match        both succeeded with identical stdout
+//   both-error   the reference threw and ours exited non-zero (messages are not compared)
+//   expected     a documented deliberate divergence (see ARCHITECTURE "differences from pi"):
+//                  - invalid-header: pi's loader rejected the header (0.73.1 then truncates the file
+//                    to a fresh header and "succeeds"); ours refuses with exit 1
+//                  - pi-hangs: the reference timed out (parent cycle); ours exited non-zero
+//                  - keeps-unparseable-lines: migrate outputs are equal once the lines pi drops
+//                    (blank or not JSON) are removed from ours
+//                Counted separately; they fail the run only with --strict.
+//   mismatch     anything else → exit 1
+//
+// Options:
+//   --bin PATH        our binary (default: <repo>/target/debug/pi-session). `--bin ref:0.87` (or
+//                     ref:0.73) compares against the reference itself instead — a self-test of this
+//                     script and a way to see how the two pi versions differ.
+//   --pi V            reference version: 0.73 (default) or 0.87
+//   --keep DIR        generate into DIR and keep it (default: temp dir, kept only on mismatch)
+//   --input DIR       skip generation; use DIR/*.jsonl (with optional DIR/<name>.args.json)
+//   --ops LIST        comma list of context,llm,migrate (default: all)
+//   --timeout-ms MS   per-invocation timeout (default 10000)
+//   --no-hang         tell the generator not to produce cycle / null-message files
+//   --strict          count expected divergences as failures
+//   --max-report N    print details of at most N mismatches (default 30)
+//   --quiet           only the summary
+
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve, basename } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, "..", "..");
+const PI_REF = join(REPO, "conformance", "reference", "pi-ref.mjs");
+const GEN = join(HERE, "gen-sessions.mjs");
+const CHILD_ENV = { ...process.env, TZ: "UTC", PI_SESSION_DETERMINISTIC_IDS: "1" };
+
+// ---------------------------------------------------------------------------------------------------
+// args
+// ---------------------------------------------------------------------------------------------------
+function parseArgs(argv) {
+	const a = {
+		seed: "1", count: 20, bin: join(REPO, "target", "debug", "pi-session"), keep: null, input: null, pi: "0.73",
+		ops: ["context", "llm", "migrate"], timeoutMs: 10000, noHang: false, strict: false, maxReport: 30, quiet: false,
+	};
+	for (let i = 0; i < argv.length; i++) {
+		const k = argv[i];
+		const val = () => {
+			if (i + 1 >= argv.length) throw new Error(`${k} needs a value`);
+			return argv[++i];
+		};
+		switch (k) {
+			case "--seed": a.seed = val(); break;
+			case "--count": a.count = Number.parseInt(val(), 10); break;
+			case "--bin": a.bin = val(); break;
+			case "--keep": a.keep = val(); break;
+			case "--input": a.input = val(); break;
+			case "--pi": a.pi = val(); break;
+			case "--ops": a.ops = val().split(",").map((s) => s.trim()).filter(Boolean); break;
+			case "--timeout-ms": a.timeoutMs = Number.parseInt(val(), 10); break;
+			case "--no-hang": a.noHang = true; break;
+			case "--strict": a.strict = true; break;
+			case "--max-report": a.maxReport = Number.parseInt(val(), 10); break;
+			case "--quiet": a.quiet = true; break;
+			case "-h": case "--help": throw new Error("help");
+			default: throw new Error(`unknown argument: ${k}`);
+		}
+	}
+	for (const op of a.ops) if (!["context", "llm", "migrate"].includes(op)) throw new Error(`unknown op in --ops: ${op}`);
+	if (!Number.isInteger(a.count) || a.count < 0) throw new Error("--count must be a non-negative integer");
+	return a;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reference: long-lived batch process with per-request timeout
+// ---------------------------------------------------------------------------------------------------
+class RefBatch {
+	constructor(timeoutMs) {
+		this.timeoutMs = timeoutMs;
+		this.proc = null;
+		this.waiter = null;
+		this.restarts = 0;
+	}
+	start() {
+		const proc = spawn(process.execPath, [PI_REF, "batch"], { env: CHILD_ENV, stdio: ["pipe", "pipe", "pipe"] });
+		this.proc = proc;
+		this.stderr = "";
+		proc.stderr.on("data", (d) => {
+			this.stderr = (this.stderr + d.toString()).slice(-4000);
+		});
+		const rl = createInterface({ input: proc.stdout, crlfDelay: Infinity });
+		rl.on("line", (line) => {
+			const w = this.waiter;
+			this.waiter = null;
+			if (w) w.resolve(line);
+		});
+		proc.on("exit", (code, signal) => {
+			if (this.proc === proc) this.proc = null;
+			const w = this.waiter;
+			this.waiter = null;
+			if (w) w.reject(new Error(`reference batch process exited (code ${code}, signal ${signal}): ${this.stderr.trim()}`));
+		});
+		proc.stdin.on("error", () => {});
+	}
+	kill() {
+		const p = this.proc;
+		this.proc = null;
+		if (p && p.exitCode === null) p.kill("SIGKILL");
+	}
+	/** Returns {ok, output, error, rewritten, invalidHeader} or {timeout: true}. */
+	async request(req) {
+		if (!this.proc) this.start();
+		const proc = this.proc;
+		const line = new Promise((resolve, reject) => {
+			this.waiter = { resolve, reject };
+		});
+		let timer;
+		const timeout = new Promise((resolve) => {
+			timer = setTimeout(() => resolve(null), this.timeoutMs);
+		});
+		proc.stdin.write(`${JSON.stringify(req)}\n`);
+		let result;
+		try {
+			result = await Promise.race([line, timeout]);
+		} catch (e) {
+			clearTimeout(timer);
+			return { ok: false, error: e.message, crashed: true };
+		}
+		clearTimeout(timer);
+		if (result === null) {
+			this.waiter = null;
+			this.kill();
+			this.restarts++;
+			return { ok: false, timeout: true, error: `timed out after ${this.timeoutMs} ms` };
+		}
+		return JSON.parse(result);
+	}
+	close() {
+		if (this.proc) {
+			this.proc.stdin.end();
+			this.proc = null;
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Ours
+// ---------------------------------------------------------------------------------------------------
+function oursArgs(op, file, leaf) {
+	const leafArgs = leaf !== undefined && leaf !== null ? ["--leaf", leaf] : [];
+	if (op === "context") return ["context", file, ...leafArgs];
+	if (op === "llm") return ["context", file, ...leafArgs, "--llm"];
+	return ["migrate", file, "--stdout"];
+}
+function refRequest(op, file, leaf, pi) {
+	if (op === "migrate") return { op: "migrate", file, pi };
+	return { op: "context", file, leaf: leaf ?? null, llm: op === "llm", pi };
+}
+function runOurs(bin, args, timeoutMs) {
+	const r = spawnSync(bin, args, { env: CHILD_ENV, timeout: timeoutMs, maxBuffer: 1 << 30 });
+	if (r.error && r.error.code === "ETIMEDOUT") return { ok: false, timeout: true, error: `timed out after ${timeoutMs} ms` };
+	if (r.error) return { ok: false, error: String(r.error.message) };
+	if (r.status !== 0) {
+		return { ok: false, status: r.status, signal: r.signal, error: r.stderr.toString().trim() || `exit ${r.status ?? r.signal}` };
+	}
+	return { ok: true, output: r.stdout };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Comparison and reporting
+// ---------------------------------------------------------------------------------------------------
+function firstDiff(a, b) {
+	const n = Math.min(a.length, b.length);
+	for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+	return a.length === b.length ? -1 : n;
+}
+/** Escape a snippet for one-line display. */
+function show(buf) {
+	return JSON.stringify(buf.toString("utf8")).slice(1, -1);
+}
+function lineInfo(buf, offset) {
+	let line = 1;
+	let start = 0;
+	for (let i = 0; i < offset && i < buf.length; i++) {
+		if (buf[i] === 0x0a) {
+			line++;
+			start = i + 1;
+		}
+	}
+	return { line, col: offset - start + 1, start };
+}
+function lineAt(buf, start) {
+	let end = buf.indexOf(0x0a, start);
+	if (end < 0) end = buf.length;
+	return buf.subarray(start, end);
+}
+function diffReport(ref, ours) {
+	const at = firstDiff(ref, ours);
+	const { line, col, start } = lineInfo(ref, at);
+	const out = [`  first difference at byte ${at} (line ${line}, column ${col}); ref ${ref.length} bytes, ours ${ours.length} bytes`];
+	const W = 90;
+	const refLine = lineAt(ref, start);
+	const oursLine = lineAt(ours, start);
+	const lo = Math.max(0, col - 1 - W);
+	const cut = (l) => {
+		const s = l.subarray(lo, col - 1 + W);
+		return `${lo > 0 ? "…" : ""}${show(s)}${col - 1 + W < l.length ? "…" : ""}`;
+	};
+	if (line > 1) {
+		// one line of common context
+		const prevStart = ref.lastIndexOf(0x0a, start - 2) + 1;
+		const prev = ref.subarray(prevStart, start - 1);
+		out.push(`    ${show(prev.subarray(0, 2 * W))}${prev.length > 2 * W ? "…" : ""}`);
+	}
+	out.push(`  - ${cut(refLine)}`);
+	out.push(`  + ${cut(oursLine)}`);
+	return out.join("\n");
+}
+/** Lines pi's parser drops: blank after JS trim, or not JSON. */
+function piKeepsLine(line) {
+	if (line.trim() === "") return false;
+	try {
+		JSON.parse(line);
+		return true;
+	} catch {
+		return false;
+	}
+}
+function classify(op, ref, ours) {
+	if (ref.ok && ours.ok) {
+		const refBuf = Buffer.from(ref.output, "utf8");
+		if (refBuf.equals(ours.output)) return { kind: "match" };
+		if (op === "migrate") {
+			const kept = ours.output
+				.toString("utf8")
+				.split("\n")
+				.filter((l, i, arr) => !(i === arr.length - 1 && l === "") && piKeepsLine(l))
+				.map((l) => `${l}\n`)
+				.join("");
+			if (kept.length > 0 && Buffer.from(kept, "utf8").equals(refBuf)) return { kind: "expected", reason: "keeps-unparseable-lines" };
+		}
+		return { kind: "mismatch", reason: "output differs", detail: diffReport(refBuf, ours.output) };
+	}
+	if (!ref.ok && !ours.ok) {
+		if (ref.timeout) return { kind: "expected", reason: "pi-hangs" };
+		return { kind: "both-error" };
+	}
+	if (ref.ok && !ours.ok) {
+		if (ref.invalidHeader) return { kind: "expected", reason: "invalid-header" };
+		return { kind: "mismatch", reason: "ours failed, reference succeeded", detail: `  ours: ${ours.error}` };
+	}
+	// reference failed (threw or hung), ours succeeded
+	return {
+		kind: "mismatch",
+		reason: ref.timeout ? "reference hung, ours succeeded" : "reference threw, ours succeeded",
+		detail: `  ref: ${ref.error}\n  ours stdout: ${show(ours.output.subarray(0, 200))}${ours.output.length > 200 ? "…" : ""}`,
+	};
+}
+
+// ---------------------------------------------------------------------------------------------------
+// main
+// ---------------------------------------------------------------------------------------------------
+async function main() {
+	let args;
+	try {
+		args = parseArgs(process.argv.slice(2));
+	} catch (e) {
+		if (e.message !== "help") process.stderr.write(`run-diff: ${e.message}\n`);
+		process.stderr.write(
+			"usage: node scripts/diff/run-diff.mjs --seed S --count N [--bin PATH|ref:0.87] [--keep DIR] [--input DIR]\n" +
+				"       [--pi 0.73|0.87] [--ops context,llm,migrate] [--timeout-ms MS] [--no-hang] [--strict] [--max-report N] [--quiet]\n",
+		);
+		process.exit(2);
+	}
+	if (!existsSync(join(REPO, "conformance", "reference", "node_modules"))) {
+		process.stderr.write("run-diff: reference not installed; run: (cd conformance/reference && npm ci)\n");
+		process.exit(2);
+	}
+
+	// Ours: a binary, or the reference itself ("ref:0.87").
+	let oursRef = null;
+	if (args.bin.startsWith("ref:")) {
+		oursRef = { pi: args.bin.slice(4), batch: new RefBatch(args.timeoutMs) };
+	} else {
+		args.bin = resolve(args.bin);
+		if (!existsSync(args.bin)) {
+			process.stderr.write(
+				`run-diff: binary not found: ${args.bin}\n` +
+					"  build it (cargo build -p pi-session) or pass --bin PATH; --bin ref:0.87 compares the two references.\n",
+			);
+			process.exit(2);
+		}
+	}
+
+	// Sessions.
+	let dir;
+	let tempDir = null;
+	if (args.input) {
+		dir = resolve(args.input);
+	} else {
+		if (args.keep) {
+			dir = resolve(args.keep);
+			mkdirSync(dir, { recursive: true });
+		} else {
+			tempDir = mkdtempSync(join(tmpdir(), "pi-diff-"));
+			dir = tempDir;
+		}
+		const genArgs = [GEN, "--seed", args.seed, "--count", String(args.count), "--out", dir];
+		if (args.noHang) genArgs.push("--no-hang");
+		const g = spawnSync(process.execPath, genArgs, { stdio: ["ignore", "inherit", "inherit"] });
+		if (g.status !== 0) {
+			process.stderr.write(`run-diff: gen-sessions failed (exit ${g.status})\n`);
+			process.exit(2);
+		}
+	}
+	const files = readdirSync(dir)
+		.filter((f) => f.endsWith(".jsonl"))
+		.filter((f) => args.input || f.startsWith(`${args.seed}-`))
+		.sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+
+	const ref = new RefBatch(args.timeoutMs);
+	const counts = { match: 0, "both-error": 0, expected: 0, mismatch: 0 };
+	const perOp = {};
+	const expectedReasons = {};
+	const mismatches = [];
+	const t0 = Date.now();
+
+	for (const f of files) {
+		const file = join(dir, f);
+		const argsFile = file.replace(/\.jsonl$/, ".args.json");
+		let leaf = null;
+		if (existsSync(argsFile)) {
+			try {
+				const j = JSON.parse(readFileSync(argsFile, "utf8"));
+				if (typeof j.leaf === "string") leaf = j.leaf;
+			} catch {}
+		}
+		for (const op of args.ops) {
+			const refRes = await ref.request(refRequest(op, file, leaf, args.pi));
+			let oursRes;
+			if (oursRef) {
+				const r = await oursRef.batch.request(refRequest(op, file, leaf, oursRef.pi));
+				oursRes = r.ok ? { ok: true, output: Buffer.from(r.output, "utf8") } : r;
+			} else {
+				oursRes = runOurs(args.bin, oursArgs(op, file, leaf), args.timeoutMs);
+			}
+			const c = classify(op, refRes, oursRes);
+			counts[c.kind]++;
+			perOp[op] ??= { match: 0, "both-error": 0, expected: 0, mismatch: 0 };
+			perOp[op][c.kind]++;
+			if (c.kind === "expected") expectedReasons[c.reason] = (expectedReasons[c.reason] ?? 0) + 1;
+			if (c.kind === "mismatch" || (args.strict && c.kind === "expected")) {
+				const cmd = oursRef ? `ref:${oursRef.pi}` : basename(args.bin);
+				const invocation = `${cmd} ${oursArgs(op, file, leaf).join(" ")}`;
+				mismatches.push({ f, op, c, invocation });
+				if (!args.quiet && mismatches.length <= args.maxReport) {
+					process.stdout.write(`MISMATCH ${f} [${op}${leaf !== null ? ` --leaf ${leaf}` : ""}] ${c.reason}\n  $ ${invocation}\n${c.detail ?? ""}\n\n`);
+				}
+			}
+		}
+	}
+	ref.close();
+	oursRef?.batch.close();
+
+	const secs = ((Date.now() - t0) / 1000).toFixed(1);
+	const fmt = (o) => `${o.match} match, ${o["both-error"]} both-error, ${o.expected} expected, ${o.mismatch} mismatch`;
+	process.stdout.write(`\n== run-diff summary (seed ${args.seed}, ${files.length} files, ref pi ${args.pi} vs ${oursRef ? `ref:${oursRef.pi}` : args.bin}, ${secs}s)\n`);
+	for (const [op, o] of Object.entries(perOp)) process.stdout.write(`  ${op.padEnd(8)} ${fmt(o)}\n`);
+	if (Object.keys(expectedReasons).length) {
+		process.stdout.write(`  expected divergences: ${Object.entries(expectedReasons).map(([k, v]) => `${k} ×${v}`).join(", ")}\n`);
+	}
+	if (ref.restarts) process.stdout.write(`  reference timeouts (batch restarted): ${ref.restarts}\n`);
+	if (mismatches.length > args.maxReport && !args.quiet) process.stdout.write(`  (${mismatches.length - args.maxReport} more mismatches not shown)\n`);
+	const failed = mismatches.length > 0;
+	if (failed) {
+		const byFile = [...new Set(mismatches.map((m) => m.f))];
+		process.stdout.write(`  failing files (${byFile.length}): ${byFile.slice(0, 40).join(" ")}${byFile.length > 40 ? " …" : ""}\n`);
+	}
+	if (tempDir) {
+		if (failed) process.stdout.write(`  sessions kept in ${tempDir}\n`);
+		else rmSync(tempDir, { recursive: true, force: true });
+	} else if (!args.input) process.stdout.write(`  sessions in ${dir}\n`);
+	process.stdout.write(`${counts.match + counts["both-error"] + (args.strict ? 0 : counts.expected)} passed, ${mismatches.length} failed\n`);
+	process.exitCode = failed ? 1 : 0;
+}
+
+await main();
