@@ -538,11 +538,12 @@ const VARIANTS = {
 		const es = recs.filter((r) => typeof r.obj.id === "string" && r.obj.type !== "session");
 		if (es.length === 0) return;
 		const last = es[es.length - 1].obj;
-		if (chance(0.5) || es.length < 2) last.parentId = last.id;
-		else {
-			const other = pick(es.slice(0, -1)).obj;
-			other.parentId = last.id; // last → … → other → last
-		}
+		// Ancestors of the leaf (the last entry), so the cycle is on the path pi walks.
+		const byId = new Map(es.map((r) => [r.obj.id, r.obj]));
+		const ancestors = [];
+		for (let p = byId.get(last.parentId); p && ancestors.length < es.length && p !== last; p = byId.get(p.parentId)) ancestors.push(p);
+		if (chance(0.4) || ancestors.length === 0) last.parentId = last.id;
+		else pick(ancestors).parentId = last.id; // last → … → ancestor → last
 		meta.hang = true;
 	},
 	nullMessage(recs) {
@@ -689,7 +690,7 @@ function main() {
 			writeFileSync(`${base}.jsonl`, textOut);
 			// --leaf for ~30% of files (not for v1: its ids are assigned by migration).
 			const leafArgs = {};
-			if (!meta.v1 && chance(0.3)) {
+			if (!meta.v1 && !meta.hang && chance(0.3)) {
 				const ids = [];
 				for (const line of textOut.split("\n")) {
 					try {

@@ -34,7 +34,7 @@
 //   --keep DIR        generate into DIR and keep it (default: temp dir, kept only on mismatch)
 //   --input DIR       skip generation; use DIR/*.jsonl (with optional DIR/<name>.args.json)
 //   --ops LIST        comma list of context,llm,migrate (default: all)
-//   --timeout-ms MS   per-invocation timeout (default 10000)
+//   --timeout-ms MS   per-invocation timeout (default 5000)
 //   --no-hang         tell the generator not to produce cycle / null-message files
 //   --strict          count expected divergences as failures
 //   --max-report N    print details of at most N mismatches (default 30)
@@ -59,7 +59,7 @@ const CHILD_ENV = { ...process.env, TZ: "UTC", PI_SESSION_DETERMINISTIC_IDS: "1"
 function parseArgs(argv) {
 	const a = {
 		seed: "1", count: 20, bin: join(REPO, "target", "debug", "pi-session"), keep: null, input: null, pi: "0.73",
-		ops: ["context", "llm", "migrate"], timeoutMs: 10000, noHang: false, strict: false, maxReport: 30, quiet: false,
+		ops: ["context", "llm", "migrate"], timeoutMs: 5000, noHang: false, strict: false, maxReport: 30, quiet: false,
 	};
 	for (let i = 0; i < argv.length; i++) {
 		const k = argv[i];
@@ -232,6 +232,8 @@ function diffReport(ref, ours) {
 	}
 	out.push(`  - ${cut(refLine)}`);
 	out.push(`  + ${cut(oursLine)}`);
+	const tail = (b) => (at >= b.length ? "(end of output)" : `"${show(b.subarray(at, at + 40))}"${at + 40 < b.length ? "…" : ""}`);
+	out.push(`  from the difference on: ref ${tail(ref)} | ours ${tail(ours)}`);
 	return out.join("\n");
 }
 /** Lines pi's parser drops: blank after JS trim, or not JSON. */
@@ -260,7 +262,8 @@ function classify(op, ref, ours) {
 		return { kind: "mismatch", reason: "output differs", detail: diffReport(refBuf, ours.output) };
 	}
 	if (!ref.ok && !ours.ok) {
-		if (ref.timeout) return { kind: "expected", reason: "pi-hangs" };
+		// A hung pi grows memory on cycles; if the batch process died instead of timing out, same thing.
+		if (ref.timeout || ref.crashed) return { kind: "expected", reason: "pi-hangs" };
 		return { kind: "both-error" };
 	}
 	if (ref.ok && !ours.ok) {
@@ -372,7 +375,7 @@ async function main() {
 				const invocation = `${cmd} ${oursArgs(op, file, leaf).join(" ")}`;
 				mismatches.push({ f, op, c, invocation });
 				if (!args.quiet && mismatches.length <= args.maxReport) {
-					process.stdout.write(`MISMATCH ${f} [${op}${leaf !== null ? ` --leaf ${leaf}` : ""}] ${c.reason}\n  $ ${invocation}\n${c.detail ?? ""}\n\n`);
+					process.stdout.write(`MISMATCH ${f} [${op}${leaf !== null && op !== "migrate" ? ` --leaf ${leaf}` : ""}] ${c.reason}\n  $ ${invocation}\n${c.detail ?? ""}\n\n`);
 				}
 			}
 		}
@@ -382,7 +385,7 @@ async function main() {
 
 	const secs = ((Date.now() - t0) / 1000).toFixed(1);
 	const fmt = (o) => `${o.match} match, ${o["both-error"]} both-error, ${o.expected} expected, ${o.mismatch} mismatch`;
-	process.stdout.write(`\n== run-diff summary (seed ${args.seed}, ${files.length} files, ref pi ${args.pi} vs ${oursRef ? `ref:${oursRef.pi}` : args.bin}, ${secs}s)\n`);
+	process.stdout.write(`\n== run-diff summary (${args.input ? args.input : `seed ${args.seed}`}, ${files.length} files, ref pi ${args.pi} vs ${oursRef ? `ref:${oursRef.pi}` : args.bin}, ${secs}s)\n`);
 	for (const [op, o] of Object.entries(perOp)) process.stdout.write(`  ${op.padEnd(8)} ${fmt(o)}\n`);
 	if (Object.keys(expectedReasons).length) {
 		process.stdout.write(`  expected divergences: ${Object.entries(expectedReasons).map(([k, v]) => `${k} ×${v}`).join(", ")}\n`);

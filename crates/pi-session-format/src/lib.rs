@@ -19,3 +19,17 @@ pub mod json;
 pub mod migrate;
 pub mod read;
 pub mod session;
+pub mod tree;
+
+/// Which pi's rules to follow where versions differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PiVersion {
+    /// `@mariozechner/pi-coding-agent` 0.73.1: the documented v3 format (default).
+    #[default]
+    V0_73,
+    /// `@earendil-works/pi-coding-agent` 0.87.1: current pi.
+    V0_87,
+}
+
+pub mod context;
+pub mod llm;

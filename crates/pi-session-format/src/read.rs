@@ -30,8 +30,18 @@ pub struct Line<'a> {
 
 /// Splits a whole session file into the lines pi parses.
 pub fn lines(bytes: &[u8]) -> Lines<'_> {
-    let start = trim_start(bytes);
-    let end = start + trim_end(&bytes[start..]);
+    lines_with(bytes, true)
+}
+
+/// Like [`lines`]; `trim_whole_text` is false for pi 0.87.1, which reads the file in chunks
+/// and no longer trims the whole text (so a leading BOM makes the first line unparseable).
+pub fn lines_with(bytes: &[u8], trim_whole_text: bool) -> Lines<'_> {
+    let (start, end) = if trim_whole_text {
+        let start = trim_start(bytes);
+        (start, start + trim_end(&bytes[start..]))
+    } else {
+        (0, bytes.len())
+    };
     let number = 1 + bytes[..start].iter().filter(|&&b| b == b'\n').count();
     Lines {
         bytes,

@@ -9,6 +9,7 @@
 //! Unparseable lines are not entries; they are kept in [`Session::dropped`] so that nothing
 //! is lost silently (pi drops them without a word).
 
+use crate::PiVersion;
 use crate::json::{self, JsValue, ParseError};
 use crate::migrate::{self, IdGenerator};
 use crate::read::{self, Line};
@@ -93,8 +94,10 @@ pub enum Kind {
         /// The `type` member, when it is a string.
         type_: Option<String>,
     },
-    /// JSON `null` (pi throws on these).
+    /// JSON `null` (pi 0.73.1 throws on these).
     Null,
+    /// `false`, `0` or `""`: id-less entries for pi 0.73.1 (ignored by 0.87.1).
+    Falsy,
     /// A number, string, boolean or array (pi keeps them as id-less entries).
     Other,
 }
@@ -277,21 +280,38 @@ pub struct Session<'a> {
 pub struct LoadOptions<'g> {
     /// Generates ids for the v1→v2 migration.
     pub ids: &'g mut dyn IdGenerator,
+    /// Whose loading rules to follow.
+    pub pi: PiVersion,
 }
 
 impl<'a> Session<'a> {
     /// Loads a session from its bytes with random migration ids.
     pub fn load(bytes: &'a [u8]) -> Result<Session<'a>, LoadError> {
         let mut ids = migrate::RandomIds::default();
-        Self::load_with(bytes, LoadOptions { ids: &mut ids })
+        Self::load_with(
+            bytes,
+            LoadOptions {
+                ids: &mut ids,
+                pi: PiVersion::default(),
+            },
+        )
     }
 
     /// Loads a session from its bytes.
     pub fn load_with(bytes: &'a [u8], options: LoadOptions<'_>) -> Result<Session<'a>, LoadError> {
         let mut records = Vec::new();
         let mut dropped = Vec::new();
-        for line in read::lines(bytes) {
+        let mut skipped = Vec::new();
+        let current = options.pi == PiVersion::V0_87;
+        for line in read::lines_with(bytes, !current) {
             match scan(line) {
+                // pi 0.87.1 keeps only truthy values (`if (entry) entries.push(entry)`).
+                Ok(record) if current && matches!(record.kind, Kind::Null | Kind::Falsy) => {
+                    skipped.push(SkippedValue {
+                        line: record.line,
+                        reason: "a falsy JSON value (pi 0.87.1 ignores it)",
+                    });
+                }
                 Ok(record) => records.push(record),
                 Err(d) => dropped.push(d),
             }
@@ -308,7 +328,7 @@ impl<'a> Session<'a> {
             records,
             entries: Vec::new(),
             dropped,
-            skipped: Vec::new(),
+            skipped,
             version: VersionInfo {
                 effective,
                 migrated_v1: migrate_v1,
@@ -323,7 +343,7 @@ impl<'a> Session<'a> {
             let reason = match r.kind {
                 Kind::Header => continue,
                 Kind::Null => "a `null` line (pi throws a TypeError on it)",
-                Kind::Other if migrate_v1 => {
+                Kind::Other | Kind::Falsy if migrate_v1 => {
                     "a non-object line in a v1 file (pi's migration throws a TypeError on it)"
                 }
                 _ => {
@@ -424,6 +444,7 @@ fn scan(line: Line<'_>) -> Result<Record<'_>, DroppedLine> {
                     )
                 }
                 None if skeleton.is_null => (Kind::Null, Key::Undefined, Key::Undefined),
+                None if skeleton.is_falsy => (Kind::Falsy, Key::Undefined, Key::Undefined),
                 None => (Kind::Other, Key::Undefined, Key::Undefined),
             };
             Ok(Record {
@@ -456,7 +477,7 @@ fn check_header(first: &Record<'_>) -> Result<(), LoadError> {
         (Kind::Entry { type_: Some(t) }, _) => format!("`type` is {t:?}, expected \"session\""),
         (Kind::Entry { type_: None }, _) => "the first JSON line has no string `type`".into(),
         (Kind::Null, _) => "the first JSON line is `null` (pi throws a TypeError)".into(),
-        (Kind::Other, _) => "the first JSON line is not an object".into(),
+        (Kind::Other | Kind::Falsy, _) => "the first JSON line is not an object".into(),
     };
     Err(LoadError::InvalidHeader {
         line: first.line,
@@ -537,6 +558,7 @@ mod tests {
             text.as_bytes(),
             LoadOptions {
                 ids: &mut SequentialIds::default(),
+                pi: PiVersion::V0_73,
             },
         )
     }

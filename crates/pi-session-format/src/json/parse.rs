@@ -38,8 +38,11 @@ pub fn parse(text: &str) -> Result<JsValue, ParseError> {
 pub struct Skeleton {
     /// `Some` when the line is an object; `None` for any other JSON value.
     pub object: Option<SkeletonMembers>,
-    /// For non-object lines: whether the value is `null` (pi crashes on those).
+    /// For non-object lines: whether the value is `null` (pi 0.73.1 crashes on those).
     pub is_null: bool,
+    /// For non-object lines: whether the value is falsy (`null`, `false`, `0`, `""`),
+    /// which pi 0.87.1 ignores.
+    pub is_falsy: bool,
 }
 
 /// The top-level `type`, `id` and `parentId` members of an object line (last occurrence wins).
@@ -96,20 +99,23 @@ pub fn scan_skeleton(text: &str) -> Result<Skeleton, ParseError> {
             Skeleton {
                 object: Some(members),
                 is_null: false,
+                is_falsy: false,
             }
         }
-        Some(b'n') => {
-            p.skip_any()?;
-            Skeleton {
-                object: None,
-                is_null: true,
-            }
-        }
-        _ => {
+        Some(b'[') => {
             p.skip_any()?;
             Skeleton {
                 object: None,
                 is_null: false,
+                is_falsy: false,
+            }
+        }
+        _ => {
+            let value = p.parse_scalar()?;
+            Skeleton {
+                object: None,
+                is_null: matches!(value, JsValue::Null),
+                is_falsy: !value.is_truthy(),
             }
         }
     };

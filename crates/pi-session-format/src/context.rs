@@ -1,0 +1,477 @@
+//! `buildSessionContext`: what pi sends to the model for a leaf (rules C1–C11).
+//!
+//! Only the entries on the path are parsed. pi 0.73.1 and 0.87.1 share the leaf, path,
+//! settings and compaction rules; 0.87.1 also applies `context_edit` entries, emits a
+//! compaction's `systemMessage`, drops `system` messages from the kept window and fills in
+//! missing `content` ([`PiVersion`] selects the rules).
+
+use crate::PiVersion;
+use crate::date;
+use crate::json::{JsArray, JsObject, JsValue, is_str};
+use crate::session::{Key, Session};
+use crate::tree::{CycleError, Index, Leaf};
+use std::collections::HashMap;
+
+/// The result of [`build_context`]: `{messages, thinkingLevel, model}`.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The messages, in order.
+    pub messages: Vec<JsValue>,
+    /// The thinking level; `None` when the latest change had no `thinkingLevel` (pi's
+    /// `undefined`, absent from the JSON).
+    pub thinking_level: Option<JsValue>,
+    /// `{provider, modelId}` from the latest model change or assistant message; `None` is
+    /// `null`.
+    pub model: Option<JsValue>,
+    /// Lines of path entries skipped because pi would throw on them (`message` missing or
+    /// `null`).
+    pub skipped_lines: Vec<usize>,
+}
+
+impl Context {
+    fn empty() -> Context {
+        Context {
+            messages: Vec::new(),
+            thinking_level: Some(JsValue::string("off")),
+            model: None,
+            skipped_lines: Vec::new(),
+        }
+    }
+
+    /// The context as pi's `JSON.stringify(context)` shows it.
+    pub fn to_json(&self) -> JsValue {
+        let mut o = JsObject::new();
+        o.set("messages", JsValue::Array(JsArray(self.messages.clone())));
+        if let Some(level) = &self.thinking_level {
+            o.set("thinkingLevel", level.clone());
+        }
+        o.set("model", self.model.clone().unwrap_or(JsValue::Null));
+        JsValue::Object(o)
+    }
+}
+
+/// Builds the context for `leaf` as pi's `buildSessionContext(getEntries(), leaf, byId)`.
+///
+/// Fails only on a parent cycle on the path (pi loops forever).
+pub fn build_context(
+    session: &Session<'_>,
+    index: &Index,
+    leaf: &Leaf,
+    pi: PiVersion,
+) -> Result<Context, CycleError> {
+    let Some(leaf) = index.leaf_record(session, leaf) else {
+        return Ok(Context::empty());
+    };
+    let mut skipped_lines = Vec::new();
+    let path: Vec<PathEntry> = index
+        .path(session, leaf)?
+        .into_iter()
+        .filter_map(|i| {
+            let record = &session.records[i];
+            let value = record.value().into_owned();
+            // pi throws a TypeError reading `message.role` of a missing or null message.
+            if is_str(value.get("type"), "message")
+                && matches!(value.get("message"), None | Some(JsValue::Null))
+            {
+                skipped_lines.push(record.line);
+                return None;
+            }
+            Some(PathEntry {
+                id: record.id.clone(),
+                value,
+            })
+        })
+        .collect();
+    let mut context = Context {
+        skipped_lines,
+        ..Context::empty()
+    };
+    let mut compaction = None;
+    for (i, entry) in path.iter().enumerate() {
+        let v = &entry.value;
+        match v.get("type").and_then(JsValue::as_str) {
+            Some("thinking_level_change") => {
+                context.thinking_level = v.get("thinkingLevel").cloned()
+            }
+            Some("model_change") => {
+                context.model = Some(model(v.get("provider"), v.get("modelId")))
+            }
+            Some("message") => {
+                let message = v.get("message");
+                if is_str(message.and_then(|m| m.get("role")), "assistant") {
+                    let message = message.expect("role was read from it");
+                    context.model = Some(model(message.get("provider"), message.get("model")));
+                }
+            }
+            Some("compaction") => compaction = Some(i),
+            _ => {}
+        }
+    }
+    context.messages = match pi {
+        PiVersion::V0_73 => messages_0_73(&path, compaction),
+        PiVersion::V0_87 => messages_0_87(&path, compaction),
+    };
+    Ok(context)
+}
+
+struct PathEntry {
+    id: Key,
+    value: JsValue,
+}
+
+impl PathEntry {
+    fn type_is(&self, t: &str) -> bool {
+        is_str(self.value.get("type"), t)
+    }
+
+    fn is_system_message(&self) -> bool {
+        self.type_is("message")
+            && is_str(
+                self.value.get("message").and_then(|m| m.get("role")),
+                "system",
+            )
+    }
+}
+
+/// `{provider, modelId}` with missing members left out, as `JSON.stringify` does.
+fn model(provider: Option<&JsValue>, model_id: Option<&JsValue>) -> JsValue {
+    object(&[
+        ("provider", provider.cloned()),
+        ("modelId", model_id.cloned()),
+    ])
+}
+
+/// An object of the given members in order, skipping `None` (undefined) ones.
+fn object(members: &[(&str, Option<JsValue>)]) -> JsValue {
+    let mut o = JsObject::new();
+    for (key, value) in members {
+        if let Some(value) = value {
+            o.set(*key, value.clone());
+        }
+    }
+    JsValue::Object(o)
+}
+
+fn time_of(entry: &JsValue) -> Option<JsValue> {
+    Some(date::time_to_json(date::new_date_time(
+        entry.get("timestamp"),
+    )))
+}
+
+/// `createCompactionSummaryMessage(summary, tokensBefore, timestamp)`.
+fn compaction_summary(entry: &JsValue) -> JsValue {
+    object(&[
+        ("role", Some(JsValue::string("compactionSummary"))),
+        ("summary", entry.get("summary").cloned()),
+        ("tokensBefore", entry.get("tokensBefore").cloned()),
+        ("timestamp", time_of(entry)),
+    ])
+}
+
+/// `createBranchSummaryMessage(summary, fromId, timestamp)`.
+fn branch_summary(entry: &JsValue) -> JsValue {
+    object(&[
+        ("role", Some(JsValue::string("branchSummary"))),
+        ("summary", entry.get("summary").cloned()),
+        ("fromId", entry.get("fromId").cloned()),
+        ("timestamp", time_of(entry)),
+    ])
+}
+
+/// `createCustomMessage(customType, content, display, details, timestamp)`.
+fn custom_message(entry: &JsValue, content: Option<JsValue>) -> JsValue {
+    object(&[
+        ("role", Some(JsValue::string("custom"))),
+        ("customType", entry.get("customType").cloned()),
+        ("content", content),
+        ("display", entry.get("display").cloned()),
+        ("details", entry.get("details").cloned()),
+        ("timestamp", time_of(entry)),
+    ])
+}
+
+/// 0.73.1 `appendMessage(entry)`.
+fn append_0_73(entry: &PathEntry, out: &mut Vec<JsValue>) {
+    let v = &entry.value;
+    match v.get("type").and_then(JsValue::as_str) {
+        Some("message") => out.extend(v.get("message").cloned()),
+        Some("custom_message") => out.push(custom_message(v, v.get("content").cloned())),
+        Some("branch_summary") if v.get("summary").is_some_and(JsValue::is_truthy) => {
+            out.push(branch_summary(v))
+        }
+        _ => {}
+    }
+}
+
+/// The index of the compaction `K` as `path.findIndex(...)` finds it: the first entry with
+/// K's id (0.73.1 also requires `type === "compaction"`).
+fn compaction_index(path: &[PathEntry], k: usize, require_type: bool) -> usize {
+    path.iter()
+        .position(|e| e.id == path[k].id && (!require_type || e.type_is("compaction")))
+        .unwrap_or(k)
+}
+
+/// Indices of the kept window `[firstKeptEntryId, compaction)`.
+fn kept_window(
+    path: &[PathEntry],
+    k: usize,
+    compaction_at: usize,
+) -> impl Iterator<Item = usize> + '_ {
+    let first_kept = Key::of(path[k].value.get("firstKeptEntryId"), u64::MAX);
+    let start = path[..compaction_at]
+        .iter()
+        .position(|e| e.id == first_kept)
+        .unwrap_or(compaction_at);
+    start..compaction_at
+}
+
+fn messages_0_73(path: &[PathEntry], compaction: Option<usize>) -> Vec<JsValue> {
+    let mut out = Vec::new();
+    let Some(k) = compaction else {
+        path.iter().for_each(|e| append_0_73(e, &mut out));
+        return out;
+    };
+    out.push(compaction_summary(&path[k].value));
+    let at = compaction_index(path, k, true);
+    for i in kept_window(path, k, at) {
+        append_0_73(&path[i], &mut out);
+    }
+    path[at + 1..].iter().for_each(|e| append_0_73(e, &mut out));
+    out
+}
+
+fn messages_0_87(path: &[PathEntry], compaction: Option<usize>) -> Vec<JsValue> {
+    // buildContextEntries
+    let entries: Vec<&PathEntry> = match compaction {
+        None => path.iter().collect(),
+        Some(k) => {
+            let at = compaction_index(path, k, false);
+            std::iter::once(&path[k])
+                .chain(
+                    kept_window(path, k, at)
+                        .map(|i| &path[i])
+                        .filter(|e| !e.is_system_message()),
+                )
+                .chain(&path[at + 1..])
+                .collect()
+        }
+    };
+    // The last `context_edit` per target, in context order.
+    let mut edits: HashMap<Key, &JsValue> = HashMap::new();
+    for e in entries.iter().filter(|e| e.type_is("context_edit")) {
+        edits.insert(Key::of(e.value.get("targetId"), u64::MAX), &e.value);
+    }
+    let mut out = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        if i > 0 && entry.type_is("compaction") {
+            continue;
+        }
+        let messages = entry_messages_0_87(&entry.value);
+        match edits.get(&entry.id) {
+            None => out.extend(messages),
+            Some(edit) => match edit.get("replacement") {
+                Some(JsValue::Null) => {}
+                // A missing replacement makes pi throw when it reads `.content`; we ignore
+                // the edit instead.
+                None => out.extend(messages),
+                Some(replacement) => {
+                    out.extend(messages.into_iter().map(|m| apply_edit(m, replacement)))
+                }
+            },
+        }
+    }
+    out
+}
+
+/// 0.87.1 `sessionEntryToContextMessages(entry)`.
+fn entry_messages_0_87(v: &JsValue) -> Vec<JsValue> {
+    match v.get("type").and_then(JsValue::as_str) {
+        Some("message") => {
+            let Some(message) = v.get("message") else {
+                return Vec::new();
+            };
+            let role = message.get("role").and_then(JsValue::as_str);
+            let content_missing = matches!(message.get("content"), None | Some(JsValue::Null));
+            let filler = match role {
+                Some("system") if content_missing => Some(JsValue::string("")),
+                Some("user" | "assistant" | "toolResult") if content_missing => {
+                    Some(JsValue::Array(JsArray::default()))
+                }
+                _ => None,
+            };
+            let mut message = message.clone();
+            if let (Some(filler), Some(o)) = (filler, message.as_object_mut()) {
+                o.set("content", filler);
+            }
+            vec![message]
+        }
+        Some("custom_message") => {
+            let content = match v.get("content") {
+                None | Some(JsValue::Null) => JsValue::Array(JsArray::default()),
+                Some(c) => c.clone(),
+            };
+            vec![custom_message(v, Some(content))]
+        }
+        Some("branch_summary") if v.get("summary").is_some_and(JsValue::is_truthy) => {
+            vec![branch_summary(v)]
+        }
+        Some("compaction") => {
+            let summary = compaction_summary(v);
+            match v.get("systemMessage") {
+                Some(system) if system.is_truthy() => vec![system.clone(), summary],
+                _ => vec![summary],
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// 0.87.1 `projectContextEntry` for a non-null replacement: user and custom messages take
+/// `replacement.content` as is; assistant and tool results get a string wrapped in a text
+/// block; other roles are unchanged.
+fn apply_edit(mut message: JsValue, replacement: &JsValue) -> JsValue {
+    let role = message
+        .get("role")
+        .and_then(JsValue::as_str)
+        .map(str::to_owned);
+    let Some(o) = message.as_object_mut() else {
+        return message;
+    };
+    let content = replacement.get("content");
+    let new_content = match (role.as_deref(), content) {
+        (Some("assistant" | "toolResult"), Some(JsValue::String(text))) => {
+            let block = object(&[
+                ("type", Some(JsValue::string("text"))),
+                ("text", Some(JsValue::String(text.clone()))),
+            ]);
+            Some(JsValue::Array(JsArray(vec![block])))
+        }
+        (Some("user" | "assistant" | "toolResult" | "custom"), content) => content.cloned(),
+        _ => return message,
+    };
+    match new_content {
+        Some(content) => o.set("content", content),
+        // `content: undefined` is absent from the JSON.
+        None => {
+            o.remove("content");
+        }
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::to_string;
+    use crate::migrate::SequentialIds;
+    use crate::session::LoadOptions;
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#;
+
+    fn context(lines: &[&str], leaf: Leaf, pi: PiVersion) -> String {
+        let text = std::iter::once(HEADER)
+            .chain(lines.iter().copied())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let s = Session::load_with(
+            text.as_bytes(),
+            LoadOptions {
+                ids: &mut SequentialIds::default(),
+                pi,
+            },
+        )
+        .unwrap();
+        let index = Index::build(&s);
+        to_string(&build_context(&s, &index, &leaf, pi).unwrap().to_json())
+    }
+
+    fn ctx(lines: &[&str]) -> String {
+        context(lines, Leaf::Current, PiVersion::V0_73)
+    }
+
+    const U1: &str = r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:00Z","message":{"role":"user","content":"a","timestamp":1}}"#;
+    const A1: &str = r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2025-01-01T00:00:01Z","message":{"role":"assistant","content":[],"provider":"p","model":"m","timestamp":2}}"#;
+
+    #[test]
+    fn c2_empty_session_and_null_leaf() {
+        assert_eq!(
+            ctx(&[]),
+            r#"{"messages":[],"thinkingLevel":"off","model":null}"#
+        );
+        assert_eq!(
+            ctx(&[U1, r#"{"type":"custom","id":null}"#]),
+            r#"{"messages":[],"thinkingLevel":"off","model":null}"#
+        );
+    }
+
+    #[test]
+    fn c4_settings_from_whole_path() {
+        let out = ctx(&[
+            U1,
+            r#"{"type":"thinking_level_change","id":"t","parentId":"u1","thinkingLevel":"high"}"#,
+            r#"{"type":"model_change","id":"m","parentId":"t","provider":"x","modelId":"y"}"#,
+        ]);
+        assert_eq!(
+            out,
+            r#"{"messages":[{"role":"user","content":"a","timestamp":1}],"thinkingLevel":"high","model":{"provider":"x","modelId":"y"}}"#
+        );
+        let out = ctx(&[
+            U1,
+            r#"{"type":"thinking_level_change","id":"t","parentId":"u1"}"#,
+            r#"{"type":"message","id":"a","parentId":"t","message":{"role":"assistant"}}"#,
+        ]);
+        assert_eq!(
+            out,
+            r#"{"messages":[{"role":"user","content":"a","timestamp":1},{"role":"assistant"}],"model":{}}"#
+        );
+    }
+
+    #[test]
+    fn c7_nearest_compaction_and_kept_window() {
+        let out = ctx(&[
+            U1,
+            A1,
+            r#"{"type":"compaction","id":"c1","parentId":"a1","timestamp":"2025-01-01T00:00:02Z","summary":"S1","firstKeptEntryId":"u1","tokensBefore":5}"#,
+            r#"{"type":"compaction","id":"c2","parentId":"c1","timestamp":"2025-01-01T00:00:03Z","summary":"S2","firstKeptEntryId":"a1","tokensBefore":7}"#,
+            r#"{"type":"branch_summary","id":"b","parentId":"c2","timestamp":"2025-01-01T00:00:04Z","fromId":"c2","summary":""}"#,
+            r#"{"type":"custom_message","customType":"k","content":"hi","display":false,"id":"cm","parentId":"b","timestamp":"2025-01-01T00:00:05Z"}"#,
+        ]);
+        assert_eq!(
+            out,
+            concat!(
+                r#"{"messages":[{"role":"compactionSummary","summary":"S2","tokensBefore":7,"timestamp":1735689603000},"#,
+                r#"{"role":"assistant","content":[],"provider":"p","model":"m","timestamp":2},"#,
+                r#"{"role":"custom","customType":"k","content":"hi","display":false,"timestamp":1735689605000}],"#,
+                r#""thinkingLevel":"off","model":{"provider":"p","modelId":"m"}}"#
+            )
+        );
+    }
+
+    #[test]
+    fn message_null_is_skipped() {
+        let out = ctx(&[
+            U1,
+            r#"{"type":"message","id":"n","parentId":"u1","message":null}"#,
+        ]);
+        assert_eq!(
+            out,
+            r#"{"messages":[{"role":"user","content":"a","timestamp":1}],"thinkingLevel":"off","model":null}"#
+        );
+    }
+
+    #[test]
+    fn pi_0_87_context_edits_and_system_messages() {
+        let lines = [
+            U1,
+            A1,
+            r#"{"type":"context_edit","id":"e1","parentId":"a1","targetId":"a1","replacement":{"content":"new"}}"#,
+            r#"{"type":"context_edit","id":"e2","parentId":"e1","targetId":"u1","replacement":null}"#,
+            r#"{"type":"message","id":"s","parentId":"e2","message":{"role":"system","timestamp":3}}"#,
+        ];
+        assert_eq!(
+            context(&lines, Leaf::Current, PiVersion::V0_87),
+            r#"{"messages":[{"role":"assistant","content":[{"type":"text","text":"new"}],"provider":"p","model":"m","timestamp":2},{"role":"system","timestamp":3,"content":""}],"thinkingLevel":"off","model":{"provider":"p","modelId":"m"}}"#
+        );
+        assert!(context(&lines, Leaf::Current, PiVersion::V0_73).contains(r#""content":"a""#));
+    }
+}

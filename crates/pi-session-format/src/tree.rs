@@ -1,0 +1,480 @@
+//! The entry tree: index, leaf, path walk, children, labels, session name and tree view
+//! (rules L1–L4, C1–C3, sections 10 and 11 of the spec).
+//!
+//! Everything here works on the skeleton of each record (`type`, `id`, `parentId`); only
+//! label and `session_info` entries are parsed. Walks are iterative and detect parent
+//! cycles, where pi loops forever.
+
+use crate::date;
+use crate::json::{self, JsValue};
+use crate::session::{Key, Session};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+/// `byId`, the leaf and the labels of a loaded session.
+#[derive(Debug)]
+pub struct Index {
+    /// Entry id → record index; the last entry with an id wins (rule L2).
+    pub by_id: HashMap<Key, usize>,
+    /// The leaf id after loading: the id of the last entry, `null` without entries (L4).
+    pub leaf: Key,
+    /// Label target → label value, in file order, falsy labels clearing (L3).
+    pub labels: HashMap<Key, JsValue>,
+    /// Label target → `timestamp` of the label entry that set it (0.73.1).
+    pub label_timestamps: HashMap<Key, Option<JsValue>>,
+}
+
+/// Which leaf to build from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Leaf {
+    /// The leaf pi has after opening the file (the last entry's id).
+    Current,
+    /// An explicit id, as `buildSessionContext(entries, id, byId)`.
+    Id(String),
+}
+
+/// A parent cycle on a path: pi loops forever on it; we stop and report it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CycleError {
+    /// The entries of the cycle as `(line, id)`, in walking order from the leaf side.
+    pub cycle: Vec<(usize, String)>,
+}
+
+impl fmt::Display for CycleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ids: Vec<String> = self
+            .cycle
+            .iter()
+            .map(|(line, id)| format!("{id} (line {line})"))
+            .collect();
+        write!(
+            f,
+            "parent cycle on the path: {} (pi would loop forever here)",
+            ids.join(" → ")
+        )
+    }
+}
+
+impl std::error::Error for CycleError {}
+
+impl Index {
+    /// Builds the index of `session` (`_buildIndex`).
+    pub fn build(session: &Session<'_>) -> Index {
+        let mut by_id = HashMap::with_capacity(session.entries.len());
+        let mut labels = HashMap::new();
+        let mut label_timestamps = HashMap::new();
+        let mut leaf = Key::Null;
+        for &i in &session.entries {
+            let r = &session.records[i];
+            by_id.insert(r.id.clone(), i);
+            leaf = r.id.clone();
+            if r.entry_type() == Some("label") {
+                let value = r.value();
+                let target = Key::of(value.get("targetId"), u64::MAX);
+                match value.get("label") {
+                    Some(label) if label.is_truthy() => {
+                        labels.insert(target.clone(), label.clone());
+                        label_timestamps.insert(target, value.get("timestamp").cloned());
+                    }
+                    _ => {
+                        labels.remove(&target);
+                        label_timestamps.remove(&target);
+                    }
+                }
+            }
+        }
+        Index {
+            by_id,
+            leaf,
+            labels,
+            label_timestamps,
+        }
+    }
+
+    /// The record the context starts from (rule C2): `None` means an empty context
+    /// (the leaf id is `null`, or there are no entries).
+    pub fn leaf_record(&self, session: &Session<'_>, leaf: &Leaf) -> Option<usize> {
+        let key = match leaf {
+            Leaf::Current => self.leaf.clone(),
+            Leaf::Id(id) => Key::string(id),
+        };
+        if key == Key::Null {
+            return None;
+        }
+        if key.is_truthy() {
+            if let Some(&i) = self.by_id.get(&key) {
+                return Some(i);
+            }
+        }
+        session.entries.last().copied()
+    }
+
+    /// The path from the root to `leaf` (rule C3): follows truthy `parentId`s through
+    /// `byId`, stopping at a missing parent. A repeated entry is a cycle.
+    pub fn path(&self, session: &Session<'_>, leaf: usize) -> Result<Vec<usize>, CycleError> {
+        let mut path = vec![leaf];
+        let mut seen = HashSet::from([leaf]);
+        let mut current = leaf;
+        loop {
+            let parent = &session.records[current].parent_id;
+            if !parent.is_truthy() {
+                break;
+            }
+            let Some(&next) = self.by_id.get(parent) else {
+                break;
+            };
+            if !seen.insert(next) {
+                let start = path.iter().position(|&i| i == next).unwrap_or(0);
+                let cycle = path[start..]
+                    .iter()
+                    .map(|&i| (session.records[i].line, session.records[i].id.display()))
+                    .collect();
+                return Err(CycleError { cycle });
+            }
+            path.push(next);
+            current = next;
+        }
+        path.reverse();
+        Ok(path)
+    }
+
+    /// `getChildren(parentId)`: entries in `byId` whose `parentId` is `parent`, in the
+    /// order their ids were first inserted.
+    pub fn children(&self, session: &Session<'_>, parent: &Key) -> Vec<usize> {
+        let mut seen = HashSet::new();
+        session
+            .entries
+            .iter()
+            .filter_map(|&i| {
+                let key = &session.records[i].id;
+                if !seen.insert(key.clone()) {
+                    return None;
+                }
+                let winner = self.by_id[key];
+                (session.records[winner].parent_id == *parent).then_some(winner)
+            })
+            .collect()
+    }
+}
+
+/// The session name (`getSessionName`): the latest `session_info` entry in file order wins;
+/// its `name`, trimmed, or `None` when that is empty or missing.
+pub fn session_name(session: &Session<'_>) -> Option<String> {
+    let last = session
+        .entry_records()
+        .filter(|r| r.entry_type() == Some("session_info"))
+        .last()?;
+    let value = last.value();
+    let name = value.get("name")?.as_str()?;
+    let bytes = name.as_bytes();
+    let start = crate::read::trim_start(bytes);
+    let end = start + crate::read::trim_end(&bytes[start..]);
+    let trimmed = &name[start..end];
+    (!trimmed.is_empty()).then(|| trimmed.to_owned())
+}
+
+/// A node of [`tree`]: an entry and its children.
+#[derive(Debug, Clone)]
+pub struct TreeNode {
+    /// Record index of the entry.
+    pub record: usize,
+    /// Its label, if any.
+    pub label: Option<JsValue>,
+    /// Child nodes, sorted by timestamp as pi sorts them.
+    pub children: Vec<TreeNode>,
+}
+
+/// `getTree()`: roots in file order, children sorted by timestamp with V8's sort.
+///
+/// Entries reachable only through a parent cycle appear nowhere, as in pi. Where duplicate
+/// ids make the node graph cyclic (pi hangs), a node is not expanded below itself.
+pub fn tree(session: &Session<'_>, index: &Index) -> Vec<TreeNode> {
+    // One node per id (later duplicates replace earlier ones), as pi's nodeMap.
+    let mut node_of: HashMap<&Key, usize> = HashMap::new();
+    for &i in &session.entries {
+        node_of.insert(&session.records[i].id, i);
+    }
+    let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut roots = Vec::new();
+    for &i in &session.entries {
+        let r = &session.records[i];
+        let node = node_of[&r.id];
+        if r.parent_id == Key::Null || r.parent_id == r.id {
+            roots.push(node);
+        } else if let Some(&parent) = node_of.get(&r.parent_id) {
+            children.entry(parent).or_default().push(node);
+        } else {
+            roots.push(node);
+        }
+    }
+    let time = |i: usize| date::new_date_time(session.records[i].value().get("timestamp"));
+    for list in children.values_mut() {
+        v8_sort(list, |&a, &b| time(a) - time(b));
+    }
+    let mut out = Vec::with_capacity(roots.len());
+    for root in roots {
+        out.push(expand(root, &children, index, session));
+    }
+    out
+}
+
+/// Builds the nested node for `root` without recursion, never expanding a node inside itself.
+fn expand(
+    root: usize,
+    children: &HashMap<usize, Vec<usize>>,
+    index: &Index,
+    session: &Session<'_>,
+) -> TreeNode {
+    let node = |i: usize| TreeNode {
+        record: i,
+        label: index.labels.get(&session.records[i].id).cloned(),
+        children: Vec::new(),
+    };
+    // Stack of (node being built, its remaining children).
+    let mut stack: Vec<(TreeNode, std::slice::Iter<'_, usize>)> = vec![(
+        node(root),
+        children.get(&root).map_or([].iter(), |c| c.iter()),
+    )];
+    loop {
+        let next = stack.last_mut().and_then(|(_, rest)| rest.next().copied());
+        match next {
+            Some(child) => {
+                if stack.iter().any(|(n, _)| n.record == child) {
+                    continue;
+                }
+                let rest = children.get(&child).map_or([].iter(), |c| c.iter());
+                stack.push((node(child), rest));
+            }
+            None => {
+                let (done, _) = stack.pop().expect("stack is never empty here");
+                match stack.last_mut() {
+                    Some((parent, _)) => parent.children.push(done),
+                    None => return done,
+                }
+            }
+        }
+    }
+}
+
+/// `Array.prototype.sort` as V8 runs it for fewer than 64 elements (a leading run, then
+/// binary insertion), which decides the order when the comparator returns `NaN`; a stable
+/// sort for longer arrays.
+fn v8_sort<T: Copy>(items: &mut [T], compare: impl Fn(&T, &T) -> f64) {
+    let n = items.len();
+    if n < 2 {
+        return;
+    }
+    if n >= 64 {
+        items.sort_by(|a, b| {
+            compare(a, b)
+                .partial_cmp(&0.0)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        return;
+    }
+    // CountAndMakeRun
+    let descending = compare(&items[1], &items[0]) < 0.0;
+    let mut run = 2;
+    while run < n {
+        let order = compare(&items[run], &items[run - 1]);
+        if (descending && !(order < 0.0)) || (!descending && order < 0.0) {
+            break;
+        }
+        run += 1;
+    }
+    if descending {
+        items[..run].reverse();
+    }
+    // BinaryInsertionSort
+    for start in run..n {
+        let pivot = items[start];
+        let (mut left, mut right) = (0, start);
+        while left < right {
+            let mid = left + (right - left) / 2;
+            if compare(&pivot, &items[mid]) < 0.0 {
+                right = mid;
+            } else {
+                left = mid + 1;
+            }
+        }
+        items.copy_within(left..start, left + 1);
+        items[left] = pivot;
+    }
+}
+
+/// The tree as JSON: `[{"id":…,"type":…,"label":…,"children":[…]}]` (`label` only when set).
+pub fn tree_to_json(session: &Session<'_>, roots: &[TreeNode]) -> JsValue {
+    fn node_json(session: &Session<'_>, node: &TreeNode) -> JsValue {
+        let value = session.records[node.record].value();
+        let mut o = json::JsObject::new();
+        if let Some(id) = value.get("id") {
+            o.set("id", id.clone());
+        }
+        if let Some(t) = value.get("type") {
+            o.set("type", t.clone());
+        }
+        if let Some(label) = &node.label {
+            o.set("label", label.clone());
+        }
+        let children = node
+            .children
+            .iter()
+            .map(|c| node_json(session, c))
+            .collect();
+        o.set("children", JsValue::Array(json::JsArray(children)));
+        JsValue::Object(o)
+    }
+    JsValue::Array(json::JsArray(
+        roots.iter().map(|n| node_json(session, n)).collect(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::migrate::SequentialIds;
+    use crate::session::LoadOptions;
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#;
+
+    fn with(lines: &[&str], f: impl FnOnce(&Session<'_>, &Index)) {
+        let text = std::iter::once(HEADER)
+            .chain(lines.iter().copied())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let s = Session::load_with(
+            text.as_bytes(),
+            LoadOptions {
+                ids: &mut SequentialIds::default(),
+                pi: crate::PiVersion::V0_73,
+            },
+        )
+        .unwrap();
+        let index = Index::build(&s);
+        f(&s, &index);
+    }
+
+    fn ids(s: &Session<'_>, records: &[usize]) -> Vec<String> {
+        records.iter().map(|&i| s.records[i].id.display()).collect()
+    }
+
+    #[test]
+    fn l2_duplicate_ids_last_wins_and_leaf_is_last_entry() {
+        with(
+            &[
+                r#"{"type":"message","id":"a","parentId":null}"#,
+                r#"{"type":"message","id":"b","parentId":"a"}"#,
+                r#"{"type":"message","id":"a","parentId":null,"x":2}"#,
+            ],
+            |s, index| {
+                assert_eq!(index.by_id[&Key::string("a")], 3);
+                assert_eq!(index.leaf, Key::string("a"));
+                let leaf = index.leaf_record(s, &Leaf::Current).unwrap();
+                assert_eq!(leaf, 3);
+            },
+        );
+    }
+
+    #[test]
+    fn c2_unknown_leaf_falls_back_to_last_entry_and_null_leaf_is_empty() {
+        with(
+            &[
+                r#"{"type":"message","id":"a","parentId":null}"#,
+                r#"{"type":"message","id":null}"#,
+            ],
+            |s, index| {
+                assert_eq!(index.leaf_record(s, &Leaf::Current), None);
+                assert_eq!(index.leaf_record(s, &Leaf::Id("nope".into())), Some(2));
+                assert_eq!(index.leaf_record(s, &Leaf::Id("a".into())), Some(1));
+            },
+        );
+    }
+
+    #[test]
+    fn c3_path_stops_at_orphans_and_detects_cycles() {
+        with(
+            &[
+                r#"{"type":"message","id":"a","parentId":"missing"}"#,
+                r#"{"type":"message","id":"b","parentId":"a"}"#,
+                r#"{"type":"message","id":"c","parentId":"d"}"#,
+                r#"{"type":"message","id":"d","parentId":"c"}"#,
+                r#"{"type":"message","id":"e","parentId":"e"}"#,
+            ],
+            |s, index| {
+                assert_eq!(ids(s, &index.path(s, 2).unwrap()), ["\"a\"", "\"b\""]);
+                let err = index.path(s, 4).unwrap_err();
+                assert_eq!(err.cycle.len(), 2);
+                assert!(index.path(s, 5).is_err());
+            },
+        );
+    }
+
+    #[test]
+    fn l3_labels_are_global_and_falsy_clears() {
+        with(
+            &[
+                r#"{"type":"message","id":"a","parentId":null}"#,
+                r#"{"type":"label","id":"l1","parentId":"a","targetId":"a","label":"one"}"#,
+                r#"{"type":"label","id":"l2","parentId":"l1","targetId":"a","label":"two"}"#,
+                r#"{"type":"label","id":"l3","parentId":"l2","targetId":"x","label":42}"#,
+                r#"{"type":"label","id":"l4","parentId":"l3","targetId":"x","label":""}"#,
+            ],
+            |_, index| {
+                assert_eq!(index.labels[&Key::string("a")].as_str(), Some("two"));
+                assert!(!index.labels.contains_key(&Key::string("x")));
+            },
+        );
+    }
+
+    #[test]
+    fn session_name_latest_wins_trimmed_and_empty_clears() {
+        with(
+            &[r#"{"type":"session_info","id":"a","parentId":null,"name":"  x  "}"#],
+            |s, _| {
+                assert_eq!(session_name(s).as_deref(), Some("x"));
+            },
+        );
+        with(
+            &[
+                r#"{"type":"session_info","id":"a","parentId":null,"name":"x"}"#,
+                r#"{"type":"session_info","id":"b","parentId":"a","name":" "}"#,
+            ],
+            |s, _| assert_eq!(session_name(s), None),
+        );
+    }
+
+    #[test]
+    fn v8_sort_keeps_nan_quirk() {
+        // children c3(03s), bad(NaN), c1(01s) stay in that order in V8
+        let mut items = [3.0, f64::NAN, 1.0];
+        v8_sort(&mut items, |a, b| a - b);
+        assert_eq!(items[0], 3.0);
+        assert!(items[1].is_nan());
+        assert_eq!(items[2], 1.0);
+        let mut items = [3.0, 1.0, 2.0, 1.0];
+        v8_sort(&mut items, |a, b| a - b);
+        assert_eq!(items, [1.0, 1.0, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn tree_roots_children_and_cycles() {
+        with(
+            &[
+                r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00Z"}"#,
+                r#"{"type":"message","id":"c","parentId":"a","timestamp":"2025-01-01T00:00:02Z"}"#,
+                r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:01Z"}"#,
+                r#"{"type":"message","id":"x","parentId":"y"}"#,
+                r#"{"type":"message","id":"y","parentId":"x"}"#,
+                r#"{"type":"message","id":"s","parentId":"s"}"#,
+            ],
+            |s, index| {
+                let roots = tree(s, index);
+                let text = json::to_string(&tree_to_json(s, &roots));
+                assert_eq!(
+                    text,
+                    r#"[{"id":"a","type":"message","children":[{"id":"b","type":"message","children":[]},{"id":"c","type":"message","children":[]}]},{"id":"s","type":"message","children":[]}]"#
+                );
+            },
+        );
+    }
+}
