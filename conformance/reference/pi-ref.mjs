@@ -69,6 +69,10 @@
 // Time zones: offset-less timestamps are parsed in the local zone by V8; callers should set TZ
 // (run-diff.mjs uses TZ=UTC for both sides).
 //
+// Temp copies go under $PI_REF_TMPDIR (default: the OS temp dir) and are removed on exit; a process
+// killed after a timeout leaves its directory behind, so run-diff.mjs points PI_REF_TMPDIR at a
+// directory it deletes itself.
+//
 // Hangs: pi loops forever on parent cycles (buildSessionContext, getTree with duplicate ids). Nothing
 // here guards against that; the caller must use a timeout (and restart the batch process).
 
@@ -122,7 +126,7 @@ let tmpSeq = 0;
 function freshCopy(file) {
 	if (!existsSync(file)) throw new Error(`no such file: ${file}`);
 	if (!tmpRoot) {
-		tmpRoot = mkdtempSync(join(tmpdir(), "pi-ref-"));
+		tmpRoot = mkdtempSync(join(process.env.PI_REF_TMPDIR || tmpdir(), "pi-ref-"));
 		process.on("exit", () => {
 			try {
 				rmSync(tmpRoot, { recursive: true, force: true });

@@ -21,6 +21,8 @@
 //                  - invalid-header: pi's loader rejected the header (0.73.1 then truncates the file
 //                    to a fresh header and "succeeds"); ours refuses with exit 1
 //                  - pi-hangs: the reference timed out (parent cycle); ours exited non-zero
+//                  - null-message: pi threw "Cannot read properties of null (reading 'role')" (a
+//                    message entry without a message object on the path); ours skipped it and succeeded
 //                  - keeps-unparseable-lines: migrate outputs are equal once the lines pi drops
 //                    (blank or not JSON) are removed from ours
 //                Counted separately; they fail the run only with --strict.
@@ -33,7 +35,7 @@
 //   --pi V            reference version: 0.73 (default) or 0.87
 //   --keep DIR        generate into DIR and keep it (default: temp dir, kept only on mismatch)
 //   --input DIR       skip generation; use DIR/*.jsonl (with optional DIR/<name>.args.json)
-//   --ops LIST        comma list of context,llm,migrate (default: all)
+//   --ops LIST        comma list of context,llm,migrate,tree,info (default: context,llm,migrate)
 //   --timeout-ms MS   per-invocation timeout (default 5000)
 //   --no-hang         tell the generator not to produce cycle / null-message files
 //   --strict          count expected divergences as failures
@@ -51,7 +53,13 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, "..", "..");
 const PI_REF = join(REPO, "conformance", "reference", "pi-ref.mjs");
 const GEN = join(HERE, "gen-sessions.mjs");
+const ALL_OPS = ["context", "llm", "migrate", "tree", "info"];
 const CHILD_ENV = { ...process.env, TZ: "UTC", PI_SESSION_DETERMINISTIC_IDS: "1" };
+// pi-ref.mjs puts its temp copies here; removed at exit (a batch process killed on timeout cannot
+// clean up after itself).
+const REF_TMP = mkdtempSync(join(tmpdir(), "pi-ref-root-"));
+CHILD_ENV.PI_REF_TMPDIR = REF_TMP;
+process.on("exit", () => rmSync(REF_TMP, { recursive: true, force: true }));
 
 // ---------------------------------------------------------------------------------------------------
 // args
@@ -84,7 +92,7 @@ function parseArgs(argv) {
 			default: throw new Error(`unknown argument: ${k}`);
 		}
 	}
-	for (const op of a.ops) if (!["context", "llm", "migrate"].includes(op)) throw new Error(`unknown op in --ops: ${op}`);
+	for (const op of a.ops) if (!ALL_OPS.includes(op)) throw new Error(`unknown op in --ops: ${op}`);
 	if (!Number.isInteger(a.count) || a.count < 0) throw new Error("--count must be a non-negative integer");
 	return a;
 }
@@ -168,10 +176,11 @@ function oursArgs(op, file, leaf) {
 	const leafArgs = leaf !== undefined && leaf !== null ? ["--leaf", leaf] : [];
 	if (op === "context") return ["context", file, ...leafArgs];
 	if (op === "llm") return ["context", file, ...leafArgs, "--llm"];
-	return ["migrate", file, "--stdout"];
+	if (op === "migrate") return ["migrate", file, "--stdout"];
+	return [op, file]; // tree, info
 }
 function refRequest(op, file, leaf, pi) {
-	if (op === "migrate") return { op: "migrate", file, pi };
+	if (op !== "context" && op !== "llm") return { op, file, pi };
 	return { op: "context", file, leaf: leaf ?? null, llm: op === "llm", pi };
 }
 function runOurs(bin, args, timeoutMs) {
@@ -270,6 +279,11 @@ function classify(op, ref, ours) {
 		if (ref.invalidHeader) return { kind: "expected", reason: "invalid-header" };
 		return { kind: "mismatch", reason: "ours failed, reference succeeded", detail: `  ours: ${ours.error}` };
 	}
+	// A `message` entry whose message is null/missing on the path: pi throws a TypeError reading .role;
+	// we skip the entry with a diagnostic.
+	if (!ref.timeout && /Cannot read properties of (null|undefined) \(reading 'role'\)/.test(ref.error ?? "")) {
+		return { kind: "expected", reason: "null-message" };
+	}
 	// reference failed (threw or hung), ours succeeded
 	return {
 		kind: "mismatch",
@@ -289,7 +303,7 @@ async function main() {
 		if (e.message !== "help") process.stderr.write(`run-diff: ${e.message}\n`);
 		process.stderr.write(
 			"usage: node scripts/diff/run-diff.mjs --seed S --count N [--bin PATH|ref:0.87] [--keep DIR] [--input DIR]\n" +
-				"       [--pi 0.73|0.87] [--ops context,llm,migrate] [--timeout-ms MS] [--no-hang] [--strict] [--max-report N] [--quiet]\n",
+				"       [--pi 0.73|0.87] [--ops context,llm,migrate,tree,info] [--timeout-ms MS] [--no-hang] [--strict] [--max-report N] [--quiet]\n",
 		);
 		process.exit(2);
 	}
@@ -375,7 +389,7 @@ async function main() {
 				const invocation = `${cmd} ${oursArgs(op, file, leaf).join(" ")}`;
 				mismatches.push({ f, op, c, invocation });
 				if (!args.quiet && mismatches.length <= args.maxReport) {
-					process.stdout.write(`MISMATCH ${f} [${op}${leaf !== null && op !== "migrate" ? ` --leaf ${leaf}` : ""}] ${c.reason}\n  $ ${invocation}\n${c.detail ?? ""}\n\n`);
+					process.stdout.write(`MISMATCH ${f} [${op}${leaf !== null && (op === "context" || op === "llm") ? ` --leaf ${leaf}` : ""}] ${c.reason}\n  $ ${invocation}\n${c.detail ?? ""}\n\n`);
 				}
 			}
 		}

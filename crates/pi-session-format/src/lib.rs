@@ -31,5 +31,6 @@ pub enum PiVersion {
     V0_87,
 }
 
+pub mod atomic;
 pub mod context;
 pub mod llm;

@@ -287,7 +287,7 @@ pub struct LoadOptions<'g> {
 impl<'a> Session<'a> {
     /// Loads a session from its bytes with random migration ids.
     pub fn load(bytes: &'a [u8]) -> Result<Session<'a>, LoadError> {
-        let mut ids = migrate::RandomIds::default();
+        let mut ids = migrate::RandomIds;
         Self::load_with(
             bytes,
             LoadOptions {
@@ -333,7 +333,8 @@ impl<'a> Session<'a> {
                 effective,
                 migrated_v1: migrate_v1,
                 migrated_v2: migrate_v2,
-                rewrite: !(effective >= 3.0),
+                // `!(version >= 3)`: NaN versions are rewritten too.
+                rewrite: effective.partial_cmp(&3.0).is_none_or(|o| o.is_lt()),
             },
         };
         if migrate_v1 || migrate_v2 {
@@ -392,10 +393,13 @@ impl<'a> Session<'a> {
         self.entries.iter().map(|&i| &self.records[i])
     }
 
-    /// The file as pi would write it after loading: every value re-serialised with
-    /// `JSON.stringify`, one per line. Unlike pi, lines that are not JSON are kept, byte for
-    /// byte, at their place.
+    /// The file as pi leaves it after loading. When pi migrates (any version below 3), it
+    /// rewrites every value with `JSON.stringify`, one per line; unlike pi, lines that are
+    /// not JSON are kept, byte for byte, at their place. Otherwise the file is unchanged.
     pub fn to_jsonl(&self) -> Vec<u8> {
+        if !self.version.rewrite {
+            return self.source.to_vec();
+        }
         let mut out = Vec::with_capacity(self.source.len());
         let mut dropped = self.dropped.iter().peekable();
         for r in &self.records {

@@ -277,7 +277,8 @@ fn v8_sort<T: Copy>(items: &mut [T], compare: impl Fn(&T, &T) -> f64) {
     let mut run = 2;
     while run < n {
         let order = compare(&items[run], &items[run - 1]);
-        if (descending && !(order < 0.0)) || (!descending && order < 0.0) {
+        // A NaN order ends a descending run and continues an ascending one.
+        if descending != (order < 0.0) {
             break;
         }
         run += 1;

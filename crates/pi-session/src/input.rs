@@ -1,0 +1,50 @@
+//! Reading a session file: memory-mapped when it is a regular file (so large sessions are
+//! never copied into memory as a whole), read fully from standard input for `-`.
+
+use memmap2::Mmap;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// The bytes of one input.
+pub enum Input {
+    /// A memory-mapped file.
+    Mapped(Mmap),
+    /// Bytes read into memory (standard input, empty files).
+    Owned(Vec<u8>, bool),
+}
+
+impl Input {
+    /// Opens `path`, or standard input for `-`.
+    pub fn open(path: &Path) -> io::Result<Input> {
+        if path.as_os_str() == "-" {
+            let mut bytes = Vec::new();
+            io::stdin().lock().read_to_end(&mut bytes)?;
+            return Ok(Input::Owned(bytes, true));
+        }
+        let file = File::open(path)?;
+        if file.metadata()?.len() == 0 {
+            return Ok(Input::Owned(Vec::new(), false));
+        }
+        // SAFETY: the map is read-only and lives as long as `Input`. Another process
+        // truncating the file while we read it could fault; that is the accepted cost of
+        // mapping (ripgrep and others make the same trade) and pi itself would be reading
+        // a file in the middle of being rewritten.
+        #[allow(unsafe_code)]
+        let map = unsafe { Mmap::map(&file)? };
+        Ok(Input::Mapped(map))
+    }
+
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Input::Mapped(map) => map,
+            Input::Owned(bytes, _) => bytes,
+        }
+    }
+
+    /// Whether the input is standard input.
+    pub fn is_stdin(&self) -> bool {
+        matches!(self, Input::Owned(_, true))
+    }
+}
