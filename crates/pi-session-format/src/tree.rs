@@ -18,10 +18,21 @@ pub struct Index {
     pub by_id: HashMap<Key, usize>,
     /// The leaf id after loading: the id of the last entry, `null` without entries (L4).
     pub leaf: Key,
-    /// Label target → label value, in file order, falsy labels clearing (L3).
-    pub labels: HashMap<Key, JsValue>,
-    /// Label target → `timestamp` of the label entry that set it (0.73.1).
-    pub label_timestamps: HashMap<Key, Option<JsValue>>,
+    /// Label target → label, in file order, falsy labels clearing (L3).
+    pub labels: HashMap<Key, Label>,
+}
+
+/// The current label of an entry.
+#[derive(Debug, Clone)]
+pub struct Label {
+    /// The label value, stored as is (any truthy JSON value).
+    pub label: JsValue,
+    /// The `targetId` value.
+    pub target: JsValue,
+    /// `timestamp` of the label entry that set it (0.73.1 `labelTimestampsById`).
+    pub timestamp: Option<JsValue>,
+    /// Position in `labelsById`'s `Map` order.
+    order: u64,
 }
 
 /// Which leaf to build from.
@@ -61,8 +72,7 @@ impl Index {
     /// Builds the index of `session` (`_buildIndex`).
     pub fn build(session: &Session<'_>) -> Index {
         let mut by_id = HashMap::with_capacity(session.entries.len());
-        let mut labels = HashMap::new();
-        let mut label_timestamps = HashMap::new();
+        let mut labels: HashMap<Key, Label> = HashMap::new();
         let mut leaf = Key::Null;
         for &i in &session.entries {
             let r = &session.records[i];
@@ -73,12 +83,18 @@ impl Index {
                 let target = Key::of(value.get("targetId"), u64::MAX);
                 match value.get("label") {
                     Some(label) if label.is_truthy() => {
-                        labels.insert(target.clone(), label.clone());
-                        label_timestamps.insert(target, value.get("timestamp").cloned());
+                        // A `Map` keeps the position of a key that is set again.
+                        let order = labels.get(&target).map_or(i as u64, |l| l.order);
+                        let label = Label {
+                            label: label.clone(),
+                            target: value.get("targetId").cloned().unwrap_or_default(),
+                            timestamp: value.get("timestamp").cloned(),
+                            order,
+                        };
+                        labels.insert(target, label);
                     }
                     _ => {
                         labels.remove(&target);
-                        label_timestamps.remove(&target);
                     }
                 }
             }
@@ -87,8 +103,14 @@ impl Index {
             by_id,
             leaf,
             labels,
-            label_timestamps,
         }
+    }
+
+    /// The labels in `labelsById` order (first set, not cleared since).
+    pub fn labels_in_order(&self) -> Vec<&Label> {
+        let mut labels: Vec<&Label> = self.labels.values().collect();
+        labels.sort_by_key(|l| l.order);
+        labels
     }
 
     /// The record the context starts from (rule C2): `None` means an empty context
@@ -227,7 +249,10 @@ fn expand(
 ) -> TreeNode {
     let node = |i: usize| TreeNode {
         record: i,
-        label: index.labels.get(&session.records[i].id).cloned(),
+        label: index
+            .labels
+            .get(&session.records[i].id)
+            .map(|l| l.label.clone()),
         children: Vec::new(),
     };
     // Stack of (node being built, its remaining children).
@@ -421,7 +446,7 @@ mod tests {
                 r#"{"type":"label","id":"l4","parentId":"l3","targetId":"x","label":""}"#,
             ],
             |_, index| {
-                assert_eq!(index.labels[&Key::string("a")].as_str(), Some("two"));
+                assert_eq!(index.labels[&Key::string("a")].label.as_str(), Some("two"));
                 assert!(!index.labels.contains_key(&Key::string("x")));
             },
         );

@@ -71,7 +71,8 @@ enum Command {
         #[command(flatten)]
         file: FileArgs,
     },
-    /// Print the session name, the labels and the leaf id as JSON.
+    /// Print `{"name", "labels": [[targetId, label], …], "leafId"}`: the session name, the
+    /// labels in pi's `labelsById` order and the leaf id after loading.
     Info {
         #[command(flatten)]
         file: FileArgs,
@@ -137,7 +138,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Context { file, leaf, llm } => {
             let input = Input::open(&file.file)?;
             let pi = file.pi.into();
-            let session = load(&input, &file, &mut RandomIds)?;
+            let session = load(&input, &file, false)?;
             let index = Index::build(&session);
             let leaf = leaf.map_or(Leaf::Current, Leaf::Id);
             let context = build_context(&session, &index, &leaf, pi)?;
@@ -162,14 +163,7 @@ fn run(command: Command) -> Result<(), Failure> {
             sequential_ids,
         } => {
             let input = Input::open(&file.file)?;
-            let deterministic = sequential_ids
-                || std::env::var_os("PI_SESSION_DETERMINISTIC_IDS").is_some_and(|v| v == "1");
-            let mut ids: Box<dyn IdGenerator> = if deterministic {
-                Box::new(SequentialIds::default())
-            } else {
-                Box::new(RandomIds)
-            };
-            let session = load(&input, &file, ids.as_mut())?;
+            let session = load(&input, &file, sequential_ids)?;
             for d in &session.dropped {
                 eprintln!(
                     "pi-session: {}:{}:{}: warning: not JSON ({}); kept verbatim (pi would delete this line)",
@@ -202,47 +196,59 @@ fn run(command: Command) -> Result<(), Failure> {
         }
         Command::Tree { file } => {
             let input = Input::open(&file.file)?;
-            let session = load(&input, &file, &mut RandomIds)?;
+            let session = load(&input, &file, false)?;
             let index = Index::build(&session);
             let roots = tree::tree(&session, &index);
             print_json(&tree::tree_to_json(&session, &roots))
         }
         Command::Info { file } => {
             let input = Input::open(&file.file)?;
-            let session = load(&input, &file, &mut RandomIds)?;
+            let session = load(&input, &file, false)?;
             let index = Index::build(&session);
             let mut info = JsObject::new();
             info.set(
                 "name",
                 tree::session_name(&session).map_or(JsValue::Null, JsValue::string),
             );
-            let leaf = index
-                .leaf_record(&session, &Leaf::Current)
-                .and_then(|i| session.records[i].value().get("id").cloned());
-            info.set("leaf", leaf.unwrap_or(JsValue::Null));
-            let mut labels = JsObject::new();
-            for r in session.entry_records() {
-                if let Some(label) = index.labels.get(&r.id) {
-                    if let Some(id) = r.value().get("id").and_then(JsValue::as_str) {
-                        labels.set(id, label.clone());
-                    }
-                }
+            let labels = index
+                .labels_in_order()
+                .into_iter()
+                .map(|l| JsValue::Array(JsArray(vec![l.target.clone(), l.label.clone()])))
+                .collect();
+            info.set("labels", JsValue::Array(JsArray(labels)));
+            // pi's leaf id after loading; an absent `id` (undefined) is left out.
+            let last = session
+                .entries
+                .last()
+                .map(|&i| session.records[i].value().get("id").cloned());
+            match last {
+                None => info.set("leafId", JsValue::Null),
+                Some(Some(id)) => info.set("leafId", id),
+                Some(None) => {}
             }
-            info.set("labels", JsValue::Object(labels));
             print_json(&JsValue::Object(info))
         }
     }
 }
 
+/// Loads a session; migration ids are sequential with `sequential_ids` or when the
+/// environment sets `PI_SESSION_DETERMINISTIC_IDS=1`, random otherwise.
 fn load<'a>(
     input: &'a Input,
     file: &FileArgs,
-    ids: &mut dyn IdGenerator,
+    sequential_ids: bool,
 ) -> Result<Session<'a>, Failure> {
+    let deterministic = sequential_ids
+        || std::env::var_os("PI_SESSION_DETERMINISTIC_IDS").is_some_and(|v| v == "1");
+    let mut ids: Box<dyn IdGenerator> = if deterministic {
+        Box::new(SequentialIds::default())
+    } else {
+        Box::new(RandomIds)
+    };
     let session = Session::load_with(
         input.bytes(),
         LoadOptions {
-            ids,
+            ids: ids.as_mut(),
             pi: file.pi.into(),
         },
     )?;
