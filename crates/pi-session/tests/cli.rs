@@ -1,0 +1,172 @@
+//! The command-line contract: exit codes, deliberate differences from pi, atomic rewrites.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn pi_session(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pi-session"))
+        .args(args)
+        .env("TZ", "UTC")
+        .env("PI_SESSION_DETERMINISTIC_IDS", "1")
+        .output()
+        .expect("pi-session runs")
+}
+
+/// A scratch directory unique to the test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pi-session-cli-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+const HEADER: &str =
+    r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#;
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(pi_session(&["context"]).status.code(), Some(2));
+    assert_eq!(pi_session(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(pi_session(&["migrate", "x.jsonl"]).status.code(), Some(2));
+}
+
+#[test]
+fn missing_file_exits_1() {
+    let out = pi_session(&["context", "/nonexistent/session.jsonl"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/session.jsonl"));
+}
+
+#[test]
+fn invalid_header_exits_1_and_leaves_the_file_untouched() {
+    let dir = scratch("header");
+    let text = "{\"type\":\"message\",\"id\":\"a\"}\n";
+    let file = write(&dir, "s.jsonl", text);
+    for args in [vec!["context", &file], vec!["migrate", &file, "--in-place"]] {
+        let out = pi_session(&args);
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("not a valid session header"), "{stderr}");
+        assert!(stderr.contains("truncate"), "{stderr}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}
+
+#[test]
+fn cycle_on_the_path_exits_1_naming_the_entries() {
+    let dir = scratch("cycle");
+    let file = write(
+        &dir,
+        "s.jsonl",
+        &format!(
+            "{HEADER}\n{{\"type\":\"message\",\"id\":\"a\",\"parentId\":\"b\"}}\n{{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\"}}\n"
+        ),
+    );
+    let out = pi_session(&["context", &file]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cycle") && stderr.contains("\"a\"") && stderr.contains("\"b\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn null_lines_and_null_messages_are_skipped_with_warnings() {
+    let dir = scratch("null");
+    let file = write(
+        &dir,
+        "s.jsonl",
+        &format!(
+            "{HEADER}\nnull\n{{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{{\"role\":\"user\",\"content\":\"hi\"}}}}\n{{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\",\"message\":null}}\n"
+        ),
+    );
+    let out = pi_session(&["context", &file]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"thinkingLevel\":\"off\",\"model\":null}\n"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(":2: warning") && stderr.contains(":4: warning"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn leaf_option_selects_the_branch() {
+    let dir = scratch("leaf");
+    let file = write(
+        &dir,
+        "s.jsonl",
+        &format!(
+            "{HEADER}\n{{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{{\"role\":\"user\",\"content\":\"a\"}}}}\n{{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\",\"message\":{{\"role\":\"user\",\"content\":\"b\"}}}}\n"
+        ),
+    );
+    let out = pi_session(&["context", &file, "--leaf", "a", "--llm"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "[{\"role\":\"user\",\"content\":\"a\"}]\n"
+    );
+}
+
+#[test]
+fn migrate_in_place_is_atomic_keeps_a_backup_and_bad_lines() {
+    let dir = scratch("migrate");
+    let v1 = "{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n{not json\n{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:02.000Z\",\"message\":{\"role\":\"user\",\"content\":\"again\"}}\n";
+    let file = write(&dir, "s.jsonl", v1);
+    let out = pi_session(&["migrate", &file, "--in-place", "--backup"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains(":3:2: warning: not JSON"));
+    assert_eq!(std::fs::read_to_string(format!("{file}.bak")).unwrap(), v1);
+    let migrated = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        migrated,
+        concat!(
+            "{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\",\"version\":3}\n",
+            "{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"},\"id\":\"00000001\",\"parentId\":null}\n",
+            "{not json\n",
+            "{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:02.000Z\",\"message\":{\"role\":\"user\",\"content\":\"again\"},\"id\":\"00000002\",\"parentId\":\"00000001\"}\n",
+        )
+    );
+    let leftovers = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(leftovers, 2, "only the file and its backup remain");
+    // Migrating again changes nothing.
+    let out = pi_session(&["migrate", &file, "--in-place"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), migrated);
+}
+
+#[test]
+fn stdin_is_read_with_dash() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pi-session"))
+        .args(["context", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{HEADER}\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"messages\":[],\"thinkingLevel\":\"off\",\"model\":null}\n"
+    );
+}
