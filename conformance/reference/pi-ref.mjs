@@ -8,8 +8,9 @@
 //   node pi-ref.mjs info FILE [--pi ...]
 //   node pi-ref.mjs batch            (NDJSON requests on stdin, one NDJSON response per line)
 //
-// Batch request:  {"op":"context","file":"...","leaf":null,"llm":false,"pi":"0.73"}
-//                 (op: context | migrate | tree | info; "llm" and "leaf" only for context)
+// Batch request:  {"op":"context","file":"...","leaf":null,"llm":false,"pi":"0.73","id":7}
+//                 (op: context | migrate | tree | info; "llm" and "leaf" only for context; "id" is
+//                 optional, any JSON value, and echoed as the first key of the response)
 // Batch response: {"ok":true,"output":"<exactly what the single mode prints>",
 //                  "rewritten":<bool: pi modified the (copied) file while opening it>,
 //                  "invalidHeader":<bool: pi's loadEntriesFromFile returned [] for an existing file,
@@ -329,14 +330,18 @@ async function batch() {
 	for await (const line of rl) {
 		if (!line.trim()) continue;
 		let resp;
+		let id;
 		try {
 			const req = JSON.parse(line);
+			id = req?.id;
 			const r = await run(req);
 			const output = Buffer.isBuffer(r.output) ? r.output.toString("utf8") : r.output;
 			resp = { ok: true, output, rewritten: r.rewritten, invalidHeader: r.invalidHeader };
 		} catch (e) {
 			resp = { ok: false, error: errorText(e) };
 		}
+		// Echo the request's "id" (if any) so the caller can pair responses with requests.
+		if (id !== undefined) resp = { id, ...resp };
 		process.stdout.write(`${JSON.stringify(resp)}\n`);
 	}
 }

@@ -101,71 +101,89 @@ function parseArgs(argv) {
 // Reference: long-lived batch process with per-request timeout
 // ---------------------------------------------------------------------------------------------------
 class RefBatch {
+	// Every request carries a sequence number that pi-ref.mjs echoes back as "id"; a response is only
+	// accepted by the waiter of the same process with the same id. Without this, a killed process
+	// (timeout) whose "exit" event fired after the next request had been sent rejected THAT request,
+	// and the restarted process's answer to it was then handed to the request after — every response
+	// from there on was paired with the previous request (all later files "mismatched").
 	constructor(timeoutMs) {
 		this.timeoutMs = timeoutMs;
-		this.proc = null;
-		this.waiter = null;
+		this.cur = null; // { proc, waiter, stderr }
+		this.seq = 0;
 		this.restarts = 0;
+		this.crashes = 0;
 	}
 	start() {
 		const proc = spawn(process.execPath, [PI_REF, "batch"], { env: CHILD_ENV, stdio: ["pipe", "pipe", "pipe"] });
-		this.proc = proc;
-		this.stderr = "";
+		const state = { proc, waiter: null, stderr: "" };
+		this.cur = state;
 		proc.stderr.on("data", (d) => {
-			this.stderr = (this.stderr + d.toString()).slice(-4000);
+			state.stderr = (state.stderr + d.toString()).slice(-4000);
 		});
 		const rl = createInterface({ input: proc.stdout, crlfDelay: Infinity });
 		rl.on("line", (line) => {
-			const w = this.waiter;
-			this.waiter = null;
-			if (w) w.resolve(line);
+			const w = state.waiter;
+			if (!w) return; // late output of a request that already timed out
+			let msg;
+			try {
+				msg = JSON.parse(line);
+			} catch {
+				return; // not a response line
+			}
+			if (msg === null || typeof msg !== "object" || msg.id !== w.id) return; // stale response
+			state.waiter = null;
+			w.resolve(msg);
 		});
 		proc.on("exit", (code, signal) => {
-			if (this.proc === proc) this.proc = null;
-			const w = this.waiter;
-			this.waiter = null;
-			if (w) w.reject(new Error(`reference batch process exited (code ${code}, signal ${signal}): ${this.stderr.trim()}`));
+			if (this.cur === state) this.cur = null;
+			const w = state.waiter;
+			state.waiter = null;
+			if (w) w.reject(new Error(`reference batch process exited (code ${code}, signal ${signal}): ${state.stderr.trim()}`));
 		});
 		proc.stdin.on("error", () => {});
+		return state;
 	}
 	kill() {
-		const p = this.proc;
-		this.proc = null;
-		if (p && p.exitCode === null) p.kill("SIGKILL");
+		const state = this.cur;
+		this.cur = null;
+		if (!state) return;
+		state.waiter = null;
+		if (state.proc.exitCode === null && state.proc.signalCode === null) state.proc.kill("SIGKILL");
 	}
-	/** Returns {ok, output, error, rewritten, invalidHeader} or {timeout: true}. */
+	/** Returns {ok, output, error, rewritten, invalidHeader} or {ok: false, timeout|crashed: true, error}. */
 	async request(req) {
-		if (!this.proc) this.start();
-		const proc = this.proc;
+		const state = this.cur ?? this.start();
+		const id = ++this.seq;
 		const line = new Promise((resolve, reject) => {
-			this.waiter = { resolve, reject };
+			state.waiter = { id, resolve, reject };
 		});
 		let timer;
 		const timeout = new Promise((resolve) => {
 			timer = setTimeout(() => resolve(null), this.timeoutMs);
 		});
-		proc.stdin.write(`${JSON.stringify(req)}\n`);
+		state.proc.stdin.write(`${JSON.stringify({ ...req, id })}\n`);
 		let result;
 		try {
 			result = await Promise.race([line, timeout]);
 		} catch (e) {
 			clearTimeout(timer);
+			this.crashes++;
 			return { ok: false, error: e.message, crashed: true };
 		}
 		clearTimeout(timer);
 		if (result === null) {
-			this.waiter = null;
-			this.kill();
+			if (this.cur === state) this.kill();
+			else state.waiter = null;
 			this.restarts++;
 			return { ok: false, timeout: true, error: `timed out after ${this.timeoutMs} ms` };
 		}
-		return JSON.parse(result);
+		const { id: _id, ...resp } = result;
+		return resp;
 	}
 	close() {
-		if (this.proc) {
-			this.proc.stdin.end();
-			this.proc = null;
-		}
+		const state = this.cur;
+		this.cur = null;
+		if (state) state.proc.stdin.end();
 	}
 }
 
@@ -405,6 +423,7 @@ async function main() {
 		process.stdout.write(`  expected divergences: ${Object.entries(expectedReasons).map(([k, v]) => `${k} ×${v}`).join(", ")}\n`);
 	}
 	if (ref.restarts) process.stdout.write(`  reference timeouts (batch restarted): ${ref.restarts}\n`);
+	if (ref.crashes) process.stdout.write(`  reference batch process died: ${ref.crashes}\n`);
 	if (mismatches.length > args.maxReport && !args.quiet) process.stdout.write(`  (${mismatches.length - args.maxReport} more mismatches not shown)\n`);
 	const failed = mismatches.length > 0;
 	if (failed) {

@@ -274,6 +274,8 @@ pub struct Session<'a> {
     pub skipped: Vec<SkippedValue>,
     /// Version detection and migration.
     pub version: VersionInfo,
+    /// Whose loading rules were followed.
+    pub pi: PiVersion,
 }
 
 /// Options for [`Session::load_with`].
@@ -325,6 +327,7 @@ impl<'a> Session<'a> {
         let migrate_v2 = effective < 3.0;
         let mut session = Session {
             source: bytes,
+            pi: options.pi,
             records,
             entries: Vec::new(),
             dropped,
@@ -395,10 +398,15 @@ impl<'a> Session<'a> {
 
     /// The file as pi leaves it after loading. When pi migrates (any version below 3), it
     /// rewrites every value with `JSON.stringify`, one per line; unlike pi, lines that are
-    /// not JSON are kept, byte for byte, at their place. Otherwise the file is unchanged.
+    /// not JSON are kept, byte for byte, at their place. Otherwise the file is unchanged,
+    /// except that pi 0.87.1 ends an unterminated last line with a newline.
     pub fn to_jsonl(&self) -> Vec<u8> {
         if !self.version.rewrite {
-            return self.source.to_vec();
+            let mut out = self.source.to_vec();
+            if self.pi == PiVersion::V0_87 && out.last().is_some_and(|&b| b != b'\n') {
+                out.push(b'\n');
+            }
+            return out;
         }
         let mut out = Vec::with_capacity(self.source.len());
         let mut dropped = self.dropped.iter().peekable();
