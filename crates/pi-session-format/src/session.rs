@@ -647,6 +647,67 @@ mod tests {
     }
 
     #[test]
+    fn p5_lines_are_parsed_untrimmed_so_crlf_passes_and_inner_bom_fails() {
+        let text = format!(
+            "{HEADER}\r\n{{\"type\":\"a\"}}\r\n\u{feff}{{\"type\":\"b\"}}\n\u{a0}{{\"type\":\"c\"}}\n{{\"type\":\"d\"}}"
+        );
+        let s = load(&text).unwrap();
+        let types: Vec<_> = s
+            .entry_records()
+            .map(|r| r.entry_type().unwrap().to_owned())
+            .collect();
+        assert_eq!(types, ["a", "d"]);
+        assert_eq!(s.dropped.iter().map(|d| d.line).collect::<Vec<_>>(), [3, 4]);
+    }
+
+    #[test]
+    fn p6_any_json_value_is_an_entry() {
+        let text = format!("{HEADER}\n42\n\"x\"\n[1]\ntrue\nfalse\n");
+        let s = load(&text).unwrap();
+        assert_eq!(s.entries.len(), 5);
+        assert!(s.entry_records().all(|r| r.id == Key::Undefined));
+    }
+
+    #[test]
+    fn p7_lines_with_trailing_garbage_or_two_values_are_dropped() {
+        let text = format!("{HEADER}\n{{}}{{}}\n{{\"type\":\"a\"}} x\n");
+        let s = load(&text).unwrap();
+        assert!(s.entries.is_empty());
+        assert_eq!(s.dropped.len(), 2);
+    }
+
+    #[test]
+    fn p8_deep_nesting_huge_numbers_and_lone_surrogates_are_accepted() {
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let text = format!(
+            "{HEADER}\n{{\"type\":\"custom\",\"data\":{deep},\"n\":1e400,\"s\":\"\\ud83d\"}}\n"
+        );
+        let s = load(&text).unwrap();
+        assert_eq!(s.entries.len(), 1);
+        assert!(s.dropped.is_empty());
+    }
+
+    #[test]
+    fn pi_0_87_ignores_falsy_lines_and_does_not_trim_the_whole_text() {
+        let load87 = |text: &str| {
+            Session::load_with(
+                text.as_bytes(),
+                LoadOptions {
+                    ids: &mut SequentialIds::default(),
+                    pi: PiVersion::V0_87,
+                },
+            )
+            .map(|s| (s.entries.len(), s.skipped.len()))
+        };
+        assert_eq!(
+            load87(&format!("null\n{HEADER}\nnull\n0\nfalse\n\"\"\n42\n")).unwrap(),
+            (1, 5)
+        );
+        assert!(load87(&format!("\u{feff}{HEADER}\n")).is_err());
+        assert!(load(&format!("\u{feff}{HEADER}\n")).is_ok());
+    }
+
+    #[test]
     fn dropped_lines_report_their_column() {
         let text = format!("{HEADER}\n{{\"a\":é,}}\n");
         let s = load(&text).unwrap();
