@@ -34,3 +34,4 @@ pub enum PiVersion {
 pub mod atomic;
 pub mod context;
 pub mod llm;
+pub mod types;
