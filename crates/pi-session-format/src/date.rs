@@ -53,12 +53,48 @@ pub fn time_to_json(t: f64) -> JsValue {
     }
 }
 
-fn time_clip(t: f64) -> f64 {
+/// ECMAScript TimeClip: `NaN` outside ±8.64e15 ms, otherwise truncated toward zero.
+pub fn time_clip(t: f64) -> f64 {
     if !t.is_finite() || t.abs() > MAX_TIME {
         f64::NAN
     } else {
         t.trunc() + 0.0
     }
+}
+
+/// `Date.prototype.toISOString()` of a valid time value: `YYYY-MM-DDTHH:mm:ss.sssZ`, with a
+/// signed six-digit year outside 0000–9999.
+pub fn to_iso_string(t: f64) -> String {
+    let ms = t as i64;
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    let year = if (0..=9999).contains(&year) {
+        format!("{year:04}")
+    } else {
+        format!("{}{:06}", if year < 0 { '-' } else { '+' }, year.abs())
+    };
+    format!(
+        "{year}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        in_day / 3_600_000,
+        in_day / 60_000 % 60,
+        in_day / 1000 % 60,
+        in_day % 1000
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 /// Parses a date string as V8 does for the supported forms; `NaN` otherwise.
@@ -387,6 +423,21 @@ mod tests {
         assert_eq!(utc("2025-01-01 00:00:00Z"), 1_735_689_600_000.0);
         assert_eq!(utc("2025-01-01t00:00:00z"), 1_735_689_600_000.0);
         assert_eq!(utc("2025-01-01T00:00:00+0100"), 1_735_686_000_000.0);
+    }
+
+    #[test]
+    fn iso_strings_round_trip() {
+        for s in [
+            "2025-01-01T00:00:00.000Z",
+            "1970-01-01T00:00:00.000Z",
+            "1969-12-31T23:59:59.999Z",
+            "2024-02-29T12:34:56.789Z",
+            "0000-01-01T00:00:00.000Z",
+        ] {
+            assert_eq!(to_iso_string(parse_date(s)), s);
+        }
+        assert_eq!(to_iso_string(-8.64e15), "-271821-04-20T00:00:00.000Z");
+        assert_eq!(to_iso_string(8.64e15), "+275760-09-13T00:00:00.000Z");
     }
 
     #[test]

@@ -33,5 +33,6 @@ pub enum PiVersion {
 
 pub mod atomic;
 pub mod context;
+pub mod info;
 pub mod llm;
 pub mod types;

@@ -8,10 +8,10 @@ use std::path::Path;
 
 /// The bytes of one input.
 pub enum Input {
-    /// A memory-mapped file.
-    Mapped(Mmap),
-    /// Bytes read into memory (standard input, empty files).
-    Owned(Vec<u8>, bool),
+    /// A memory-mapped file and its modification time (ms since 1970).
+    Mapped(Mmap, f64),
+    /// Bytes read into memory: standard input (`None`) or an empty file (its mtime).
+    Owned(Vec<u8>, Option<f64>),
 }
 
 impl Input {
@@ -20,11 +20,17 @@ impl Input {
         if path.as_os_str() == "-" {
             let mut bytes = Vec::new();
             io::stdin().lock().read_to_end(&mut bytes)?;
-            return Ok(Input::Owned(bytes, true));
+            return Ok(Input::Owned(bytes, None));
         }
         let file = File::open(path)?;
-        if file.metadata()?.len() == 0 {
-            return Ok(Input::Owned(Vec::new(), false));
+        let metadata = file.metadata()?;
+        let mtime = metadata
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0.0, |d| d.as_millis() as f64);
+        if metadata.len() == 0 {
+            return Ok(Input::Owned(Vec::new(), Some(mtime)));
         }
         // SAFETY: the map is read-only and lives as long as `Input`. Another process
         // truncating the file while we read it could fault; that is the accepted cost of
@@ -32,19 +38,27 @@ impl Input {
         // a file in the middle of being rewritten.
         #[allow(unsafe_code)]
         let map = unsafe { Mmap::map(&file)? };
-        Ok(Input::Mapped(map))
+        Ok(Input::Mapped(map, mtime))
     }
 
     /// The bytes.
     pub fn bytes(&self) -> &[u8] {
         match self {
-            Input::Mapped(map) => map,
+            Input::Mapped(map, _) => map,
             Input::Owned(bytes, _) => bytes,
         }
     }
 
     /// Whether the input is standard input.
     pub fn is_stdin(&self) -> bool {
-        matches!(self, Input::Owned(_, true))
+        matches!(self, Input::Owned(_, None))
+    }
+
+    /// The file's modification time in ms since 1970 (0 for standard input).
+    pub fn modified_ms(&self) -> f64 {
+        match self {
+            Input::Mapped(_, mtime) | Input::Owned(_, Some(mtime)) => *mtime,
+            Input::Owned(_, None) => 0.0,
+        }
     }
 }

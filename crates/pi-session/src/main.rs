@@ -10,7 +10,7 @@ mod input;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use input::Input;
 use pi_session_format::context::build_context;
-use pi_session_format::json::{self, JsArray, JsObject, JsValue};
+use pi_session_format::json::{self, JsArray, JsValue};
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
 use pi_session_format::session::{LoadOptions, Session};
 use pi_session_format::tree::{self, Index, Leaf};
@@ -71,11 +71,16 @@ enum Command {
         #[command(flatten)]
         file: FileArgs,
     },
-    /// Print `{"name", "labels": [[targetId, label], …], "leafId"}`: the session name, the
-    /// labels in pi's `labelsById` order and the leaf id after loading.
+    /// Print the session's listing entry as pi's `buildSessionInfo` makes it: `{"id","cwd",
+    /// "name"?,"parentSessionPath"?,"created","modified","messageCount","firstMessage",
+    /// "allMessagesText"}`, or `null` when pi leaves the file out of session lists.
     Info {
         #[command(flatten)]
         file: FileArgs,
+        /// The file modification time to use (milliseconds since 1970), pi's last fallback
+        /// for `modified`; default: the file's own (0 for standard input).
+        #[arg(long, value_name = "MS")]
+        mtime: Option<i64>,
     },
 }
 
@@ -122,7 +127,7 @@ fn main() -> ExitCode {
         Command::Context { file, .. }
         | Command::Migrate { file, .. }
         | Command::Tree { file }
-        | Command::Info { file } => file.file.display().to_string(),
+        | Command::Info { file, .. } => file.file.display().to_string(),
     };
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
@@ -201,32 +206,14 @@ fn run(command: Command) -> Result<(), Failure> {
             let roots = tree::tree(&session, &index);
             print_json(&tree::tree_to_json(&session, &roots))
         }
-        Command::Info { file } => {
+        Command::Info { file, mtime } => {
             let input = Input::open(&file.file)?;
-            let session = load(&input, &file, false)?;
-            let index = Index::build(&session);
-            let mut info = JsObject::new();
-            info.set(
-                "name",
-                tree::session_name(&session).map_or(JsValue::Null, JsValue::string),
-            );
-            let labels = index
-                .labels_in_order()
-                .into_iter()
-                .map(|l| JsValue::Array(JsArray(vec![l.target.clone(), l.label.clone()])))
-                .collect();
-            info.set("labels", JsValue::Array(JsArray(labels)));
-            // pi's leaf id after loading; an absent `id` (undefined) is left out.
-            let last = session
-                .entries
-                .last()
-                .map(|&i| session.records[i].value().get("id").cloned());
-            match last {
-                None => info.set("leafId", JsValue::Null),
-                Some(Some(id)) => info.set("leafId", id),
-                Some(None) => {}
-            }
-            print_json(&JsValue::Object(info))
+            let mtime = match mtime {
+                Some(ms) => ms as f64,
+                None => input.modified_ms(),
+            };
+            let info = pi_session_format::info::session_info(input.bytes(), mtime, file.pi.into());
+            print_json(&info.unwrap_or(JsValue::Null))
         }
     }
 }
