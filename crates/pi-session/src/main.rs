@@ -1,20 +1,18 @@
 //! `pi-session`: the command-line tool for pi session files.
 //!
 //! Thin by design: argument parsing, reading files, printing. Everything about the format
-//! lives in the `pi-session-format` library.
+//! lives in the `pi-session-format` library; [`ops`] turns its results into output bytes.
 //!
 //! Exit codes: 0 success, 1 the input is invalid or the operation failed on it, 2 usage.
 
+mod conformance;
 mod input;
+mod ops;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use input::Input;
-use pi_session_format::context::build_context;
-use pi_session_format::json::{self, JsArray, JsValue};
-use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
-use pi_session_format::session::{LoadOptions, Session};
-use pi_session_format::tree::{self, Index, Leaf};
-use pi_session_format::{PiVersion, atomic, llm};
+use ops::{Rejected, Settings};
+use pi_session_format::{PiVersion, atomic};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -44,7 +42,7 @@ enum Command {
         #[arg(long)]
         llm: bool,
     },
-    /// Print or write the file migrated to version 3, as pi would rewrite it on open.
+    /// Print or write the file migrated to version 3, as pi leaves it after opening it.
     Migrate {
         #[command(flatten)]
         file: FileArgs,
@@ -82,6 +80,11 @@ enum Command {
         #[arg(long, value_name = "MS")]
         mtime: Option<i64>,
     },
+    /// Run the conformance corpus against an implementation, or act as one.
+    Conformance {
+        #[command(subcommand)]
+        command: conformance::Command,
+    },
 }
 
 #[derive(Args)]
@@ -93,8 +96,9 @@ struct FileArgs {
     pi: Pi,
 }
 
+/// The `--pi` values.
 #[derive(Clone, Copy, ValueEnum)]
-enum Pi {
+pub enum Pi {
     /// @mariozechner/pi-coding-agent 0.73.1, the documented v3 format.
     #[value(name = "0.73")]
     V0_73,
@@ -112,53 +116,47 @@ impl From<Pi> for PiVersion {
     }
 }
 
-/// A failure on the input: printed as `pi-session: FILE: message`, exit 1.
-struct Failure(String);
-
-impl<E: std::fmt::Display> From<E> for Failure {
-    fn from(e: E) -> Self {
-        Failure(e.to_string())
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Conformance { command } => conformance::main(command),
+        command => run_file_command(command),
     }
 }
 
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let file = match &cli.command {
+fn run_file_command(command: Command) -> ExitCode {
+    let file = match &command {
         Command::Context { file, .. }
         | Command::Migrate { file, .. }
         | Command::Tree { file }
-        | Command::Info { file, .. } => file.file.display().to_string(),
+        | Command::Info { file, .. } => file.file.clone(),
+        Command::Conformance { .. } => unreachable!("dispatched in main"),
     };
-    match run(cli.command) {
+    let name = file.display().to_string();
+    let result = Input::open(&file)
+        .map_err(Rejected::from)
+        .and_then(|input| run(command, &input, &name));
+    match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Failure(message)) => {
-            eprintln!("pi-session: {file}: {message}");
+        Err(Rejected(message)) => {
+            eprintln!("pi-session: {name}: {message}");
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(command: Command) -> Result<(), Failure> {
-    match command {
-        Command::Context { file, leaf, llm } => {
-            let input = Input::open(&file.file)?;
-            let pi = file.pi.into();
-            let session = load(&input, &file, false)?;
-            let index = Index::build(&session);
-            let leaf = leaf.map_or(Leaf::Current, Leaf::Id);
-            let context = build_context(&session, &index, &leaf, pi)?;
-            for line in &context.skipped_lines {
-                eprintln!(
-                    "pi-session: {}:{line}: warning: `message` is missing or null; skipped (pi would throw a TypeError)",
-                    file.file.display()
-                );
-            }
-            let output = if llm {
-                JsValue::Array(JsArray(llm::to_llm(context.messages, pi)))
-            } else {
-                context.to_json()
-            };
-            print_json(&output)
+fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
+    let output = match command {
+        Command::Context { file, leaf, llm } => ops::context(
+            input.bytes(),
+            leaf.as_deref(),
+            llm,
+            Settings::new(file.pi.into(), false),
+        )?,
+        Command::Tree { file } => ops::tree(input.bytes(), Settings::new(file.pi.into(), false))?,
+        Command::Info { file, mtime } => {
+            let mtime = mtime.map_or_else(|| input.modified_ms(), |ms| ms as f64);
+            ops::info(input.bytes(), mtime, Settings::new(file.pi.into(), false))
         }
         Command::Migrate {
             file,
@@ -167,98 +165,39 @@ fn run(command: Command) -> Result<(), Failure> {
             backup,
             sequential_ids,
         } => {
-            let input = Input::open(&file.file)?;
-            let session = load(&input, &file, sequential_ids)?;
-            for d in &session.dropped {
-                eprintln!(
-                    "pi-session: {}:{}:{}: warning: not JSON ({}); kept verbatim (pi would delete this line)",
-                    file.file.display(),
-                    d.line,
-                    d.column,
-                    d.error
-                );
-            }
-            let output = session.to_jsonl();
+            let (output, changed) =
+                ops::migrate(input.bytes(), Settings::new(file.pi.into(), sequential_ids))?;
+            print_warnings(name, &output.warnings);
             if stdout {
-                return write_stdout(&output);
+                return write_stdout(&output.bytes);
             }
             if input.is_stdin() {
-                return Err(Failure(
+                return Err(Rejected(
                     "--in-place needs a file, not standard input".into(),
                 ));
             }
-            if !session.version.rewrite {
+            if !changed {
                 eprintln!(
-                    "pi-session: {}: already version 3; nothing to migrate, file unchanged",
-                    file.file.display()
+                    "pi-session: {name}: already version 3; nothing to migrate, file unchanged"
                 );
                 return Ok(());
             }
-            drop(session);
-            drop(input);
-            atomic::replace_file(&file.file, &output, backup)?;
-            Ok(())
+            return Ok(atomic::replace_file(&file.file, &output.bytes, backup)?);
         }
-        Command::Tree { file } => {
-            let input = Input::open(&file.file)?;
-            let session = load(&input, &file, false)?;
-            let index = Index::build(&session);
-            let roots = tree::tree(&session, &index);
-            print_json(&tree::tree_to_json(&session, &roots))
-        }
-        Command::Info { file, mtime } => {
-            let input = Input::open(&file.file)?;
-            let mtime = match mtime {
-                Some(ms) => ms as f64,
-                None => input.modified_ms(),
-            };
-            let info = pi_session_format::info::session_info(input.bytes(), mtime, file.pi.into());
-            print_json(&info.unwrap_or(JsValue::Null))
-        }
-    }
-}
-
-/// Loads a session; migration ids are sequential with `sequential_ids` or when the
-/// environment sets `PI_SESSION_DETERMINISTIC_IDS=1`, random otherwise.
-fn load<'a>(
-    input: &'a Input,
-    file: &FileArgs,
-    sequential_ids: bool,
-) -> Result<Session<'a>, Failure> {
-    let deterministic = sequential_ids
-        || std::env::var_os("PI_SESSION_DETERMINISTIC_IDS").is_some_and(|v| v == "1");
-    let mut ids: Box<dyn IdGenerator> = if deterministic {
-        Box::new(SequentialIds::default())
-    } else {
-        Box::new(RandomIds)
+        Command::Conformance { .. } => unreachable!("dispatched in main"),
     };
-    let session = Session::load_with(
-        input.bytes(),
-        LoadOptions {
-            ids: ids.as_mut(),
-            pi: file.pi.into(),
-        },
-    )?;
-    for s in &session.skipped {
-        eprintln!(
-            "pi-session: {}:{}: warning: skipped {}",
-            file.file.display(),
-            s.line,
-            s.reason
-        );
-    }
-    Ok(session)
+    print_warnings(name, &output.warnings);
+    write_stdout(&output.bytes)
 }
 
-fn print_json(value: &JsValue) -> Result<(), Failure> {
-    let mut bytes = Vec::new();
-    json::write_value(&mut bytes, value);
-    bytes.push(b'\n');
-    write_stdout(&bytes)
+fn print_warnings(name: &str, warnings: &[String]) {
+    for w in warnings {
+        eprintln!("pi-session: {name}:{w}");
+    }
 }
 
 /// Writes to stdout; a closed pipe (`pi-session … | head`) is not an error.
-fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
+pub fn write_stdout(bytes: &[u8]) -> Result<(), Rejected> {
     let mut out = std::io::stdout().lock();
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),

@@ -1,0 +1,16 @@
+//! The conformance corpus of the pi session format and the runner that checks an
+//! implementation against it, in the manner of toml-test.
+//!
+//! - [`corpus`]: reading the cases (`conformance/cases/<area>/<name>/`) and their rules;
+//! - [`protocol`]: running one operation of an implementation: the operation and its
+//!   arguments on the command line, the session on stdin, the output on stdout;
+//! - [`diff`]: showing where an output differs from the expected one;
+//! - [`run`]: running a whole corpus and summarising.
+//!
+//! The format of a case is documented in `conformance/FORMAT.md`, the protocol in
+//! `conformance/README.md`.
+
+pub mod corpus;
+pub mod diff;
+pub mod protocol;
+pub mod run;

@@ -1,0 +1,129 @@
+//! Running an implementation over the corpus and summarising the result.
+
+use crate::corpus::{Case, Expected, Op};
+use crate::diff;
+use crate::protocol::{self, Outcome};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Serialize;
+use std::time::Duration;
+
+/// Which cases to run and how.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The implementation's command line.
+    pub implementation: String,
+    /// Only cases whose id matches one of these globs (all when empty).
+    pub only: Vec<String>,
+    /// Skip cases whose id matches one of these globs.
+    pub skip: Vec<String>,
+    /// Per-operation timeout.
+    pub timeout: Duration,
+}
+
+/// The result of one operation of one case.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpResult {
+    /// The case id (`area/name`).
+    pub case: String,
+    /// The operation.
+    pub op: &'static str,
+    /// Whether it matched.
+    pub passed: bool,
+    /// What went wrong, for humans.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// The results of a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The implementation that was run.
+    pub implementation: String,
+    /// Every operation run.
+    pub results: Vec<OpResult>,
+    /// Number of cases run.
+    pub cases: usize,
+    /// Operations that passed.
+    pub passed: usize,
+    /// Operations that failed.
+    pub failed: usize,
+}
+
+fn globs(patterns: &[String]) -> Result<GlobSet, String> {
+    let mut builder = GlobSetBuilder::new();
+    for p in patterns {
+        builder.add(Glob::new(p).map_err(|e| format!("bad pattern {p:?}: {e}"))?);
+    }
+    builder.build().map_err(|e| e.to_string())
+}
+
+/// The cases selected by `--only` / `--skip`.
+pub fn select<'c>(
+    cases: &'c [Case],
+    only: &[String],
+    skip: &[String],
+) -> Result<Vec<&'c Case>, String> {
+    let (only_set, skip_set) = (globs(only)?, globs(skip)?);
+    Ok(cases
+        .iter()
+        .filter(|c| only.is_empty() || only_set.is_match(&c.id))
+        .filter(|c| !skip_set.is_match(&c.id))
+        .collect())
+}
+
+/// Runs one operation of `case` and compares it with the expectation.
+pub fn check(case: &Case, op: Op, implementation: &str, timeout: Duration) -> OpResult {
+    let verdict = (|| {
+        let expected = case
+            .expected(op)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("no expected output for `{op}`"))?;
+        let session = std::fs::read(case.session_path()).map_err(|e| e.to_string())?;
+        let mut args = vec![op.name().to_string()];
+        args.extend(case.args(op));
+        match (
+            protocol::run(implementation, &args, &session, timeout),
+            expected,
+        ) {
+            (Outcome::Output(actual), Expected::Output(expected)) => {
+                match diff::describe(&expected, &actual) {
+                    None => Ok(()),
+                    Some(d) => Err(d),
+                }
+            }
+            (Outcome::Rejected(_), Expected::Error(_)) => Ok(()),
+            (Outcome::Output(_), Expected::Error(reason)) => Err(format!(
+                "expected the input to be rejected (exit status 1): {reason}"
+            )),
+            (Outcome::Rejected(stderr), Expected::Output(_)) => {
+                Err(format!("rejected the input: {}", stderr.trim()))
+            }
+            (Outcome::Crashed(e), _) => Err(format!("crashed: {}", e.trim())),
+            (Outcome::TimedOut, _) => Err(format!("no answer within {timeout:?}")),
+        }
+    })();
+    OpResult {
+        case: case.id.clone(),
+        op: op.name(),
+        passed: verdict.is_ok(),
+        detail: verdict.err(),
+    }
+}
+
+/// Runs every selected case (all its operations).
+pub fn run(cases: &[&Case], options: &RunOptions) -> Report {
+    let mut results = Vec::new();
+    for case in cases {
+        for op in case.ops() {
+            results.push(check(case, op, &options.implementation, options.timeout));
+        }
+    }
+    let passed = results.iter().filter(|r| r.passed).count();
+    Report {
+        implementation: options.implementation.clone(),
+        failed: results.len() - passed,
+        passed,
+        cases: cases.len(),
+        results,
+    }
+}

@@ -1,0 +1,177 @@
+//! `pi-session conformance`: run the corpus against any implementation (`run`), and be an
+//! implementation of the protocol (`impl`), so `pi-session` checks itself the same way.
+
+use crate::Pi;
+use crate::ops::{self, Rejected, Settings};
+use clap::{Subcommand, ValueEnum};
+use pi_session_conformance::corpus;
+use pi_session_conformance::run::{self, RunOptions};
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run an implementation over the corpus and print a pass/fail summary.
+    Run {
+        /// The implementation's command line; it is called as `IMPL OP [ARGS…]` with the
+        /// session on stdin (see conformance/README.md).
+        #[arg(long = "impl", value_name = "COMMAND")]
+        implementation: String,
+        /// The corpus directory.
+        #[arg(long, default_value = "conformance/cases")]
+        corpus: PathBuf,
+        /// Run only the cases whose id (`area/name`) matches this glob (repeatable).
+        #[arg(long, value_name = "GLOB")]
+        only: Vec<String>,
+        /// Skip the cases whose id matches this glob (repeatable).
+        #[arg(long, value_name = "GLOB")]
+        skip: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Seconds an implementation may take for one operation.
+        #[arg(long, default_value_t = 10.0)]
+        timeout: f64,
+    },
+    /// Act as an implementation of the protocol: read the session on stdin, print the
+    /// result of OP.
+    Impl {
+        /// The operation.
+        #[arg(value_enum)]
+        op: ProtocolOp,
+        /// Leaf id for `context` and `llm`.
+        #[arg(long, value_name = "ID")]
+        leaf: Option<String>,
+        /// Which pi to follow.
+        #[arg(long, value_enum, default_value_t = Pi::V0_73)]
+        pi: Pi,
+        /// File modification time for `info` (ms since 1970).
+        #[arg(long, value_name = "MS", default_value_t = 0)]
+        mtime: i64,
+    },
+}
+
+/// Report formats.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Format {
+    /// A line per failure with its diff, then a summary.
+    Human,
+    /// The whole report as JSON.
+    Json,
+}
+
+/// The protocol's operations.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ProtocolOp {
+    /// `buildSessionContext()`.
+    Context,
+    /// `convertToLlm(context.messages)`.
+    Llm,
+    /// The file after opening.
+    Migrate,
+    /// `getTree()`.
+    Tree,
+    /// `buildSessionInfo`.
+    Info,
+}
+
+pub fn main(command: Command) -> ExitCode {
+    match command {
+        Command::Run {
+            implementation,
+            corpus,
+            only,
+            skip,
+            format,
+            timeout,
+        } => run_corpus(
+            RunOptions {
+                implementation,
+                only,
+                skip,
+                timeout: Duration::from_secs_f64(timeout),
+            },
+            &corpus,
+            format,
+        ),
+        Command::Impl {
+            op,
+            leaf,
+            pi,
+            mtime,
+        } => match implement(op, leaf.as_deref(), pi, mtime) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(Rejected(message)) => {
+                eprintln!("pi-session: {message}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
+
+fn implement(op: ProtocolOp, leaf: Option<&str>, pi: Pi, mtime: i64) -> Result<(), Rejected> {
+    let mut bytes = Vec::new();
+    std::io::stdin().lock().read_to_end(&mut bytes)?;
+    // Migration ids are numbered in the protocol so outputs are comparable.
+    let settings = Settings {
+        pi: pi.into(),
+        sequential_ids: true,
+    };
+    let output = match op {
+        ProtocolOp::Context => ops::context(&bytes, leaf, false, settings)?,
+        ProtocolOp::Llm => ops::context(&bytes, leaf, true, settings)?,
+        ProtocolOp::Migrate => ops::migrate(&bytes, settings)?.0,
+        ProtocolOp::Tree => ops::tree(&bytes, settings)?,
+        ProtocolOp::Info => ops::info(&bytes, mtime as f64, settings),
+    };
+    crate::write_stdout(&output.bytes)
+}
+
+fn run_corpus(options: RunOptions, corpus_dir: &std::path::Path, format: Format) -> ExitCode {
+    let cases = match corpus::load_cases(corpus_dir) {
+        Ok(cases) => cases,
+        Err(e) => {
+            eprintln!("pi-session: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let selected = match run::select(&cases, &options.only, &options.skip) {
+        Ok(selected) => selected,
+        Err(e) => {
+            eprintln!("pi-session: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = run::run(&selected, &options);
+    match format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        ),
+        Format::Human => {
+            for r in report.results.iter().filter(|r| !r.passed) {
+                println!(
+                    "FAIL {} [{}]\n{}",
+                    r.case,
+                    r.op,
+                    r.detail.as_deref().unwrap_or_default()
+                );
+            }
+            println!(
+                "{} cases, {} operations: {} passed, {} failed ({})",
+                report.cases,
+                report.passed + report.failed,
+                report.passed,
+                report.failed,
+                options.implementation
+            );
+        }
+    }
+    if report.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,44 @@
+//! `cargo xtask …`: project chores that are code, not shell scripts.
+//!
+//! - `cargo xtask conformance bless [--only GLOB]…` — write the expected outputs of the corpus
+//!   with the pinned reference (`conformance/reference/`), and with `pi-session` for the
+//!   `divergence/` cases;
+//! - `cargo xtask conformance check-reference` — recompute them with the reference and fail on
+//!   any difference;
+//! - `cargo xtask conformance fuzz-reference --seed S --count N [--save]` — random sessions,
+//!   reference against `pi-session`; `--save` turns each mismatch into a new case.
+
+mod conformance;
+mod reference;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The workspace root (xtask lives one level below it).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_default()
+}
+
+const USAGE: &str = "usage:
+  cargo xtask conformance bless [--only GLOB]...
+  cargo xtask conformance check-reference [--only GLOB]...
+  cargo xtask conformance fuzz-reference --seed S --count N [--pi 0.73|0.87] [--save]";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let result = match args.as_slice() {
+        ["conformance", rest @ ..] => conformance::main(rest),
+        _ => Err(format!("unknown command\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

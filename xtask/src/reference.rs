@@ -1,0 +1,114 @@
+//! Talking to the pinned reference: `node conformance/reference/pi-ref.mjs batch`, one NDJSON
+//! request per line in, one response per line out.
+
+use crate::root;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// One request to the reference.
+pub struct Request<'a> {
+    /// `context`, `migrate`, `tree` or `info` (`llm` is `context` with `llm: true`).
+    pub op: &'a str,
+    /// The session file (absolute path).
+    pub file: &'a Path,
+    /// Leaf id for `context`.
+    pub leaf: Option<&'a str>,
+    /// Whether to apply `convertToLlm`.
+    pub llm: bool,
+    /// `"0.73"` or `"0.87"`.
+    pub pi: &'a str,
+}
+
+/// What the reference answered: its exact output, or the error it threw.
+pub type Response = Result<Vec<u8>, String>;
+
+/// Makes sure `node` and the pinned packages are there (`npm ci` from the lockfile).
+pub fn ensure_installed() -> Result<(), String> {
+    let dir = root().join("conformance/reference");
+    let node = Command::new("node").arg("--version").output();
+    if !node.is_ok_and(|o| o.status.success()) {
+        return Err("node is required to run the reference (Node ≥ 20 with npm)".into());
+    }
+    if !dir.join("node_modules").is_dir() {
+        let status = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir)
+            .status()
+            .map_err(|e| format!("npm ci: {e}"))?;
+        if !status.success() {
+            return Err("npm ci failed in conformance/reference".into());
+        }
+    }
+    Ok(())
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Runs every request through one reference process, in order.
+pub fn batch(requests: &[Request<'_>]) -> Result<Vec<Response>, String> {
+    ensure_installed()?;
+    let mut child = Command::new("node")
+        .arg(root().join("conformance/reference/pi-ref.mjs"))
+        .arg("batch")
+        .env("TZ", "UTC")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start node: {e}"))?;
+    let mut input = String::new();
+    for r in requests {
+        let leaf = r.leaf.map_or("null".to_string(), json_string);
+        let file = json_string(&r.file.to_string_lossy());
+        input.push_str(&format!(
+            "{{\"op\":{},\"file\":{file},\"leaf\":{leaf},\"llm\":{},\"pi\":{}}}\n",
+            json_string(r.op),
+            r.llm,
+            json_string(r.pi)
+        ));
+    }
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut responses = Vec::with_capacity(requests.len());
+    for line in BufReader::new(stdout).lines() {
+        let line = line.map_err(|e| e.to_string())?;
+        let value: serde_json::Value =
+            serde_json::from_str(&line).map_err(|e| format!("bad response {line:?}: {e}"))?;
+        let response = if value["ok"] == true {
+            Ok(value["output"]
+                .as_str()
+                .unwrap_or_default()
+                .as_bytes()
+                .to_vec())
+        } else {
+            Err(value["error"].as_str().unwrap_or("error").to_string())
+        };
+        responses.push(response);
+    }
+    writer
+        .join()
+        .map_err(|_| "writer panicked")?
+        .map_err(|e| e.to_string())?;
+    let status = child.wait().map_err(|e| e.to_string())?;
+    if !status.success() || responses.len() != requests.len() {
+        return Err(format!(
+            "the reference answered {} of {} requests ({status})",
+            responses.len(),
+            requests.len()
+        ));
+    }
+    Ok(responses)
+}
