@@ -170,3 +170,33 @@ fn stdin_is_read_with_dash() {
         "{\"messages\":[],\"thinkingLevel\":\"off\",\"model\":null}\n"
     );
 }
+
+#[test]
+fn c8_offsetless_timestamps_use_the_tz_of_the_process_like_node() {
+    let dir = scratch("tz");
+    let entry = |id: &str, parent: &str, ts: &str| {
+        format!(r#"{{"type":"custom_message","customType":"k","content":"c","display":true,"id":"{id}","parentId":{parent},"timestamp":"{ts}"}}"#)
+    };
+    let file = write(
+        &dir,
+        "s.jsonl",
+        &[
+            HEADER.to_string(),
+            entry("a", "null", "2025-06-15T12:00:00"),
+            entry("b", "\"a\"", "2025-03-09T02:30:00"),
+            entry("c", "\"b\"", "2025-11-02T01:30:00"),
+            entry("d", "\"c\"", "2025-06-15"),
+        ]
+        .join("\n"),
+    );
+    // Values printed by Node 20: TZ=America/New_York node -e 'new Date(s).getTime()'
+    let out = Command::new(env!("CARGO_BIN_EXE_pi-session"))
+        .args(["context", &file])
+        .env("TZ", "America/New_York")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for ms in ["1750003200000", "1741505400000", "1762061400000", "1749945600000"] {
+        assert!(text.contains(&format!("\"timestamp\":{ms}")), "{ms} missing in {text}");
+    }
+}
