@@ -5,12 +5,14 @@
 //   node pi-ref.mjs context FILE [--leaf ID] [--llm] [--pi 0.73|0.87]
 //   node pi-ref.mjs migrate FILE [--pi 0.73|0.87]
 //   node pi-ref.mjs tree FILE [--pi ...]
-//   node pi-ref.mjs info FILE [--pi ...]
+//   node pi-ref.mjs info FILE [--pi ...] [--mtime MS]
+//   node pi-ref.mjs labels FILE [--pi ...]
 //   node pi-ref.mjs batch            (NDJSON requests on stdin, one NDJSON response per line)
 //
 // Batch request:  {"op":"context","file":"...","leaf":null,"llm":false,"pi":"0.73","id":7}
-//                 (op: context | migrate | tree | info; "llm" and "leaf" only for context; "id" is
-//                 optional, any JSON value, and echoed as the first key of the response)
+//                 (op: context | migrate | tree | info | labels; "llm" and "leaf" only for context;
+//                 optional "mtime" (ms) for info; "id" is optional, any JSON value, and echoed as
+//                 the first key of the response)
 // Batch response: {"ok":true,"output":"<exactly what the single mode prints>",
 //                  "rewritten":<bool: pi modified the (copied) file while opening it>,
 //                  "invalidHeader":<bool: pi's loadEntriesFromFile returned [] for an existing file,
@@ -42,9 +44,14 @@
 //   tree:    JSON of getTree() as [{id, type, label?, children:[...]}], built and serialised
 //            iteratively (no recursion limit). Keys whose value is undefined are omitted, exactly as
 //            JSON.stringify would (id-less entries have no "id" key).
-//   info:    {"name": getSessionName() ?? null, "labels": [[targetId, label], ...] (labelsById in Map
-//            order), "leafId": getLeafId()} — leafId key omitted when pi's leaf is `undefined`
-//            (trailing non-object line), null when null.
+//   info:    buildSessionInfo(): the listing entry `pi --resume` shows, JSON.stringify'd without
+//            `path`: {id, cwd, name?, parentSessionPath?, created, modified, messageCount,
+//            firstMessage, allMessagesText}, or null when pi leaves the file out of the list. The
+//            file is not opened (listing reads it as is); the copy's mtime (pi's last fallback for
+//            `modified`) is --mtime / "mtime", default 2000-01-01T00:00:00.000Z. See opInfo.
+//   labels:  (the former `info`) {"name": getSessionName() ?? null, "labels": [[targetId, label], ...]
+//            (labelsById in Map order), "leafId": getLeafId()} after open() — leafId key omitted
+//            when pi's leaf is `undefined` (trailing non-object line), null when null.
 //
 // Deterministic ids — findings from reading dist/core/session-manager.js of BOTH 0.73.1 and 0.87.1
 // (identical code for these parts):
@@ -78,7 +85,7 @@
 // here guards against that; the caller must use a timeout (and restart the batch process).
 
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, mkdirSync, existsSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, mkdirSync, existsSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, basename, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -124,7 +131,7 @@ async function loadPi(version) {
 // ---- temp copies ---------------------------------------------------------------------------------
 let tmpRoot = null;
 let tmpSeq = 0;
-function freshCopy(file) {
+function freshCopy(file, name = basename(file)) {
 	if (!existsSync(file)) throw new Error(`no such file: ${file}`);
 	if (!tmpRoot) {
 		tmpRoot = mkdtempSync(join(process.env.PI_REF_TMPDIR || tmpdir(), "pi-ref-"));
@@ -136,7 +143,7 @@ function freshCopy(file) {
 	}
 	const dir = join(tmpRoot, String(++tmpSeq));
 	mkdirSync(dir);
-	const copy = join(dir, basename(file));
+	const copy = join(dir, name);
 	copyFileSync(file, copy);
 	return { dir, copy };
 }
@@ -265,7 +272,47 @@ async function opTree(req) {
 	}
 }
 
+// The fixed modification time `info` gives the file unless the request says otherwise
+// (2000-01-01T00:00:00.000Z, as conformance/FORMAT.md and the conformance crate use).
+const INFO_MTIME_MS = 946_684_800_000;
+
+/**
+ * buildSessionInfo(file) — the session's listing entry, what `pi --resume` shows. The function is
+ * module-private in both versions, so it is reached through the public listing API on a directory
+ * holding only a copy of the file (named session.jsonl: listing only reads *.jsonl), whose mtime is
+ * set to `mtime` (pi's last fallback for `modified`):
+ *   0.73.1: SessionManager.list(cwd, dir) → listSessionsFromDir(dir) (no cwd filter)
+ *   0.87.1: SessionManager.listAll(dir)   → listSessionsFromDir(dir) (list() would filter by cwd)
+ * Listing never opens the session (no migration, no rewrite). Output: JSON.stringify of the entry
+ * without `path` — {id, cwd, name?, parentSessionPath?, created, modified, messageCount,
+ * firstMessage, allMessagesText} (Dates via toJSON: ISO string, null when invalid) — or `null` when
+ * pi leaves the file out of the list (buildSessionInfo returned null / threw).
+ */
 async function opInfo(req) {
+	const pi = await loadPi(req.pi);
+	const v = normalizePi(req.pi);
+	const { dir } = freshCopy(req.file, "session.jsonl");
+	try {
+		const copy = join(dir, "session.jsonl");
+		const mtimeMs = req.mtime === undefined || req.mtime === null ? INFO_MTIME_MS : Number(req.mtime);
+		if (!Number.isFinite(mtimeMs)) throw new Error(`bad mtime: ${req.mtime}`);
+		const when = new Date(mtimeMs);
+		utimesSync(copy, when, when);
+		const list = v === "0.73" ? await pi.SessionManager.list(dir, dir) : await pi.SessionManager.listAll(dir);
+		if (list.length > 1) throw new Error(`listing returned ${list.length} sessions for one file`);
+		let output = "null\n";
+		if (list.length === 1) {
+			const { path: _path, ...info } = list[0];
+			output = `${JSON.stringify(info)}\n`;
+		}
+		return { output, rewritten: false, invalidHeader: false };
+	} finally {
+		cleanup(dir);
+	}
+}
+
+/** The old `info`: {name, labels:[[target,label]], leafId} after SessionManager.open(). */
+async function opLabels(req) {
 	const pi = await loadPi(req.pi);
 	const o = openCopy(pi, req.file);
 	try {
@@ -280,7 +327,7 @@ async function opInfo(req) {
 	}
 }
 
-const OPS = { context: opContext, migrate: opMigrate, tree: opTree, info: opInfo };
+const OPS = { context: opContext, migrate: opMigrate, tree: opTree, info: opInfo, labels: opLabels };
 
 async function run(req) {
 	const fn = OPS[req.op];
@@ -301,7 +348,8 @@ function usage() {
 			"  node pi-ref.mjs context FILE [--leaf ID] [--llm] [--pi 0.73|0.87]\n" +
 			"  node pi-ref.mjs migrate FILE [--pi 0.73|0.87]\n" +
 			"  node pi-ref.mjs tree FILE [--pi ...]\n" +
-			"  node pi-ref.mjs info FILE [--pi ...]\n" +
+			"  node pi-ref.mjs info FILE [--pi ...] [--mtime MS]\n" +
+			"  node pi-ref.mjs labels FILE [--pi ...]\n" +
 			"  node pi-ref.mjs batch   (NDJSON requests on stdin)\n",
 	);
 	process.exitCode = 2;
@@ -314,6 +362,9 @@ function parseArgs(argv) {
 		if (a === "--leaf") {
 			if (i + 1 >= argv.length) throw new Error("--leaf needs a value");
 			req.leaf = argv[++i];
+		} else if (a === "--mtime") {
+			if (i + 1 >= argv.length) throw new Error("--mtime needs a value");
+			req.mtime = Number(argv[++i]);
 		} else if (a === "--llm") req.llm = true;
 		else if (a === "--pi") {
 			if (i + 1 >= argv.length) throw new Error("--pi needs a value");
@@ -336,7 +387,9 @@ async function batch() {
 			id = req?.id;
 			const r = await run(req);
 			const output = Buffer.isBuffer(r.output) ? r.output.toString("utf8") : r.output;
-			resp = { ok: true, output, rewritten: r.rewritten, invalidHeader: r.invalidHeader };
+			// output_b64: the exact bytes (the file text of `migrate` may hold invalid UTF-8).
+			const bytes = Buffer.isBuffer(r.output) ? r.output : Buffer.from(r.output, "utf8");
+			resp = { ok: true, output, output_b64: bytes.toString("base64"), rewritten: r.rewritten, invalidHeader: r.invalidHeader };
 		} catch (e) {
 			resp = { ok: false, error: errorText(e) };
 		}

@@ -88,11 +88,14 @@ pub fn batch(requests: &[Request<'_>]) -> Result<Vec<Response>, String> {
         let value: serde_json::Value =
             serde_json::from_str(&line).map_err(|e| format!("bad response {line:?}: {e}"))?;
         let response = if value["ok"] == true {
-            Ok(value["output"]
+            // The exact bytes: `migrate` output may hold invalid UTF-8.
+            use base64::Engine as _;
+            let encoded = value["output_b64"]
                 .as_str()
-                .unwrap_or_default()
-                .as_bytes()
-                .to_vec())
+                .ok_or_else(|| format!("no output_b64 in {line:?}"))?;
+            base64::engine::general_purpose::STANDARD
+                .decode(encoded)
+                .map_err(|e| e.to_string())
         } else {
             Err(value["error"].as_str().unwrap_or("error").to_string())
         };

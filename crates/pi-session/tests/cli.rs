@@ -175,7 +175,9 @@ fn stdin_is_read_with_dash() {
 fn c8_offsetless_timestamps_use_the_tz_of_the_process_like_node() {
     let dir = scratch("tz");
     let entry = |id: &str, parent: &str, ts: &str| {
-        format!(r#"{{"type":"custom_message","customType":"k","content":"c","display":true,"id":"{id}","parentId":{parent},"timestamp":"{ts}"}}"#)
+        format!(
+            r#"{{"type":"custom_message","customType":"k","content":"c","display":true,"id":"{id}","parentId":{parent},"timestamp":"{ts}"}}"#
+        )
     };
     let file = write(
         &dir,
@@ -196,7 +198,15 @@ fn c8_offsetless_timestamps_use_the_tz_of_the_process_like_node() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    for ms in ["1750003200000", "1741505400000", "1762061400000", "1749945600000"] {
-        assert!(text.contains(&format!("\"timestamp\":{ms}")), "{ms} missing in {text}");
+    for ms in [
+        "1750003200000",
+        "1741505400000",
+        "1762061400000",
+        "1749945600000",
+    ] {
+        assert!(
+            text.contains(&format!("\"timestamp\":{ms}")),
+            "{ms} missing in {text}"
+        );
     }
 }
