@@ -93,7 +93,15 @@ SUMMARIES = {
         "each case says why in its `divergence` field."
     ),
 }
-ORDER = ["parse", "header", "migrate", "context", "llm", "tree", "labels-names", "info", "pi-0.87", "divergence"]
+SUMMARIES["real"] = (
+    "Whole sessions as they exist in the wild, kept forever as compatibility fixtures: files pi "
+    "wrote itself (v1 and v3), files from third-party readers and writers (see SOURCES.md for "
+    "where each comes from and its license), and realistic sessions recorded by driving pi's own "
+    "`SessionManager` API (`recorded-*`, made by `conformance/reference/record-sessions.mjs`), "
+    "including v1 and v2 files in their historical shapes. pi 0.73.1 and 0.87.1 give the same "
+    "outputs on every one of them (checked by `.ci/run`)."
+)
+ORDER = ["parse", "header", "migrate", "context", "llm", "tree", "labels-names", "info", "pi-0.87", "divergence", "real"]
 
 
 def load_rules():

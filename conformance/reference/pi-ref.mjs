@@ -85,7 +85,7 @@
 // here guards against that; the caller must use a timeout (and restart the batch process).
 
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, mkdirSync, existsSync, utimesSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, mkdirSync, existsSync, utimesSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, basename, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -329,7 +329,7 @@ async function opLabels(req) {
 
 const OPS = { context: opContext, migrate: opMigrate, tree: opTree, info: opInfo, labels: opLabels };
 
-async function run(req) {
+export async function run(req) {
 	const fn = OPS[req.op];
 	if (!fn) throw new Error(`unknown op: ${req.op}`);
 	if (typeof req.file !== "string") throw new Error("request needs a string 'file'");
@@ -422,4 +422,5 @@ async function main() {
 	}
 }
 
-await main();
+// Run as a command unless imported (adapter.mjs imports `run`).
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) await main();

@@ -6,9 +6,13 @@
 // 1. Generates N sessions with gen-sessions.mjs (seeded; driven by the real pi 0.73.1 API, plus
 //    hand-edited variants) into DIR (--keep) or a temp dir.
 // 2. For every file runs, on both sides:
-//      context:  ref `context FILE [--leaf ID]`        ours `BIN context FILE [--leaf ID]`
-//      llm:      ref `context FILE [--leaf ID] --llm`  ours `BIN context FILE [--leaf ID] --llm`
-//      migrate:  ref `migrate FILE`                    ours `BIN migrate FILE --stdout`
+//      context:  ref `context FILE [--leaf ID]`        ours `BIN context FILE [--leaf ID] --pi V`
+//      llm:      ref `context FILE [--leaf ID] --llm`  ours `BIN context FILE [--leaf ID] --llm --pi V`
+//      migrate:  ref `migrate FILE`                    ours `BIN migrate FILE --stdout --pi V`
+//      tree:     ref `tree FILE`                       ours `BIN tree FILE --pi V`
+//      info:     ref `info FILE --mtime T`             ours `BIN info FILE --mtime T --pi V`
+//                (buildSessionInfo; T = 946684800000, the mtime fallback of `modified`)
+//    (V = --pi, the same version the reference runs.)
 //    The reference runs in one long-lived `pi-ref.mjs batch` process (restarted after a timeout,
 //    since pi hangs on parent cycles). Ours runs with PI_SESSION_DETERMINISTIC_IDS=1 (migration ids
 //    00000001, 00000002, … in assignment order, like the patched reference). Both sides get TZ=UTC.
@@ -33,7 +37,8 @@
 //                     ref:0.73) compares against the reference itself instead — a self-test of this
 //                     script and a way to see how the two pi versions differ.
 //   --pi V            reference version: 0.73 (default) or 0.87
-//   --keep DIR        generate into DIR and keep it (default: temp dir, kept only on mismatch)
+//   --keep DIR        generate into DIR and keep it (default: temp dir, kept only on mismatch); a kept
+//                     directory gets failing.txt, the names of the failing sessions one per line
 //   --input DIR       skip generation; use DIR/*.jsonl (with optional DIR/<name>.args.json)
 //   --ops LIST        comma list of context,llm,migrate,tree,info (default: context,llm,migrate)
 //   --timeout-ms MS   per-invocation timeout (default 5000)
@@ -43,7 +48,7 @@
 //   --quiet           only the summary
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve, basename } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -54,6 +59,9 @@ const REPO = resolve(HERE, "..", "..");
 const PI_REF = join(REPO, "conformance", "reference", "pi-ref.mjs");
 const GEN = join(HERE, "gen-sessions.mjs");
 const ALL_OPS = ["context", "llm", "migrate", "tree", "info"];
+// `info` (buildSessionInfo) falls back to the file's mtime for `modified`: both sides get this one
+// (2000-01-01T00:00:00.000Z, as in the conformance corpus).
+const INFO_MTIME_MS = 946_684_800_000;
 const CHILD_ENV = { ...process.env, TZ: "UTC", PI_SESSION_DETERMINISTIC_IDS: "1" };
 // pi-ref.mjs puts its temp copies here; removed at exit (a batch process killed on timeout cannot
 // clean up after itself).
@@ -93,6 +101,8 @@ function parseArgs(argv) {
 		}
 	}
 	for (const op of a.ops) if (!ALL_OPS.includes(op)) throw new Error(`unknown op in --ops: ${op}`);
+	a.pi = a.pi.replace(/^(0\.73|0\.87)\.1$/, "$1");
+	if (a.pi !== "0.73" && a.pi !== "0.87") throw new Error(`unknown --pi version: ${a.pi} (use 0.73 or 0.87)`);
 	if (!Number.isInteger(a.count) || a.count < 0) throw new Error("--count must be a non-negative integer");
 	return a;
 }
@@ -190,14 +200,18 @@ class RefBatch {
 // ---------------------------------------------------------------------------------------------------
 // Ours
 // ---------------------------------------------------------------------------------------------------
-function oursArgs(op, file, leaf) {
+function oursArgs(op, file, leaf, pi) {
 	const leafArgs = leaf !== undefined && leaf !== null ? ["--leaf", leaf] : [];
-	if (op === "context") return ["context", file, ...leafArgs];
-	if (op === "llm") return ["context", file, ...leafArgs, "--llm"];
-	if (op === "migrate") return ["migrate", file, "--stdout"];
-	return [op, file]; // tree, info
+	// Our binary follows the same pi version as the reference (every subcommand takes --pi).
+	const piArgs = ["--pi", pi];
+	if (op === "context") return ["context", file, ...leafArgs, ...piArgs];
+	if (op === "llm") return ["context", file, ...leafArgs, "--llm", ...piArgs];
+	if (op === "migrate") return ["migrate", file, "--stdout", ...piArgs];
+	if (op === "info") return ["info", file, "--mtime", String(INFO_MTIME_MS), ...piArgs];
+	return [op, file, ...piArgs]; // tree
 }
 function refRequest(op, file, leaf, pi) {
+	if (op === "info") return { op, file, pi, mtime: INFO_MTIME_MS };
 	if (op !== "context" && op !== "llm") return { op, file, pi };
 	return { op: "context", file, leaf: leaf ?? null, llm: op === "llm", pi };
 }
@@ -273,9 +287,13 @@ function piKeepsLine(line) {
 		return false;
 	}
 }
+/** The reference's exact output bytes: output_b64 when the batch sends it (invalid UTF-8 survives). */
+function refBytes(resp) {
+	return typeof resp.output_b64 === "string" ? Buffer.from(resp.output_b64, "base64") : Buffer.from(resp.output, "utf8");
+}
 function classify(op, ref, ours) {
 	if (ref.ok && ours.ok) {
-		const refBuf = Buffer.from(ref.output, "utf8");
+		const refBuf = refBytes(ref);
 		if (refBuf.equals(ours.output)) return { kind: "match" };
 		if (op === "migrate") {
 			const kept = ours.output
@@ -350,6 +368,10 @@ async function main() {
 	let tempDir = null;
 	if (args.input) {
 		dir = resolve(args.input);
+		if (!existsSync(dir)) {
+			process.stderr.write(`run-diff: --input directory not found: ${dir}\n`);
+			process.exit(2);
+		}
 	} else {
 		if (args.keep) {
 			dir = resolve(args.keep);
@@ -370,6 +392,8 @@ async function main() {
 		.filter((f) => f.endsWith(".jsonl"))
 		.filter((f) => args.input || f.startsWith(`${args.seed}-`))
 		.sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+
+	if (files.length === 0) process.stderr.write(`run-diff: warning: no .jsonl files in ${dir}\n`);
 
 	const ref = new RefBatch(args.timeoutMs);
 	const counts = { match: 0, "both-error": 0, expected: 0, mismatch: 0 };
@@ -393,9 +417,9 @@ async function main() {
 			let oursRes;
 			if (oursRef) {
 				const r = await oursRef.batch.request(refRequest(op, file, leaf, oursRef.pi));
-				oursRes = r.ok ? { ok: true, output: Buffer.from(r.output, "utf8") } : r;
+				oursRes = r.ok ? { ok: true, output: refBytes(r) } : r;
 			} else {
-				oursRes = runOurs(args.bin, oursArgs(op, file, leaf), args.timeoutMs);
+				oursRes = runOurs(args.bin, oursArgs(op, file, leaf, args.pi), args.timeoutMs);
 			}
 			const c = classify(op, refRes, oursRes);
 			counts[c.kind]++;
@@ -404,7 +428,7 @@ async function main() {
 			if (c.kind === "expected") expectedReasons[c.reason] = (expectedReasons[c.reason] ?? 0) + 1;
 			if (c.kind === "mismatch" || (args.strict && c.kind === "expected")) {
 				const cmd = oursRef ? `ref:${oursRef.pi}` : basename(args.bin);
-				const invocation = `${cmd} ${oursArgs(op, file, leaf).join(" ")}`;
+				const invocation = `${cmd} ${oursArgs(op, file, leaf, oursRef ? oursRef.pi : args.pi).join(" ")}`;
 				mismatches.push({ f, op, c, invocation });
 				if (!args.quiet && mismatches.length <= args.maxReport) {
 					process.stdout.write(`MISMATCH ${f} [${op}${leaf !== null && (op === "context" || op === "llm") ? ` --leaf ${leaf}` : ""}] ${c.reason}\n  $ ${invocation}\n${c.detail ?? ""}\n\n`);
@@ -429,6 +453,12 @@ async function main() {
 	if (failed) {
 		const byFile = [...new Set(mismatches.map((m) => m.f))];
 		process.stdout.write(`  failing files (${byFile.length}): ${byFile.slice(0, 40).join(" ")}${byFile.length > 40 ? " …" : ""}\n`);
+	}
+	// failing.txt: the failing session names, one per line, next to generated sessions that are kept
+	// (`cargo xtask conformance fuzz-reference --save` turns them into regression cases).
+	if (!args.input && (failed || !tempDir)) {
+		const byFile = [...new Set(mismatches.map((m) => m.f))];
+		writeFileSync(join(dir, "failing.txt"), byFile.map((f) => `${f}\n`).join(""));
 	}
 	if (tempDir) {
 		if (failed) process.stdout.write(`  sessions kept in ${tempDir}\n`);

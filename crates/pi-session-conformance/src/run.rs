@@ -5,6 +5,7 @@ use crate::diff;
 use crate::protocol::{self, Outcome};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// Which cases to run and how.
@@ -110,14 +111,30 @@ pub fn check(case: &Case, op: Op, implementation: &str, timeout: Duration) -> Op
     }
 }
 
-/// Runs every selected case (all its operations).
+/// Runs every selected case (all its operations), on as many threads as there are cores;
+/// results come back in corpus order.
 pub fn run(cases: &[&Case], options: &RunOptions) -> Report {
-    let mut results = Vec::new();
-    for case in cases {
-        for op in case.ops() {
-            results.push(check(case, op, &options.implementation, options.timeout));
-        }
-    }
+    let jobs: Vec<(&Case, Op)> = cases.iter().flat_map(|c| c.ops().into_iter().map(move |op| (*c, op))).collect();
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len().max(1));
+    let mut results: Vec<(usize, OpResult)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((case, op)) = jobs.get(i) else { break };
+                        done.push((i, check(case, *op, &options.implementation, options.timeout)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+    });
+    results.sort_by_key(|(i, _)| *i);
+    let results: Vec<OpResult> = results.into_iter().map(|(_, r)| r).collect();
     let passed = results.iter().filter(|r| r.passed).count();
     Report {
         implementation: options.implementation.clone(),
