@@ -114,9 +114,14 @@ pub fn check(case: &Case, op: Op, implementation: &str, timeout: Duration) -> Op
 /// Runs every selected case (all its operations), on as many threads as there are cores;
 /// results come back in corpus order.
 pub fn run(cases: &[&Case], options: &RunOptions) -> Report {
-    let jobs: Vec<(&Case, Op)> = cases.iter().flat_map(|c| c.ops().into_iter().map(move |op| (*c, op))).collect();
+    let jobs: Vec<(&Case, Op)> = cases
+        .iter()
+        .flat_map(|c| c.ops().into_iter().map(move |op| (*c, op)))
+        .collect();
     let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len().max(1));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len().max(1));
     let mut results: Vec<(usize, OpResult)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
@@ -125,13 +130,19 @@ pub fn run(cases: &[&Case], options: &RunOptions) -> Report {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some((case, op)) = jobs.get(i) else { break };
-                        done.push((i, check(case, *op, &options.implementation, options.timeout)));
+                        done.push((
+                            i,
+                            check(case, *op, &options.implementation, options.timeout),
+                        ));
                     }
                     done
                 })
             })
             .collect();
-        workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
     });
     results.sort_by_key(|(i, _)| *i);
     let results: Vec<OpResult> = results.into_iter().map(|(_, r)| r).collect();

@@ -44,7 +44,10 @@ fn case_trial(case: Case) -> Trial {
         let input = std::fs::read(case.session_path()).unwrap_or_default();
         let mut shown = String::from_utf8_lossy(&input).into_owned();
         if shown.len() > 2000 {
-            let cut = (0..=2000).rev().find(|&i| shown.is_char_boundary(i)).unwrap_or(0);
+            let cut = (0..=2000)
+                .rev()
+                .find(|&i| shown.is_char_boundary(i))
+                .unwrap_or(0);
             shown.truncate(cut);
             shown.push_str("\n…");
         }
