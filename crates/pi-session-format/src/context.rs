@@ -1,22 +1,65 @@
 //! `buildSessionContext`: what pi sends to the model for a leaf (rules C1–C11).
 //!
-//! Only the entries on the path are parsed. pi 0.73.1 and 0.87.1 share the leaf, path,
-//! settings and compaction rules; 0.87.1 also applies `context_edit` entries, emits a
-//! compaction's `systemMessage`, drops `system` messages from the kept window and fills in
-//! missing `content` ([`PiVersion`] selects the rules).
+//! Only the entries on the path are looked at, and a stored message that is already in
+//! `JSON.stringify` form (as pi writes it) is never parsed: its text is copied to the output
+//! ([`Message::Raw`]). pi 0.73.1 and 0.87.1 share the leaf, path, settings and compaction
+//! rules; 0.87.1 also applies `context_edit` entries, emits a compaction's `systemMessage`,
+//! drops `system` messages from the kept window and fills in missing `content`
+//! ([`PiVersion`] selects the rules).
 
 use crate::PiVersion;
 use crate::date;
-use crate::json::{JsArray, JsObject, JsValue, is_str};
-use crate::session::{Key, Session};
+use crate::json::{self, Content, JsArray, JsObject, JsValue, is_str};
+use crate::session::{Key, Record, Session};
 use crate::tree::{CycleError, Index, Leaf};
 use std::collections::HashMap;
 
+/// One message of a context.
+#[derive(Debug, Clone)]
+pub enum Message<'s> {
+    /// A stored message whose text is exactly what `JSON.stringify` writes for it.
+    Raw {
+        /// The message's JSON text.
+        text: &'s str,
+        /// Its `role`, when that is a string.
+        role: Option<&'s str>,
+    },
+    /// A message built or parsed in memory.
+    Value(JsValue),
+}
+
+impl Message<'_> {
+    /// The message's `role`, when that is a string.
+    pub fn role(&self) -> Option<&str> {
+        match self {
+            Message::Raw { role, .. } => *role,
+            Message::Value(v) => v.get("role").and_then(JsValue::as_str),
+        }
+    }
+
+    /// The message as a value (parsing raw text).
+    pub fn into_value(self) -> JsValue {
+        match self {
+            // The text was validated while loading, so it parses.
+            Message::Raw { text, .. } => json::parse(text).unwrap_or_default(),
+            Message::Value(v) => v,
+        }
+    }
+
+    /// Appends the message's `JSON.stringify` text to `out`.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Message::Raw { text, .. } => out.extend_from_slice(text.as_bytes()),
+            Message::Value(v) => json::write_value(out, v),
+        }
+    }
+}
+
 /// The result of [`build_context`]: `{messages, thinkingLevel, model}`.
 #[derive(Debug, Clone)]
-pub struct Context {
+pub struct Context<'s> {
     /// The messages, in order.
-    pub messages: Vec<JsValue>,
+    pub messages: Vec<Message<'s>>,
     /// The thinking level; `None` when the latest change had no `thinkingLevel` (pi's
     /// `undefined`, absent from the JSON).
     pub thinking_level: Option<JsValue>,
@@ -28,8 +71,8 @@ pub struct Context {
     pub skipped_lines: Vec<usize>,
 }
 
-impl Context {
-    fn empty() -> Context {
+impl<'s> Context<'s> {
+    fn empty() -> Context<'s> {
         Context {
             messages: Vec::new(),
             thinking_level: Some(JsValue::string("off")),
@@ -38,48 +81,82 @@ impl Context {
         }
     }
 
-    /// The context as pi's `JSON.stringify(context)` shows it.
+    /// Appends the context as pi's `JSON.stringify(context)` shows it.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"messages\":");
+        write_messages(&self.messages, out);
+        if let Some(level) = &self.thinking_level {
+            out.extend_from_slice(b",\"thinkingLevel\":");
+            json::write_value(out, level);
+        }
+        out.extend_from_slice(b",\"model\":");
+        json::write_value(out, self.model.as_ref().unwrap_or(&JsValue::Null));
+        out.push(b'}');
+    }
+
+    /// The context as a value.
     pub fn to_json(&self) -> JsValue {
         let mut o = JsObject::new();
-        o.set("messages", JsValue::Array(JsArray(self.messages.clone())));
+        let messages = self
+            .messages
+            .iter()
+            .cloned()
+            .map(Message::into_value)
+            .collect();
+        o.set("messages", JsValue::Array(JsArray(messages)));
         if let Some(level) = &self.thinking_level {
             o.set("thinkingLevel", level.clone());
         }
         o.set("model", self.model.clone().unwrap_or(JsValue::Null));
         JsValue::Object(o)
     }
+
+    /// The messages as values (parsing raw ones).
+    pub fn message_values(&self) -> Vec<JsValue> {
+        self.messages
+            .iter()
+            .cloned()
+            .map(Message::into_value)
+            .collect()
+    }
+}
+
+/// Appends `[m1,m2,…]`.
+pub fn write_messages(messages: &[Message<'_>], out: &mut Vec<u8>) {
+    out.push(b'[');
+    for (i, m) in messages.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        m.write(out);
+    }
+    out.push(b']');
 }
 
 /// Builds the context for `leaf` as pi's `buildSessionContext(getEntries(), leaf, byId)`.
 ///
 /// Fails only on a parent cycle on the path (pi loops forever).
-pub fn build_context(
-    session: &Session<'_>,
+pub fn build_context<'s>(
+    session: &'s Session<'_>,
     index: &Index,
     leaf: &Leaf,
     pi: PiVersion,
-) -> Result<Context, CycleError> {
+) -> Result<Context<'s>, CycleError> {
     let Some(leaf) = index.leaf_record(session, leaf) else {
         return Ok(Context::empty());
     };
     let mut skipped_lines = Vec::new();
-    let path: Vec<PathEntry> = index
+    let path: Vec<PathEntry<'s>> = index
         .path(session, leaf)?
         .into_iter()
         .filter_map(|i| {
-            let record = &session.records[i];
-            let value = record.value().into_owned();
+            let entry = PathEntry::new(&session.records[i]);
             // pi throws a TypeError reading `message.role` of a missing or null message.
-            if is_str(value.get("type"), "message")
-                && matches!(value.get("message"), None | Some(JsValue::Null))
-            {
-                skipped_lines.push(record.line);
+            if entry.type_is("message") && entry.message_is_missing_or_null() {
+                skipped_lines.push(entry.record.line);
                 return None;
             }
-            Some(PathEntry {
-                id: record.id.clone(),
-                value,
-            })
+            Some(entry)
         })
         .collect();
     let mut context = Context {
@@ -88,20 +165,19 @@ pub fn build_context(
     };
     let mut compaction = None;
     for (i, entry) in path.iter().enumerate() {
-        let v = &entry.value;
-        match v.get("type").and_then(JsValue::as_str) {
+        match entry.record.entry_type() {
             Some("thinking_level_change") => {
-                context.thinking_level = v.get("thinkingLevel").cloned()
+                context.thinking_level = entry.value().get("thinkingLevel").cloned()
             }
             Some("model_change") => {
+                let v = entry.value();
                 context.model = Some(model(v.get("provider"), v.get("modelId")))
             }
-            Some("message") => {
-                let message = v.get("message");
-                if is_str(message.and_then(|m| m.get("role")), "assistant") {
-                    let message = message.expect("role was read from it");
-                    context.model = Some(model(message.get("provider"), message.get("model")));
-                }
+            Some("message") if is_str(entry.message_member("role"), "assistant") => {
+                context.model = Some(model(
+                    entry.message_member("provider"),
+                    entry.message_member("model"),
+                ));
             }
             Some("compaction") => compaction = Some(i),
             _ => {}
@@ -114,22 +190,87 @@ pub fn build_context(
     Ok(context)
 }
 
-struct PathEntry {
-    id: Key,
-    value: JsValue,
+/// An entry on the path: its record and, unless it is a `message` entry read from the
+/// file (described by its skeleton), its parsed value.
+struct PathEntry<'s> {
+    record: &'s Record<'s>,
+    value: Option<JsValue>,
 }
 
-impl PathEntry {
+impl<'s> PathEntry<'s> {
+    fn new(record: &'s Record<'s>) -> PathEntry<'s> {
+        let from_skeleton = record.message.is_some() && !record.is_rewritten();
+        let value = (!from_skeleton).then(|| record.value().into_owned());
+        PathEntry { record, value }
+    }
+
+    fn id(&self) -> &Key {
+        &self.record.id
+    }
+
     fn type_is(&self, t: &str) -> bool {
-        is_str(self.value.get("type"), t)
+        self.record.entry_type() == Some(t)
+    }
+
+    /// The parsed entry (only for entries that are not skeleton-described messages).
+    fn value(&self) -> &JsValue {
+        static NULL: JsValue = JsValue::Null;
+        self.value.as_ref().unwrap_or(&NULL)
+    }
+
+    fn message_is_missing_or_null(&self) -> bool {
+        match (&self.value, self.record.message.as_deref()) {
+            (Some(v), _) => matches!(v.get("message"), None | Some(JsValue::Null)),
+            (None, Some(m)) => m.is_null,
+            (None, None) => true,
+        }
+    }
+
+    /// A member of the stored message: `role`, `provider` or `model`.
+    fn message_member(&self, key: &str) -> Option<&JsValue> {
+        match (&self.value, self.record.message.as_deref()) {
+            (Some(v), _) => v.get("message").and_then(|m| m.get(key)),
+            (None, Some(m)) => match key {
+                "role" => m.role.as_ref(),
+                "provider" => m.provider.as_ref(),
+                "model" => m.model.as_ref(),
+                _ => None,
+            },
+            (None, None) => None,
+        }
+    }
+
+    /// Whether the stored message's `content` is missing or `null`.
+    fn message_content_missing(&self) -> bool {
+        match (&self.value, self.record.message.as_deref()) {
+            (Some(v), _) => matches!(
+                v.get("message").and_then(|m| m.get("content")),
+                None | Some(JsValue::Null)
+            ),
+            (None, Some(m)) => m.content != Content::Present,
+            (None, None) => true,
+        }
     }
 
     fn is_system_message(&self) -> bool {
-        self.type_is("message")
-            && is_str(
-                self.value.get("message").and_then(|m| m.get("role")),
-                "system",
-            )
+        self.type_is("message") && is_str(self.message_member("role"), "system")
+    }
+
+    /// The stored message: its text when it can be copied, its value otherwise.
+    fn stored_message(&self) -> Option<Message<'s>> {
+        if self.value.is_none() {
+            if let Some(text) = self.record.canonical_message_text() {
+                let role = self
+                    .record
+                    .message
+                    .as_deref()
+                    .and_then(|m| m.role.as_ref())
+                    .and_then(JsValue::as_str);
+                return Some(Message::Raw { text, role });
+            }
+            return self.record.message_value().map(Message::Value);
+        }
+        self.value().get("message").cloned().map(Message::Value)
     }
 }
 
@@ -191,13 +332,15 @@ fn custom_message(entry: &JsValue, content: Option<JsValue>) -> JsValue {
 }
 
 /// 0.73.1 `appendMessage(entry)`.
-fn append_0_73(entry: &PathEntry, out: &mut Vec<JsValue>) {
-    let v = &entry.value;
-    match v.get("type").and_then(JsValue::as_str) {
-        Some("message") => out.extend(v.get("message").cloned()),
-        Some("custom_message") => out.push(custom_message(v, v.get("content").cloned())),
-        Some("branch_summary") if v.get("summary").is_some_and(JsValue::is_truthy) => {
-            out.push(branch_summary(v))
+fn append_0_73<'s>(entry: &PathEntry<'s>, out: &mut Vec<Message<'s>>) {
+    match entry.record.entry_type() {
+        Some("message") => out.extend(entry.stored_message()),
+        Some("custom_message") => {
+            let v = entry.value();
+            out.push(Message::Value(custom_message(v, v.get("content").cloned())))
+        }
+        Some("branch_summary") if entry.value().get("summary").is_some_and(JsValue::is_truthy) => {
+            out.push(Message::Value(branch_summary(entry.value())))
         }
         _ => {}
     }
@@ -205,33 +348,33 @@ fn append_0_73(entry: &PathEntry, out: &mut Vec<JsValue>) {
 
 /// The index of the compaction `K` as `path.findIndex(...)` finds it: the first entry with
 /// K's id (0.73.1 also requires `type === "compaction"`).
-fn compaction_index(path: &[PathEntry], k: usize, require_type: bool) -> usize {
+fn compaction_index(path: &[PathEntry<'_>], k: usize, require_type: bool) -> usize {
     path.iter()
-        .position(|e| e.id == path[k].id && (!require_type || e.type_is("compaction")))
+        .position(|e| e.id() == path[k].id() && (!require_type || e.type_is("compaction")))
         .unwrap_or(k)
 }
 
 /// Indices of the kept window `[firstKeptEntryId, compaction)`.
-fn kept_window(
-    path: &[PathEntry],
+fn kept_window<'p>(
+    path: &'p [PathEntry<'_>],
     k: usize,
     compaction_at: usize,
-) -> impl Iterator<Item = usize> + '_ {
-    let first_kept = Key::of(path[k].value.get("firstKeptEntryId"), u64::MAX);
+) -> impl Iterator<Item = usize> + 'p {
+    let first_kept = Key::of(path[k].value().get("firstKeptEntryId"), u64::MAX);
     let start = path[..compaction_at]
         .iter()
-        .position(|e| e.id == first_kept)
+        .position(|e| *e.id() == first_kept)
         .unwrap_or(compaction_at);
     start..compaction_at
 }
 
-fn messages_0_73(path: &[PathEntry], compaction: Option<usize>) -> Vec<JsValue> {
+fn messages_0_73<'s>(path: &[PathEntry<'s>], compaction: Option<usize>) -> Vec<Message<'s>> {
     let mut out = Vec::new();
     let Some(k) = compaction else {
         path.iter().for_each(|e| append_0_73(e, &mut out));
         return out;
     };
-    out.push(compaction_summary(&path[k].value));
+    out.push(Message::Value(compaction_summary(path[k].value())));
     let at = compaction_index(path, k, true);
     for i in kept_window(path, k, at) {
         append_0_73(&path[i], &mut out);
@@ -240,9 +383,9 @@ fn messages_0_73(path: &[PathEntry], compaction: Option<usize>) -> Vec<JsValue> 
     out
 }
 
-fn messages_0_87(path: &[PathEntry], compaction: Option<usize>) -> Vec<JsValue> {
+fn messages_0_87<'s>(path: &[PathEntry<'s>], compaction: Option<usize>) -> Vec<Message<'s>> {
     // buildContextEntries
-    let entries: Vec<&PathEntry> = match compaction {
+    let entries: Vec<&PathEntry<'s>> = match compaction {
         None => path.iter().collect(),
         Some(k) => {
             let at = compaction_index(path, k, false);
@@ -259,24 +402,26 @@ fn messages_0_87(path: &[PathEntry], compaction: Option<usize>) -> Vec<JsValue> 
     // The last `context_edit` per target, in context order.
     let mut edits: HashMap<Key, &JsValue> = HashMap::new();
     for e in entries.iter().filter(|e| e.type_is("context_edit")) {
-        edits.insert(Key::of(e.value.get("targetId"), u64::MAX), &e.value);
+        edits.insert(Key::of(e.value().get("targetId"), u64::MAX), e.value());
     }
     let mut out = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         if i > 0 && entry.type_is("compaction") {
             continue;
         }
-        let messages = entry_messages_0_87(&entry.value);
-        match edits.get(&entry.id) {
+        let messages = entry_messages_0_87(entry);
+        match edits.get(entry.id()) {
             None => out.extend(messages),
             Some(edit) => match edit.get("replacement") {
                 Some(JsValue::Null) => {}
                 // A missing replacement makes pi throw when it reads `.content`; we ignore
                 // the edit instead.
                 None => out.extend(messages),
-                Some(replacement) => {
-                    out.extend(messages.into_iter().map(|m| apply_edit(m, replacement)))
-                }
+                Some(replacement) => out.extend(
+                    messages
+                        .into_iter()
+                        .map(|m| Message::Value(apply_edit(m.into_value(), replacement))),
+                ),
             },
         }
     }
@@ -284,41 +429,46 @@ fn messages_0_87(path: &[PathEntry], compaction: Option<usize>) -> Vec<JsValue> 
 }
 
 /// 0.87.1 `sessionEntryToContextMessages(entry)`.
-fn entry_messages_0_87(v: &JsValue) -> Vec<JsValue> {
-    match v.get("type").and_then(JsValue::as_str) {
+fn entry_messages_0_87<'s>(entry: &PathEntry<'s>) -> Vec<Message<'s>> {
+    match entry.record.entry_type() {
         Some("message") => {
-            let Some(message) = v.get("message") else {
-                return Vec::new();
-            };
-            let role = message.get("role").and_then(JsValue::as_str);
-            let content_missing = matches!(message.get("content"), None | Some(JsValue::Null));
-            let filler = match role {
-                Some("system") if content_missing => Some(JsValue::string("")),
-                Some("user" | "assistant" | "toolResult") if content_missing => {
+            let filler = match entry.message_member("role").and_then(JsValue::as_str) {
+                Some("system") if entry.message_content_missing() => Some(JsValue::string("")),
+                Some("user" | "assistant" | "toolResult") if entry.message_content_missing() => {
                     Some(JsValue::Array(JsArray::default()))
                 }
                 _ => None,
             };
-            let mut message = message.clone();
-            if let (Some(filler), Some(o)) = (filler, message.as_object_mut()) {
-                o.set("content", filler);
+            let Some(message) = entry.stored_message() else {
+                return Vec::new();
+            };
+            match filler {
+                None => vec![message],
+                Some(filler) => {
+                    let mut value = message.into_value();
+                    if let Some(o) = value.as_object_mut() {
+                        o.set("content", filler);
+                    }
+                    vec![Message::Value(value)]
+                }
             }
-            vec![message]
         }
         Some("custom_message") => {
+            let v = entry.value();
             let content = match v.get("content") {
                 None | Some(JsValue::Null) => JsValue::Array(JsArray::default()),
                 Some(c) => c.clone(),
             };
-            vec![custom_message(v, Some(content))]
+            vec![Message::Value(custom_message(v, Some(content)))]
         }
-        Some("branch_summary") if v.get("summary").is_some_and(JsValue::is_truthy) => {
-            vec![branch_summary(v)]
+        Some("branch_summary") if entry.value().get("summary").is_some_and(JsValue::is_truthy) => {
+            vec![Message::Value(branch_summary(entry.value()))]
         }
         Some("compaction") => {
-            let summary = compaction_summary(v);
+            let v = entry.value();
+            let summary = Message::Value(compaction_summary(v));
             match v.get("systemMessage") {
-                Some(system) if system.is_truthy() => vec![system.clone(), summary],
+                Some(system) if system.is_truthy() => vec![Message::Value(system.clone()), summary],
                 _ => vec![summary],
             }
         }

@@ -5,6 +5,7 @@
 //! become user messages with byte-exact text templates; everything else is dropped.
 
 use crate::PiVersion;
+use crate::context::Message;
 use crate::json::{JsArray, JsObject, JsString, JsValue, write_value};
 
 /// Prefix of a compaction summary sent to the model.
@@ -17,8 +18,22 @@ pub const BRANCH_SUMMARY_PREFIX: &str =
 /// Suffix of a branch summary sent to the model (no newline before the tag).
 pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
 
-/// Converts context messages as pi's `convertToLlm(messages)`.
-pub fn to_llm(messages: Vec<JsValue>, pi: PiVersion) -> Vec<JsValue> {
+/// Converts context messages as pi's `convertToLlm(messages)`. Messages that pass through
+/// unchanged stay as they are (raw text is not parsed).
+pub fn to_llm<'s>(messages: Vec<Message<'s>>, pi: PiVersion) -> Vec<Message<'s>> {
+    messages
+        .into_iter()
+        .filter_map(|m| match m.role() {
+            Some("user" | "assistant" | "toolResult") => Some(m),
+            Some("system") if pi == PiVersion::V0_87 => Some(m),
+            None => None,
+            Some(_) => convert(m.into_value(), pi).map(Message::Value),
+        })
+        .collect()
+}
+
+/// [`to_llm`] over plain values.
+pub fn to_llm_values(messages: Vec<JsValue>, pi: PiVersion) -> Vec<JsValue> {
     messages
         .into_iter()
         .filter_map(|m| convert(m, pi))
@@ -185,14 +200,14 @@ mod tests {
     use crate::json::{parse, to_string};
 
     fn llm(message: &str, pi: PiVersion) -> String {
-        to_string(&JsValue::Array(JsArray(to_llm(
+        to_string(&JsValue::Array(JsArray(to_llm_values(
             vec![parse(message).unwrap()],
             pi,
         ))))
     }
 
     fn text(message: &str) -> String {
-        let out = to_llm(vec![parse(message).unwrap()], PiVersion::V0_73);
+        let out = to_llm_values(vec![parse(message).unwrap()], PiVersion::V0_73);
         out[0].get("content").unwrap().as_array_first_text()
     }
 

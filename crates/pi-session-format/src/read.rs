@@ -52,6 +52,44 @@ pub fn lines_with(bytes: &[u8], trim_whole_text: bool) -> Lines<'_> {
     }
 }
 
+/// [`lines_with`], cut into about `pieces` consecutive iterators at line boundaries, so
+/// that the lines can be processed in parallel; concatenated, they yield exactly the lines
+/// of [`lines_with`].
+pub fn split_lines(bytes: &[u8], trim_whole_text: bool, pieces: usize) -> Vec<Lines<'_>> {
+    let whole = lines_with(bytes, trim_whole_text);
+    let (start, end) = (whole.pos, whole.end);
+    if whole.done || pieces <= 1 {
+        return vec![whole];
+    }
+    let step = ((end - start) / pieces).max(1 << 16);
+    let mut bounds = vec![start];
+    let mut at = start;
+    while end - at > step {
+        match memchr::memchr(b'\n', &bytes[at + step..end]) {
+            Some(i) => {
+                at += step + i + 1;
+                bounds.push(at);
+            }
+            None => break,
+        }
+    }
+    bounds.push(end);
+    let mut number = whole.number;
+    let mut out = Vec::with_capacity(bounds.len() - 1);
+    for w in bounds.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        out.push(Lines {
+            bytes,
+            pos: a,
+            end: b,
+            number,
+            done: a >= b,
+        });
+        number += memchr::memchr_iter(b'\n', &bytes[a..b]).count();
+    }
+    out
+}
+
 /// Iterator over the non-blank lines of a file; see [`lines`].
 #[derive(Debug, Clone)]
 pub struct Lines<'a> {
@@ -68,7 +106,7 @@ impl<'a> Iterator for Lines<'a> {
     fn next(&mut self) -> Option<Line<'a>> {
         while !self.done {
             let rest = &self.bytes[self.pos..self.end];
-            let len = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+            let len = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
             let raw = &rest[..len];
             let (offset, number) = (self.pos, self.number);
             if self.pos + len >= self.end {
@@ -182,6 +220,28 @@ mod tests {
     fn empty_and_blank_files_have_no_lines() {
         assert!(texts(b"").is_empty());
         assert!(texts(" \n\u{FEFF}\r\n".as_bytes()).is_empty());
+    }
+
+    #[test]
+    fn split_lines_yields_the_same_lines() {
+        let mut text = String::new();
+        for i in 0..50_000 {
+            text.push_str(&format!("{{\"n\":{i}}}\n"));
+            if i % 7 == 0 {
+                text.push_str(" \n");
+            }
+        }
+        let whole: Vec<_> = lines(text.as_bytes())
+            .map(|l| (l.number, l.offset, l.text.into_owned()))
+            .collect();
+        let pieces = split_lines(text.as_bytes(), true, 8);
+        assert!(pieces.len() > 1);
+        let split: Vec<_> = pieces
+            .into_iter()
+            .flatten()
+            .map(|l| (l.number, l.offset, l.text.into_owned()))
+            .collect();
+        assert_eq!(whole, split);
     }
 
     #[test]

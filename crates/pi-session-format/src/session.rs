@@ -10,9 +10,10 @@
 //! is lost silently (pi drops them without a word).
 
 use crate::PiVersion;
-use crate::json::{self, JsValue, ParseError};
+use crate::json::{self, JsValue, MessageScan, ParseError};
 use crate::migrate::{self, IdGenerator};
 use crate::read::{self, Line};
+use rayon::prelude::*;
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
@@ -45,6 +46,14 @@ impl Key {
             Some(JsValue::Number(n)) => Key::Number((n + 0.0).to_bits()),
             Some(JsValue::String(s)) => Key::String(s.as_wtf8().into()),
             Some(JsValue::Array(_) | JsValue::Object(_)) => Key::Unique(unique),
+        }
+    }
+
+    /// Like [`Key::of`], taking the value (no copy of a string).
+    pub fn from_value(value: Option<JsValue>, unique: u64) -> Key {
+        match value {
+            Some(JsValue::String(s)) => Key::String(s.into_wtf8()),
+            other => Key::of(other.as_ref(), unique),
         }
     }
 
@@ -115,6 +124,10 @@ pub struct Record<'a> {
     pub id: Key,
     /// The `parentId` member.
     pub parent_id: Key,
+    /// The skeleton of the `message` member, for `message` entries read from the file.
+    pub message: Option<Box<MessageScan>>,
+    /// Whether the line held invalid UTF-8 (its text has replacement characters).
+    pub lossy: bool,
     text: Cow<'a, str>,
     value: Option<JsValue>,
 }
@@ -171,9 +184,32 @@ impl<'a> Record<'a> {
         }
     }
 
-    /// The line text as it was read.
+    /// The line text as it was read (decoded: invalid UTF-8 became U+FFFD).
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// The text of the `message` member when it is already in `JSON.stringify` form and the
+    /// record was not rewritten: it can be copied to the output as is.
+    pub fn canonical_message_text(&self) -> Option<&str> {
+        let m = self
+            .message
+            .as_deref()
+            .filter(|m| m.canonical && self.value.is_none())?;
+        self.text.get(m.start..m.end)
+    }
+
+    /// The value of the `message` member, parsed from its text alone (or taken from the
+    /// rewritten value); `None` when the record has no `message` member.
+    pub fn message_value(&self) -> Option<JsValue> {
+        match (&self.value, self.message.as_deref()) {
+            (Some(v), _) => v.get("message").cloned(),
+            (None, Some(m)) => self
+                .text
+                .get(m.start..m.end)
+                .and_then(|t| json::parse(t).ok()),
+            (None, None) => None,
+        }
     }
 
     /// Whether the value was changed after reading (by a migration).
@@ -185,6 +221,8 @@ impl<'a> Record<'a> {
     fn set_value(&mut self, value: JsValue, line: u64) {
         self.id = Key::of(value.get("id"), line << 1);
         self.parent_id = Key::of(value.get("parentId"), (line << 1) | 1);
+        // The skeleton describes the text, not the rewritten value.
+        self.message = None;
         self.value = Some(value);
     }
 }
@@ -305,8 +343,15 @@ impl<'a> Session<'a> {
         let mut dropped = Vec::new();
         let mut skipped = Vec::new();
         let current = options.pi == PiVersion::V0_87;
-        for line in read::lines_with(bytes, !current) {
-            match scan(line) {
+        // The text is cut into pieces at line boundaries and each piece is split and
+        // scanned on its own core; results come back in file order.
+        let pieces = read::split_lines(bytes, !current, rayon::current_num_threads() * 8);
+        let scanned: Vec<Vec<Result<Record<'a>, DroppedLine>>> = pieces
+            .into_par_iter()
+            .map(|lines| lines.map(scan).collect())
+            .collect();
+        for result in scanned.into_iter().flatten() {
+            match result {
                 // pi 0.87.1 keeps only truthy values (`if (entry) entries.push(entry)`).
                 Ok(record) if current && matches!(record.kind, Kind::Null | Kind::Falsy) => {
                     skipped.push(SkippedValue {
@@ -437,6 +482,7 @@ fn scan(line: Line<'_>) -> Result<Record<'_>, DroppedLine> {
     match json::scan_skeleton(&line.text) {
         Ok(skeleton) => {
             let unique = (line.number as u64) << 1;
+            let mut message = None;
             let (kind, id, parent_id) = match skeleton.object {
                 Some(m) => {
                     let type_ = m
@@ -449,10 +495,11 @@ fn scan(line: Line<'_>) -> Result<Record<'_>, DroppedLine> {
                     } else {
                         Kind::Entry { type_ }
                     };
+                    message = m.message.map(Box::new);
                     (
                         kind,
-                        Key::of(m.id.as_ref(), unique),
-                        Key::of(m.parent_id.as_ref(), unique + 1),
+                        Key::from_value(m.id, unique),
+                        Key::from_value(m.parent_id, unique + 1),
                     )
                 }
                 None if skeleton.is_null => (Kind::Null, Key::Undefined, Key::Undefined),
@@ -465,6 +512,8 @@ fn scan(line: Line<'_>) -> Result<Record<'_>, DroppedLine> {
                 kind,
                 id,
                 parent_id,
+                message,
+                lossy: line.lossy,
                 text: line.text,
                 value: None,
             })

@@ -8,14 +8,15 @@
 use crate::date;
 use crate::json::{self, JsValue};
 use crate::session::{Key, Session};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::HashMap;
 use std::fmt;
 
 /// `byId`, the leaf and the labels of a loaded session.
 #[derive(Debug)]
 pub struct Index {
     /// Entry id → record index; the last entry with an id wins (rule L2).
-    pub by_id: HashMap<Key, usize>,
+    pub by_id: FxHashMap<Key, usize>,
     /// The leaf id after loading: the id of the last entry, `null` without entries (L4).
     pub leaf: Key,
     /// Label target → label, in file order, falsy labels clearing (L3).
@@ -71,7 +72,8 @@ impl std::error::Error for CycleError {}
 impl Index {
     /// Builds the index of `session` (`_buildIndex`).
     pub fn build(session: &Session<'_>) -> Index {
-        let mut by_id = HashMap::with_capacity(session.entries.len());
+        let mut by_id =
+            FxHashMap::with_capacity_and_hasher(session.entries.len(), Default::default());
         let mut labels: HashMap<Key, Label> = HashMap::new();
         let mut leaf = Key::Null;
         for &i in &session.entries {
@@ -135,7 +137,9 @@ impl Index {
     /// `byId`, stopping at a missing parent. A repeated entry is a cycle.
     pub fn path(&self, session: &Session<'_>, leaf: usize) -> Result<Vec<usize>, CycleError> {
         let mut path = vec![leaf];
-        let mut seen = HashSet::from([leaf]);
+        // One flag per record: a walk that comes back to a record is a cycle.
+        let mut seen = vec![false; session.records.len()];
+        seen[leaf] = true;
         let mut current = leaf;
         loop {
             let parent = &session.records[current].parent_id;
@@ -145,7 +149,7 @@ impl Index {
             let Some(&next) = self.by_id.get(parent) else {
                 break;
             };
-            if !seen.insert(next) {
+            if std::mem::replace(&mut seen[next], true) {
                 let start = path.iter().position(|&i| i == next).unwrap_or(0);
                 let cycle = path[start..]
                     .iter()
@@ -163,7 +167,7 @@ impl Index {
     /// `getChildren(parentId)`: entries in `byId` whose `parentId` is `parent`, in the
     /// order their ids were first inserted.
     pub fn children(&self, session: &Session<'_>, parent: &Key) -> Vec<usize> {
-        let mut seen = HashSet::new();
+        let mut seen = FxHashSet::default();
         session
             .entries
             .iter()

@@ -2,9 +2,9 @@
 //! conformance protocol: each returns the exact output and the warnings to show.
 
 use pi_session_format::PiVersion;
-use pi_session_format::context::build_context;
+use pi_session_format::context::{build_context, write_messages};
 use pi_session_format::info::session_info;
-use pi_session_format::json::{self, JsArray, JsValue};
+use pi_session_format::json::{self, JsValue};
 use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
 use pi_session_format::session::{LoadOptions, Session};
@@ -92,15 +92,14 @@ pub fn context(
     for line in &context.skipped_lines {
         warnings.push(format!("{line}: warning: `message` is missing or null; entry skipped (pi would throw a TypeError)"));
     }
-    let value = if llm {
-        JsValue::Array(JsArray(to_llm(context.messages, settings.pi)))
+    let mut bytes = Vec::new();
+    if llm {
+        write_messages(&to_llm(context.messages, settings.pi), &mut bytes);
     } else {
-        context.to_json()
-    };
-    Ok(Output {
-        bytes: json_line(&value),
-        warnings,
-    })
+        context.write_json(&mut bytes);
+    }
+    bytes.push(b'\n');
+    Ok(Output { bytes, warnings })
 }
 
 /// The file as pi leaves it after opening it, and whether that differs from the input.

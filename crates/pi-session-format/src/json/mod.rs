@@ -16,9 +16,11 @@
 //! builds only the top-level `type`, `id` and `parentId` members, which is all the index needs.
 
 mod parse;
+mod scan;
 mod value;
 mod write;
 
-pub use parse::{ParseError, Skeleton, parse, scan_skeleton};
+pub use parse::{ParseError, parse};
+pub use scan::{Content, MessageScan, Skeleton, SkeletonMembers, scan_skeleton};
 pub use value::{JsArray, JsObject, JsString, JsValue, is_str, truthy};
 pub use write::{to_string, write_value};

@@ -33,96 +33,6 @@ pub fn parse(text: &str) -> Result<JsValue, ParseError> {
     Ok(value)
 }
 
-/// The members of a line that indexing needs, from a full validation of the line.
-#[derive(Debug, Default)]
-pub struct Skeleton {
-    /// `Some` when the line is an object; `None` for any other JSON value.
-    pub object: Option<SkeletonMembers>,
-    /// For non-object lines: whether the value is `null` (pi 0.73.1 crashes on those).
-    pub is_null: bool,
-    /// For non-object lines: whether the value is falsy (`null`, `false`, `0`, `""`),
-    /// which pi 0.87.1 ignores.
-    pub is_falsy: bool,
-}
-
-/// The top-level `type`, `id` and `parentId` members of an object line (last occurrence wins).
-#[derive(Debug, Default)]
-pub struct SkeletonMembers {
-    /// `type`, when present.
-    pub type_: Option<JsValue>,
-    /// `id`, when present.
-    pub id: Option<JsValue>,
-    /// `parentId`, when present.
-    pub parent_id: Option<JsValue>,
-}
-
-/// Validates `text` exactly as [`parse`] does but builds only the members an index needs.
-pub fn scan_skeleton(text: &str) -> Result<Skeleton, ParseError> {
-    let mut p = Parser::new(text.as_bytes());
-    p.skip_ws();
-    let skeleton = match p.peek() {
-        Some(b'{') => {
-            p.pos += 1;
-            let mut members = SkeletonMembers::default();
-            p.skip_ws();
-            if p.peek() == Some(b'}') {
-                p.pos += 1;
-            } else {
-                loop {
-                    p.skip_ws();
-                    let key = p.parse_string_value()?;
-                    p.skip_ws();
-                    p.expect(b':')?;
-                    p.skip_ws();
-                    let slot = match key.as_wtf8() {
-                        b"type" => Some(&mut members.type_),
-                        b"id" => Some(&mut members.id),
-                        b"parentId" => Some(&mut members.parent_id),
-                        _ => None,
-                    };
-                    match slot {
-                        Some(slot) => *slot = Some(p.parse_any()?),
-                        None => p.skip_any()?,
-                    }
-                    p.skip_ws();
-                    match p.next_byte() {
-                        Some(b',') => continue,
-                        Some(b'}') => break,
-                        _ => {
-                            return Err(
-                                p.error_before("expected ',' or '}' after an object member")
-                            );
-                        }
-                    }
-                }
-            }
-            Skeleton {
-                object: Some(members),
-                is_null: false,
-                is_falsy: false,
-            }
-        }
-        Some(b'[') => {
-            p.skip_any()?;
-            Skeleton {
-                object: None,
-                is_null: false,
-                is_falsy: false,
-            }
-        }
-        _ => {
-            let value = p.parse_scalar()?;
-            Skeleton {
-                object: None,
-                is_null: matches!(value, JsValue::Null),
-                is_falsy: !value.is_truthy(),
-            }
-        }
-    };
-    p.expect_end()?;
-    Ok(skeleton)
-}
-
 /// A container being built.
 enum Frame {
     Array(Vec<JsValue>),
@@ -141,7 +51,7 @@ struct ObjectBuilder {
 const LINEAR_LOOKUP_LIMIT: usize = 16;
 
 impl ObjectBuilder {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         ObjectBuilder {
             members: Vec::new(),
             pending_key: None,
@@ -189,27 +99,27 @@ impl ObjectBuilder {
     }
 }
 
-struct Parser<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+pub(super) struct Parser<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) pos: usize,
 }
 
 impl<'a> Parser<'a> {
-    fn new(bytes: &'a [u8]) -> Self {
+    pub(super) fn new(bytes: &'a [u8]) -> Self {
         Parser { bytes, pos: 0 }
     }
 
-    fn peek(&self) -> Option<u8> {
+    pub(super) fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
 
-    fn next_byte(&mut self) -> Option<u8> {
+    pub(super) fn next_byte(&mut self) -> Option<u8> {
         let b = self.peek()?;
         self.pos += 1;
         Some(b)
     }
 
-    fn error_at(&self, offset: usize, message: &str) -> ParseError {
+    pub(super) fn error_at(&self, offset: usize, message: &str) -> ParseError {
         let found = match self.bytes.get(offset) {
             None => "end of line".to_string(),
             Some(_) => {
@@ -227,11 +137,11 @@ impl<'a> Parser<'a> {
     }
 
     /// An error about the byte just consumed.
-    fn error_before(&self, message: &str) -> ParseError {
+    pub(super) fn error_before(&self, message: &str) -> ParseError {
         self.error_at(self.pos.saturating_sub(1), message)
     }
 
-    fn expect(&mut self, byte: u8) -> Result<(), ParseError> {
+    pub(super) fn expect(&mut self, byte: u8) -> Result<(), ParseError> {
         if self.peek() == Some(byte) {
             self.pos += 1;
             Ok(())
@@ -240,7 +150,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn expect_end(&mut self) -> Result<(), ParseError> {
+    pub(super) fn expect_end(&mut self) -> Result<(), ParseError> {
         self.skip_ws();
         if self.pos == self.bytes.len() {
             Ok(())
@@ -249,7 +159,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn skip_ws(&mut self) {
+    pub(super) fn skip_ws(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
             self.pos += 1;
         }
@@ -269,7 +179,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses a scalar (everything but containers) starting at the current byte.
-    fn parse_scalar(&mut self) -> Result<JsValue, ParseError> {
+    pub(super) fn parse_scalar(&mut self) -> Result<JsValue, ParseError> {
         match self.peek() {
             Some(b'"') => Ok(JsValue::String(self.parse_string_value()?)),
             Some(b'n') => self.expect_literal(b"null").map(|()| JsValue::Null),
@@ -280,7 +190,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn number_end(&self) -> Result<usize, ParseError> {
+    pub(super) fn number_end(&self) -> Result<usize, ParseError> {
         let b = self.bytes;
         let mut i = self.pos;
         if b.get(i) == Some(&b'-') {
@@ -329,7 +239,7 @@ impl<'a> Parser<'a> {
         Ok(JsValue::Number(n))
     }
 
-    fn hex4(&self, at: usize) -> Result<u16, ParseError> {
+    pub(super) fn hex4(&self, at: usize) -> Result<u16, ParseError> {
         let digits = self
             .bytes
             .get(at..at + 4)
@@ -345,7 +255,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses a string at the current `"` into WTF-8.
-    fn parse_string_value(&mut self) -> Result<JsString, ParseError> {
+    pub(super) fn parse_string_value(&mut self) -> Result<JsString, ParseError> {
         if self.peek() != Some(b'"') {
             return Err(self.error_at(self.pos, "expected a string"));
         }
@@ -394,29 +304,8 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Validates a string without building it.
-    fn skip_string(&mut self) -> Result<(), ParseError> {
-        self.pos += 1; // opening quote
-        loop {
-            match self.next_byte() {
-                None => return Err(self.error_at(self.pos, "unterminated string")),
-                Some(b'"') => return Ok(()),
-                Some(b'\\') => match self.next_byte() {
-                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {}
-                    Some(b'u') => {
-                        self.hex4(self.pos)?;
-                        self.pos += 4;
-                    }
-                    _ => return Err(self.error_before("invalid escape in string")),
-                },
-                Some(0x00..=0x1F) => return Err(self.error_before("control character in string")),
-                Some(_) => {}
-            }
-        }
-    }
-
     /// Parses any value, containers included, without recursion.
-    fn parse_any(&mut self) -> Result<JsValue, ParseError> {
+    pub(super) fn parse_any(&mut self) -> Result<JsValue, ParseError> {
         let mut stack: Vec<Frame> = Vec::new();
         loop {
             // Parse one value (or open a container).
@@ -497,75 +386,6 @@ impl<'a> Parser<'a> {
             }
         }
     }
-
-    /// Validates any value without building it; the stack holds one bit per open container.
-    fn skip_any(&mut self) -> Result<(), ParseError> {
-        // true = object, false = array
-        let mut stack: Vec<bool> = Vec::new();
-        loop {
-            match self.peek() {
-                Some(b'[') => {
-                    self.pos += 1;
-                    self.skip_ws();
-                    if self.peek() == Some(b']') {
-                        self.pos += 1;
-                    } else {
-                        stack.push(false);
-                        continue;
-                    }
-                }
-                Some(b'{') => {
-                    self.pos += 1;
-                    self.skip_ws();
-                    if self.peek() == Some(b'}') {
-                        self.pos += 1;
-                    } else {
-                        self.skip_member_key()?;
-                        stack.push(true);
-                        continue;
-                    }
-                }
-                Some(b'"') => self.skip_string()?,
-                Some(b'-' | b'0'..=b'9') => self.pos = self.number_end()?,
-                _ => {
-                    self.parse_scalar()?;
-                }
-            }
-            loop {
-                let Some(&is_object) = stack.last() else {
-                    return Ok(());
-                };
-                self.skip_ws();
-                match (self.next_byte(), is_object) {
-                    (Some(b','), true) => {
-                        self.skip_ws();
-                        self.skip_member_key()?;
-                        break;
-                    }
-                    (Some(b','), false) => {
-                        self.skip_ws();
-                        break;
-                    }
-                    (Some(b'}'), true) | (Some(b']'), false) => {
-                        stack.pop();
-                    }
-                    (_, true) => return Err(self.error_before("expected ',' or '}' in object")),
-                    (_, false) => return Err(self.error_before("expected ',' or ']' in array")),
-                }
-            }
-        }
-    }
-
-    fn skip_member_key(&mut self) -> Result<(), ParseError> {
-        if self.peek() != Some(b'"') {
-            return Err(self.error_at(self.pos, "expected a string"));
-        }
-        self.skip_string()?;
-        self.skip_ws();
-        self.expect(b':')?;
-        self.skip_ws();
-        Ok(())
-    }
 }
 
 #[cfg(test)]
@@ -632,7 +452,7 @@ mod tests {
         for (text, offset) in cases {
             let err = parse(text).unwrap_err();
             assert_eq!(err.offset, offset, "{text:?}: {err}");
-            let skel = scan_skeleton(text).unwrap_err();
+            let skel = crate::json::scan_skeleton(text).unwrap_err();
             assert_eq!(skel.offset, offset, "skeleton {text:?}: {skel}");
         }
     }
@@ -643,23 +463,9 @@ mod tests {
         let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
         let value = parse(&text).unwrap();
         assert_eq!(to_string(&value), text);
-        assert!(scan_skeleton(&text).is_ok());
+        assert!(crate::json::scan_skeleton(&text).is_ok());
         let obj = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
         assert_eq!(to_string(&parse(&obj).unwrap()), obj);
-    }
-
-    #[test]
-    fn skeleton_reads_top_level_members_only() {
-        let s = scan_skeleton(
-            r#"{"type":"message","x":{"id":"inner"},"id":"a","parentId":null,"id":"b"}"#,
-        )
-        .unwrap();
-        let m = s.object.unwrap();
-        assert_eq!(m.type_.unwrap().as_str(), Some("message"));
-        assert_eq!(m.id.unwrap().as_str(), Some("b"));
-        assert!(matches!(m.parent_id, Some(JsValue::Null)));
-        assert!(scan_skeleton("null").unwrap().is_null);
-        assert!(scan_skeleton("[1]").unwrap().object.is_none());
     }
 
     #[test]

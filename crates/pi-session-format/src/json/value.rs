@@ -15,6 +15,11 @@ impl JsString {
         JsString(bytes.into_boxed_slice())
     }
 
+    /// The WTF-8 bytes of the string, owned.
+    pub fn into_wtf8(self) -> Box<[u8]> {
+        self.0
+    }
+
     /// The WTF-8 bytes of the string.
     pub fn as_wtf8(&self) -> &[u8] {
         &self.0

@@ -1,0 +1,684 @@
+//! The skeleton scanner: validates a line exactly as [`super::parse`] does, but builds only
+//! what indexing and context building need, and tells whether the `message` member is
+//! already in `JSON.stringify` form so it can be copied to the output byte for byte.
+//!
+//! Most bytes of a session are inside strings, so strings are skipped eight bytes at a time
+//! (SWAR: a word is looked at byte by byte only when it may hold `"`, `\` or a control
+//! character).
+
+use super::parse::{ParseError, Parser};
+use super::value::JsValue;
+use super::write::write_number;
+use std::borrow::Cow;
+
+/// The members of a line that indexing needs, from a full validation of the line.
+#[derive(Debug, Default)]
+pub struct Skeleton {
+    /// `Some` when the line is an object; `None` for any other JSON value.
+    pub object: Option<SkeletonMembers>,
+    /// For non-object lines: whether the value is `null` (pi 0.73.1 crashes on those).
+    pub is_null: bool,
+    /// For non-object lines: whether the value is falsy (`null`, `false`, `0`, `""`),
+    /// which pi 0.87.1 ignores.
+    pub is_falsy: bool,
+}
+
+/// The top-level members of an object line that the index and the context need (the last
+/// occurrence of a key wins, as in `JSON.parse`).
+#[derive(Debug, Default)]
+pub struct SkeletonMembers {
+    /// `type`, when present.
+    pub type_: Option<JsValue>,
+    /// `id`, when present.
+    pub id: Option<JsValue>,
+    /// `parentId`, when present.
+    pub parent_id: Option<JsValue>,
+    /// The `message` member, when present.
+    pub message: Option<MessageScan>,
+}
+
+/// What the scanner learnt about a `message` member.
+#[derive(Debug, Clone, Default)]
+pub struct MessageScan {
+    /// Byte range of the member's value in the line.
+    pub start: usize,
+    /// End of the range (exclusive).
+    pub end: usize,
+    /// Whether `text[start..end]` is exactly what `JSON.stringify` writes for its value, so
+    /// it can be copied instead of parsed and written again.
+    pub canonical: bool,
+    /// Whether the value is an object (anything else is passed through as is).
+    pub is_object: bool,
+    /// Whether the value is `null`.
+    pub is_null: bool,
+    /// `role`, when the message is an object that has one.
+    pub role: Option<JsValue>,
+    /// `provider` (read for assistant messages).
+    pub provider: Option<JsValue>,
+    /// `model` (read for assistant messages).
+    pub model: Option<JsValue>,
+    /// Whether and how `content` is present.
+    pub content: Content,
+}
+
+/// Presence of a message's `content` member.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Content {
+    /// No `content` key.
+    #[default]
+    Missing,
+    /// `content: null`.
+    Null,
+    /// Any other value.
+    Present,
+}
+
+/// Validates `text` exactly as [`super::parse`] does but builds only the skeleton.
+pub fn scan_skeleton(text: &str) -> Result<Skeleton, ParseError> {
+    let mut s = Scanner {
+        p: Parser::new(text.as_bytes()),
+        canonical: true,
+        key_ranges: Vec::new(),
+        key_frames: Vec::new(),
+    };
+    s.p.skip_ws();
+    let skeleton = match s.p.peek() {
+        Some(b'{') => {
+            s.p.pos += 1;
+            let mut members = SkeletonMembers::default();
+            s.members(|s, key| {
+                match key {
+                    b"type" => members.type_ = Some(s.p.parse_any()?),
+                    b"id" => members.id = Some(s.p.parse_any()?),
+                    b"parentId" => members.parent_id = Some(s.p.parse_any()?),
+                    b"message" => members.message = Some(s.message()?),
+                    _ => s.skip_value(false)?,
+                }
+                Ok(())
+            })?;
+            Skeleton {
+                object: Some(members),
+                is_null: false,
+                is_falsy: false,
+            }
+        }
+        Some(b'[') => {
+            s.skip_value(false)?;
+            Skeleton {
+                object: None,
+                is_null: false,
+                is_falsy: false,
+            }
+        }
+        _ => {
+            let value = s.p.parse_scalar()?;
+            Skeleton {
+                object: None,
+                is_null: matches!(value, JsValue::Null),
+                is_falsy: !value.is_truthy(),
+            }
+        }
+    };
+    s.p.expect_end()?;
+    Ok(skeleton)
+}
+
+/// Objects with more keys than this are not checked for duplicates; they count as not
+/// canonical (the slow path handles them exactly).
+const MAX_TRACKED_KEYS: usize = 32;
+
+struct Scanner<'a> {
+    p: Parser<'a>,
+    /// Whether everything scanned with tracking on was canonical.
+    canonical: bool,
+    /// Key ranges of the objects open while tracking, for duplicate detection.
+    key_ranges: Vec<(usize, usize)>,
+    /// Where each open tracked object's keys start in `key_ranges`.
+    key_frames: Vec<usize>,
+}
+
+#[inline]
+fn repeat(b: u8) -> u64 {
+    0x0101_0101_0101_0101u64.wrapping_mul(u64::from(b))
+}
+
+/// Whether any byte of `w` is `"`, `\` or below 0x20 (may over-report, never under-report).
+#[inline]
+fn needs_attention(w: u64) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_in = |v: u64| v.wrapping_sub(repeat(1)) & !v & HIGH;
+    let quote = zero_in(w ^ repeat(b'"'));
+    let backslash = zero_in(w ^ repeat(b'\\'));
+    let control = w.wrapping_sub(repeat(0x20)) & !w & HIGH;
+    (quote | backslash | control) != 0
+}
+
+impl<'a> Scanner<'a> {
+    /// Skips whitespace; with `track`, any whitespace makes the value non-canonical.
+    fn ws(&mut self, track: bool) {
+        let before = self.p.pos;
+        self.p.skip_ws();
+        if track && self.p.pos != before {
+            self.canonical = false;
+        }
+    }
+
+    /// Scans the members of an object whose `{` was consumed, calling `member` with each
+    /// key (raw bytes between the quotes) positioned at its value.
+    fn members(
+        &mut self,
+        mut member: impl FnMut(&mut Self, &[u8]) -> Result<(), ParseError>,
+    ) -> Result<(), ParseError> {
+        self.p.skip_ws();
+        if self.p.peek() == Some(b'}') {
+            self.p.pos += 1;
+            return Ok(());
+        }
+        loop {
+            self.p.skip_ws();
+            let key = self.key()?;
+            self.p.skip_ws();
+            self.p.expect(b':')?;
+            self.p.skip_ws();
+            member(self, &key)?;
+            self.p.skip_ws();
+            match self.p.next_byte() {
+                Some(b',') => continue,
+                Some(b'}') => return Ok(()),
+                _ => {
+                    return Err(self
+                        .p
+                        .error_before("expected ',' or '}' after an object member"));
+                }
+            }
+        }
+    }
+
+    /// Scans a `message` member's value, tracking canonical form and reading `role`,
+    /// `provider`, `model` and whether `content` is there.
+    fn message(&mut self) -> Result<MessageScan, ParseError> {
+        let start = self.p.pos;
+        let saved = std::mem::replace(&mut self.canonical, true);
+        let mut scan = MessageScan {
+            start,
+            ..MessageScan::default()
+        };
+        match self.p.peek() {
+            Some(b'{') => {
+                scan.is_object = true;
+                self.p.pos += 1;
+                self.open_tracked_object();
+                let mut first = true;
+                self.ws(true);
+                if self.p.peek() == Some(b'}') {
+                    self.p.pos += 1;
+                } else {
+                    loop {
+                        if !first {
+                            self.ws(true);
+                        }
+                        first = false;
+                        let key = self.tracked_key()?;
+                        self.ws(true);
+                        self.p.expect(b':')?;
+                        self.ws(true);
+                        let value_start = self.p.pos;
+                        match &*key {
+                            b"role" | b"provider" | b"model" => {
+                                self.skip_value(true)?;
+                                let mut sub = Parser::new(&self.p.bytes[value_start..self.p.pos]);
+                                let value = sub.parse_any()?;
+                                match &*key {
+                                    b"role" => scan.role = Some(value),
+                                    b"provider" => scan.provider = Some(value),
+                                    _ => scan.model = Some(value),
+                                }
+                            }
+                            b"content" => {
+                                scan.content = if self.p.bytes[value_start..].starts_with(b"null") {
+                                    Content::Null
+                                } else {
+                                    Content::Present
+                                };
+                                self.skip_value(true)?;
+                            }
+                            _ => self.skip_value(true)?,
+                        }
+                        self.ws(true);
+                        match self.p.next_byte() {
+                            Some(b',') => continue,
+                            Some(b'}') => break,
+                            _ => return Err(self.p.error_before("expected ',' or '}' in object")),
+                        }
+                    }
+                }
+                self.close_tracked_object();
+            }
+            Some(b'n') => {
+                scan.is_null = true;
+                self.skip_value(true)?;
+            }
+            _ => self.skip_value(true)?,
+        }
+        scan.end = self.p.pos;
+        scan.canonical = std::mem::replace(&mut self.canonical, saved);
+        Ok(scan)
+    }
+
+    /// Reads a key at `"`: its raw range, and its decoded bytes (borrowed when it has no
+    /// escapes, which is almost always).
+    fn key_with_range(&mut self) -> Result<(usize, usize, Cow<'a, [u8]>), ParseError> {
+        if self.p.peek() != Some(b'"') {
+            return Err(self.p.error_at(self.p.pos, "expected a string"));
+        }
+        let start = self.p.pos + 1;
+        self.string(false)?;
+        let end = self.p.pos - 1;
+        let bytes: &'a [u8] = self.p.bytes;
+        let raw = &bytes[start..end];
+        let key = if memchr::memchr(b'\\', raw).is_none() {
+            Cow::Borrowed(raw)
+        } else {
+            let mut sub = Parser::new(&bytes[start - 1..end + 1]);
+            Cow::Owned(sub.parse_string_value()?.as_wtf8().to_vec())
+        };
+        Ok((start, end, key))
+    }
+
+    fn key(&mut self) -> Result<Cow<'a, [u8]>, ParseError> {
+        self.key_with_range().map(|(_, _, key)| key)
+    }
+
+    /// Opens a tracked object (for duplicate-key detection).
+    fn open_tracked_object(&mut self) {
+        self.key_frames.push(self.key_ranges.len());
+    }
+
+    fn close_tracked_object(&mut self) {
+        let start = self.key_frames.pop().unwrap_or(0);
+        self.key_ranges.truncate(start);
+    }
+
+    /// Reads an object key while tracking; marks the object non-canonical for escapes,
+    /// array-index keys, duplicates or too many keys.
+    fn tracked_key(&mut self) -> Result<Cow<'a, [u8]>, ParseError> {
+        let (start, end, key) = self.key_with_range()?;
+        let bytes: &'a [u8] = self.p.bytes;
+        let raw = &bytes[start..end];
+        if matches!(key, Cow::Owned(_)) || (!raw.is_empty() && raw.iter().all(u8::is_ascii_digit)) {
+            self.canonical = false;
+        }
+        let first = self
+            .key_frames
+            .last()
+            .copied()
+            .unwrap_or(self.key_ranges.len());
+        let siblings = &self.key_ranges[first..];
+        if siblings.len() >= MAX_TRACKED_KEYS {
+            self.canonical = false;
+        } else {
+            if siblings.iter().any(|&(s, e)| &bytes[s..e] == raw) {
+                self.canonical = false;
+            }
+            self.key_ranges.push((start, end));
+        }
+        Ok(key)
+    }
+
+    /// Validates any value without building it; with `track`, also checks canonical form.
+    fn skip_value(&mut self, track: bool) -> Result<(), ParseError> {
+        if !track {
+            return self.skip_value_untracked();
+        }
+        // true = object, false = array
+        let mut stack: Vec<bool> = Vec::new();
+        loop {
+            match self.p.peek() {
+                Some(b'[') => {
+                    self.p.pos += 1;
+                    self.ws(true);
+                    if self.p.peek() == Some(b']') {
+                        self.p.pos += 1;
+                    } else {
+                        stack.push(false);
+                        continue;
+                    }
+                }
+                Some(b'{') => {
+                    self.p.pos += 1;
+                    self.ws(true);
+                    if self.p.peek() == Some(b'}') {
+                        self.p.pos += 1;
+                    } else {
+                        self.open_tracked_object();
+                        self.tracked_member_key()?;
+                        stack.push(true);
+                        continue;
+                    }
+                }
+                Some(b'"') => self.string(true)?,
+                Some(b'-' | b'0'..=b'9') => self.number(true)?,
+                _ => {
+                    self.p.parse_scalar()?;
+                }
+            }
+            loop {
+                let Some(&is_object) = stack.last() else {
+                    return Ok(());
+                };
+                self.ws(true);
+                match (self.p.next_byte(), is_object) {
+                    (Some(b','), true) => {
+                        self.ws(true);
+                        self.tracked_member_key()?;
+                        break;
+                    }
+                    (Some(b','), false) => {
+                        self.ws(true);
+                        break;
+                    }
+                    (Some(b'}'), true) => {
+                        stack.pop();
+                        self.close_tracked_object();
+                    }
+                    (Some(b']'), false) => {
+                        stack.pop();
+                    }
+                    (_, true) => return Err(self.p.error_before("expected ',' or '}' in object")),
+                    (_, false) => return Err(self.p.error_before("expected ',' or ']' in array")),
+                }
+            }
+        }
+    }
+
+    fn tracked_member_key(&mut self) -> Result<(), ParseError> {
+        self.tracked_key()?;
+        self.ws(true);
+        self.p.expect(b':')?;
+        self.ws(true);
+        Ok(())
+    }
+
+    /// The fast validating skip used where canonical form does not matter.
+    fn skip_value_untracked(&mut self) -> Result<(), ParseError> {
+        let mut stack: Vec<bool> = Vec::new();
+        loop {
+            match self.p.peek() {
+                Some(b'[') => {
+                    self.p.pos += 1;
+                    self.p.skip_ws();
+                    if self.p.peek() == Some(b']') {
+                        self.p.pos += 1;
+                    } else {
+                        stack.push(false);
+                        continue;
+                    }
+                }
+                Some(b'{') => {
+                    self.p.pos += 1;
+                    self.p.skip_ws();
+                    if self.p.peek() == Some(b'}') {
+                        self.p.pos += 1;
+                    } else {
+                        self.member_key()?;
+                        stack.push(true);
+                        continue;
+                    }
+                }
+                Some(b'"') => self.string(false)?,
+                Some(b'-' | b'0'..=b'9') => self.p.pos = self.p.number_end()?,
+                _ => {
+                    self.p.parse_scalar()?;
+                }
+            }
+            loop {
+                let Some(&is_object) = stack.last() else {
+                    return Ok(());
+                };
+                self.p.skip_ws();
+                match (self.p.next_byte(), is_object) {
+                    (Some(b','), true) => {
+                        self.p.skip_ws();
+                        self.member_key()?;
+                        break;
+                    }
+                    (Some(b','), false) => {
+                        self.p.skip_ws();
+                        break;
+                    }
+                    (Some(b'}'), true) | (Some(b']'), false) => {
+                        stack.pop();
+                    }
+                    (_, true) => return Err(self.p.error_before("expected ',' or '}' in object")),
+                    (_, false) => return Err(self.p.error_before("expected ',' or ']' in array")),
+                }
+            }
+        }
+    }
+
+    fn member_key(&mut self) -> Result<(), ParseError> {
+        if self.p.peek() != Some(b'"') {
+            return Err(self.p.error_at(self.p.pos, "expected a string"));
+        }
+        self.string(false)?;
+        self.p.skip_ws();
+        self.p.expect(b':')?;
+        self.p.skip_ws();
+        Ok(())
+    }
+
+    /// Validates a string at `"`; with `track`, escapes other than `JSON.stringify`'s own
+    /// (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u00xx` for other control characters)
+    /// make it non-canonical.
+    fn string(&mut self, track: bool) -> Result<(), ParseError> {
+        let bytes = self.p.bytes;
+        let mut i = self.p.pos + 1;
+        loop {
+            while let Some(chunk) = bytes.get(i..i + 8) {
+                let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+                if needs_attention(word) {
+                    break;
+                }
+                i += 8;
+            }
+            let Some(&b) = bytes.get(i) else {
+                self.p.pos = i;
+                return Err(self.p.error_at(i, "unterminated string"));
+            };
+            match b {
+                b'"' => {
+                    self.p.pos = i + 1;
+                    return Ok(());
+                }
+                b'\\' => match bytes.get(i + 1) {
+                    Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                    Some(b'/') => {
+                        if track {
+                            self.canonical = false;
+                        }
+                        i += 2;
+                    }
+                    Some(b'u') => {
+                        let unit = self.p.hex4(i + 2)?;
+                        if track {
+                            let hex = &bytes[i + 2..i + 6];
+                            let is_stringify_escape = unit < 0x20
+                                && !matches!(unit, 0x08 | 0x09 | 0x0A | 0x0C | 0x0D)
+                                && hex.iter().all(|h| !h.is_ascii_uppercase());
+                            if !is_stringify_escape {
+                                self.canonical = false;
+                            }
+                        }
+                        i += 6;
+                    }
+                    _ => {
+                        self.p.pos = i + 1;
+                        return Err(self.p.error_at(i + 1, "invalid escape in string"));
+                    }
+                },
+                0x00..=0x1F => return Err(self.p.error_at(i, "control character in string")),
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// Validates a number; with `track`, checks that ECMAScript would write it the same way.
+    fn number(&mut self, track: bool) -> Result<(), ParseError> {
+        let start = self.p.pos;
+        let end = self.p.number_end()?;
+        self.p.pos = end;
+        if track {
+            let lexeme = &self.p.bytes[start..end];
+            let digits = lexeme.strip_prefix(b"-").unwrap_or(lexeme);
+            let plain_integer =
+                digits.len() <= 15 && digits.iter().all(u8::is_ascii_digit) && lexeme != b"-0";
+            if !plain_integer {
+                let value: f64 = std::str::from_utf8(lexeme)
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(f64::NAN);
+                let mut written = Vec::new();
+                write_number(&mut written, value);
+                if written != lexeme {
+                    self.canonical = false;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{parse, to_string};
+
+    fn message(line: &str) -> MessageScan {
+        scan_skeleton(line)
+            .unwrap()
+            .object
+            .unwrap()
+            .message
+            .unwrap()
+    }
+
+    /// The invariant the fast path rests on: canonical means parse + stringify is identity.
+    fn check(member: &str, canonical: bool) {
+        let line = format!(r#"{{"type":"message","message":{member}}}"#);
+        let m = message(&line);
+        assert_eq!(&line[m.start..m.end], member);
+        assert_eq!(m.canonical, canonical, "{member}");
+        if m.canonical {
+            assert_eq!(to_string(&parse(member).unwrap()), member);
+        } else {
+            assert_ne!(
+                to_string(&parse(member).unwrap()),
+                member,
+                "{member} is canonical after all"
+            );
+        }
+    }
+
+    #[test]
+    fn canonical_messages_are_recognised() {
+        check(
+            r#"{"role":"user","content":"hi","timestamp":1763630049626}"#,
+            true,
+        );
+        check(
+            r#"{"role":"assistant","content":[],"usage":{"cost":{"input":0.00552,"total":0}},"x":-1.5e-7}"#,
+            true,
+        );
+        check(
+            &format!(
+                r#"{{"a":"\"\\\b\f\n\r\t\u0001\u001f é {}{}"}}"#,
+                '\u{2028}', '\u{7f}'
+            ),
+            true,
+        );
+        check(r#"{"a":[[],{},null,true,false,"",1e+21]}"#, true);
+    }
+
+    #[test]
+    fn non_canonical_messages_are_recognised() {
+        check(r#"{"role": "user"}"#, false);
+        check(r#"{"a":1.0}"#, false);
+        check(r#"{"a":1e21}"#, false);
+        check(r#"{"a":12345678901234567890}"#, false);
+        check(r#"{"a":-0}"#, false);
+        check(r#"{"a":"\/"}"#, false);
+        check(r#"{"a":"\u00e9"}"#, false);
+        check(r#"{"a":"\u001F"}"#, false);
+        check(r#"{"a":"\u000a"}"#, false);
+        check(r#"{"a":1,"a":2}"#, false);
+        check(r#"{"b":1,"1":2}"#, false);
+        check(r#"{"a":{"x":1,"x":1}}"#, false);
+        check(r#"[1, 2]"#, false);
+    }
+
+    #[test]
+    fn escaped_surrogates_are_not_canonical_but_still_read() {
+        let m = message(r#"{"message":{"a":"\ud83d"}}"#);
+        assert!(!m.canonical);
+    }
+
+    #[test]
+    fn message_members_are_read() {
+        let m = message(
+            r#"{"message":{"role":"assistant","provider":"p","model":"m","content":null}}"#,
+        );
+        assert_eq!(m.role.as_ref().and_then(JsValue::as_str), Some("assistant"));
+        assert_eq!(m.provider.as_ref().and_then(JsValue::as_str), Some("p"));
+        assert_eq!(m.model.as_ref().and_then(JsValue::as_str), Some("m"));
+        assert_eq!(m.content, Content::Null);
+        let m = message(r#"{"message":null}"#);
+        assert!(m.is_null && !m.is_object);
+        let m = message(r#"{"message":{"role":"user"},"message":{"role":"x","content":1}}"#);
+        assert_eq!(m.role.as_ref().and_then(JsValue::as_str), Some("x"));
+        assert_eq!(m.content, Content::Present);
+    }
+
+    #[test]
+    fn skeleton_reads_top_level_members_only() {
+        let s = scan_skeleton(
+            r#"{"type":"message","x":{"id":"inner"},"id":"a","parentId":null,"id":"b"}"#,
+        )
+        .unwrap();
+        let m = s.object.unwrap();
+        assert_eq!(m.type_.unwrap().as_str(), Some("message"));
+        assert_eq!(m.id.unwrap().as_str(), Some("b"));
+        assert!(matches!(m.parent_id, Some(JsValue::Null)));
+        assert!(scan_skeleton("null").unwrap().is_null);
+        assert!(scan_skeleton("[1]").unwrap().object.is_none());
+    }
+
+    #[test]
+    fn swar_finds_every_special_byte() {
+        for b in 0u8..=255 {
+            let mut word = [b'a'; 8];
+            word[5] = b;
+            let special = b == b'"' || b == b'\\' || b < 0x20;
+            if special {
+                assert!(needs_attention(u64::from_le_bytes(word)), "{b:#x}");
+            }
+        }
+        assert!(!needs_attention(u64::from_le_bytes(*b"abcdefgh")));
+        assert!(!needs_attention(u64::from_le_bytes(
+            "é漢字!".as_bytes()[..8].try_into().unwrap()
+        )));
+    }
+
+    #[test]
+    fn invalid_lines_fail_like_the_parser() {
+        for text in [
+            "{\"message\":{\"a\":}}",
+            "{\"message\":\"\t\"}",
+            "{\"message\":[1,]}",
+            "{\"message\":{\"a\":\"\\x\"}}",
+            "{\"message\":1.}",
+        ] {
+            assert!(scan_skeleton(text).is_err(), "{text}");
+            assert!(parse(text).is_err(), "{text}");
+        }
+    }
+}
