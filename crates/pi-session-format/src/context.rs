@@ -13,6 +13,7 @@ use crate::json::{self, Content, JsArray, JsObject, JsValue, is_str};
 use crate::session::{Key, Record, Session};
 use crate::tree::{CycleError, Index, Leaf};
 use std::collections::HashMap;
+use std::io::{self, Write};
 
 /// One message of a context.
 #[derive(Debug, Clone)]
@@ -46,11 +47,15 @@ impl Message<'_> {
         }
     }
 
-    /// Appends the message's `JSON.stringify` text to `out`.
-    pub fn write(&self, out: &mut Vec<u8>) {
+    /// Writes the message's `JSON.stringify` text.
+    pub fn write<W: Write + ?Sized>(&self, out: &mut W) -> io::Result<()> {
         match self {
-            Message::Raw { text, .. } => out.extend_from_slice(text.as_bytes()),
-            Message::Value(v) => json::write_value(out, v),
+            Message::Raw { text, .. } => out.write_all(text.as_bytes()),
+            Message::Value(v) => {
+                let mut bytes = Vec::new();
+                json::write_value(&mut bytes, v);
+                out.write_all(&bytes)
+            }
         }
     }
 }
@@ -81,17 +86,20 @@ impl<'s> Context<'s> {
         }
     }
 
-    /// Appends the context as pi's `JSON.stringify(context)` shows it.
-    pub fn write_json(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(b"{\"messages\":");
-        write_messages(&self.messages, out);
+    /// Writes the context as pi's `JSON.stringify(context)` shows it, streaming the
+    /// messages (nothing the size of the output is held in memory).
+    pub fn write_json<W: Write + ?Sized>(&self, out: &mut W) -> io::Result<()> {
+        out.write_all(b"{\"messages\":")?;
+        write_messages(&self.messages, out)?;
+        let mut tail = Vec::new();
         if let Some(level) = &self.thinking_level {
-            out.extend_from_slice(b",\"thinkingLevel\":");
-            json::write_value(out, level);
+            tail.extend_from_slice(b",\"thinkingLevel\":");
+            json::write_value(&mut tail, level);
         }
-        out.extend_from_slice(b",\"model\":");
-        json::write_value(out, self.model.as_ref().unwrap_or(&JsValue::Null));
-        out.push(b'}');
+        tail.extend_from_slice(b",\"model\":");
+        json::write_value(&mut tail, self.model.as_ref().unwrap_or(&JsValue::Null));
+        tail.push(b'}');
+        out.write_all(&tail)
     }
 
     /// The context as a value.
@@ -121,16 +129,16 @@ impl<'s> Context<'s> {
     }
 }
 
-/// Appends `[m1,m2,…]`.
-pub fn write_messages(messages: &[Message<'_>], out: &mut Vec<u8>) {
-    out.push(b'[');
+/// Writes `[m1,m2,…]`.
+pub fn write_messages<W: Write + ?Sized>(messages: &[Message<'_>], out: &mut W) -> io::Result<()> {
+    out.write_all(b"[")?;
     for (i, m) in messages.iter().enumerate() {
         if i > 0 {
-            out.push(b',');
+            out.write_all(b",")?;
         }
-        m.write(out);
+        m.write(out)?;
     }
-    out.push(b']');
+    out.write_all(b"]")
 }
 
 /// Builds the context for `leaf` as pi's `buildSessionContext(getEntries(), leaf, byId)`.

@@ -120,8 +120,11 @@ fn implement(op: ProtocolOp, leaf: Option<&str>, pi: Pi, mtime: i64) -> Result<(
         sequential_ids: true,
     };
     let output = match op {
-        ProtocolOp::Context => ops::context(&bytes, leaf, false, settings)?,
-        ProtocolOp::Llm => ops::context(&bytes, leaf, true, settings)?,
+        ProtocolOp::Context | ProtocolOp::Llm => {
+            let llm = matches!(op, ProtocolOp::Llm);
+            crate::with_stdout(|out| ops::context(&bytes, leaf, llm, settings, out))?;
+            return Ok(());
+        }
         ProtocolOp::Migrate => ops::migrate(&bytes, settings)?.0,
         ProtocolOp::Tree => ops::tree(&bytes, settings)?,
         ProtocolOp::Info => ops::info(&bytes, mtime as f64, settings),

@@ -6,6 +6,8 @@
 //! Exit codes: 0 success, 1 the input is invalid or the operation failed on it, 2 usage.
 
 mod conformance;
+#[path = "gen.rs"]
+mod gen_command;
 mod input;
 mod ops;
 
@@ -85,6 +87,9 @@ enum Command {
         #[command(subcommand)]
         command: conformance::Command,
     },
+    /// Write a deterministic, realistic session (benchmarks, scaling tests): `gen --size 100MB
+    /// --seed 1 [--version 1|2|3] [--out FILE]`, or `gen --entries N --linear`.
+    Gen(gen_command::GenArgs),
 }
 
 #[derive(Args)]
@@ -120,6 +125,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Conformance { command } => conformance::main(command),
+        Command::Gen(args) => gen_command::main(args),
         command => run_file_command(command),
     }
 }
@@ -130,7 +136,7 @@ fn run_file_command(command: Command) -> ExitCode {
         | Command::Migrate { file, .. }
         | Command::Tree { file }
         | Command::Info { file, .. } => file.file.clone(),
-        Command::Conformance { .. } => unreachable!("dispatched in main"),
+        Command::Conformance { .. } | Command::Gen(_) => unreachable!("dispatched in main"),
     };
     let name = file.display().to_string();
     let result = Input::open(&file)
@@ -147,12 +153,14 @@ fn run_file_command(command: Command) -> ExitCode {
 
 fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
     let output = match command {
-        Command::Context { file, leaf, llm } => ops::context(
-            input.bytes(),
-            leaf.as_deref(),
-            llm,
-            Settings::new(file.pi.into(), false),
-        )?,
+        Command::Context { file, leaf, llm } => {
+            let settings = Settings::new(file.pi.into(), false);
+            let warnings = with_stdout(|out| {
+                ops::context(input.bytes(), leaf.as_deref(), llm, settings, out)
+            })?;
+            print_warnings(name, &warnings);
+            return Ok(());
+        }
         Command::Tree { file } => ops::tree(input.bytes(), Settings::new(file.pi.into(), false))?,
         Command::Info { file, mtime } => {
             let mtime = mtime.map_or_else(|| input.modified_ms(), |ms| ms as f64);
@@ -184,7 +192,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
             }
             return Ok(atomic::replace_file(&file.file, &output.bytes, backup)?);
         }
-        Command::Conformance { .. } => unreachable!("dispatched in main"),
+        Command::Conformance { .. } | Command::Gen(_) => unreachable!("dispatched in main"),
     };
     print_warnings(name, &output.warnings);
     write_stdout(&output.bytes)
@@ -193,6 +201,51 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
 fn print_warnings(name: &str, warnings: &[String]) {
     for w in warnings {
         eprintln!("pi-session: {name}:{w}");
+    }
+}
+
+/// Runs `write` on a buffered stdout; a closed pipe (`pi-session … | head`) is not an error.
+pub fn with_stdout<T: Default>(
+    write: impl FnOnce(&mut dyn Write) -> Result<T, Rejected>,
+) -> Result<T, Rejected> {
+    let mut out = PipeAware {
+        inner: std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock()),
+        closed: false,
+    };
+    let result = write(&mut out).and_then(|value| {
+        out.flush()?;
+        Ok(value)
+    });
+    if out.closed { Ok(T::default()) } else { result }
+}
+
+/// A writer that remembers whether the reader went away.
+struct PipeAware<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> PipeAware<W> {
+    fn note<T>(&mut self, result: std::io::Result<T>) -> std::io::Result<T> {
+        if result
+            .as_ref()
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            self.closed = true;
+        }
+        result
+    }
+}
+
+impl<W: Write> Write for PipeAware<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let result = self.inner.write(buf);
+        self.note(result)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let result = self.inner.flush();
+        self.note(result)
     }
 }
 

@@ -9,6 +9,7 @@ use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
 use pi_session_format::session::{LoadOptions, Session};
 use pi_session_format::tree::{self, Index, Leaf};
+use std::io::Write;
 
 /// What an operation produced.
 pub struct Output {
@@ -77,13 +78,15 @@ fn json_line(value: &JsValue) -> Vec<u8> {
     bytes
 }
 
-/// `buildSessionContext` (or `convertToLlm` of it with `llm`).
+/// `buildSessionContext` (or `convertToLlm` of it with `llm`), written to `out` followed by
+/// a newline; returns the warnings.
 pub fn context(
     bytes: &[u8],
     leaf: Option<&str>,
     llm: bool,
     settings: Settings,
-) -> Result<Output, Rejected> {
+    out: &mut dyn Write,
+) -> Result<Vec<String>, Rejected> {
     let mut warnings = Vec::new();
     let session = load(bytes, settings, &mut warnings)?;
     let index = Index::build(&session);
@@ -92,14 +95,13 @@ pub fn context(
     for line in &context.skipped_lines {
         warnings.push(format!("{line}: warning: `message` is missing or null; entry skipped (pi would throw a TypeError)"));
     }
-    let mut bytes = Vec::new();
     if llm {
-        write_messages(&to_llm(context.messages, settings.pi), &mut bytes);
+        write_messages(&to_llm(context.messages, settings.pi), out)?;
     } else {
-        context.write_json(&mut bytes);
+        context.write_json(out)?;
     }
-    bytes.push(b'\n');
-    Ok(Output { bytes, warnings })
+    out.write_all(b"\n")?;
+    Ok(warnings)
 }
 
 /// The file as pi leaves it after opening it, and whether that differs from the input.
