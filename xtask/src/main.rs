@@ -6,9 +6,11 @@
 //! - `cargo xtask conformance check-reference` — recompute them with the reference and fail on
 //!   any difference;
 //! - `cargo xtask conformance fuzz-reference --seed S --count N [--save]` — random sessions,
-//!   reference against `pi-session`; `--save` turns each mismatch into a new case.
+//!   reference against `pi-session`; `--save` turns each mismatch into a new case;
+//! - `cargo xtask fuzz seed` — the fuzzers' seed corpus (`fuzz/corpus/`) from `conformance/`.
 
 mod conformance;
+mod fuzz;
 mod reference;
 
 use std::path::PathBuf;
@@ -25,13 +27,15 @@ pub fn root() -> PathBuf {
 const USAGE: &str = "usage:
   cargo xtask conformance bless [--only GLOB]...
   cargo xtask conformance check-reference [--only GLOB]...
-  cargo xtask conformance fuzz-reference --seed S --count N [--pi 0.73|0.87] [--save]";
+  cargo xtask conformance fuzz-reference --seed S --count N [--pi 0.73|0.87] [--save]
+  cargo xtask fuzz seed";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match args.as_slice() {
         ["conformance", rest @ ..] => conformance::main(rest),
+        ["fuzz", rest @ ..] => fuzz::main(rest),
         _ => Err(format!("unknown command\n{USAGE}")),
     };
     match result {

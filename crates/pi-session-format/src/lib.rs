@@ -33,6 +33,8 @@ pub enum PiVersion {
 
 pub mod atomic;
 pub mod context;
+#[cfg(feature = "arbitrary")]
+pub mod fuzzing;
 pub mod info;
 pub mod llm;
 pub mod types;

@@ -205,6 +205,7 @@ macro_rules! tagged_union {
         // kept unboxed so that they can be matched and destructured directly.
         #[allow(clippy::large_enum_variant)]
         #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+        #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
         #[serde(tag = $tag)]
         pub enum $name {
             $(
@@ -215,7 +216,10 @@ macro_rules! tagged_union {
             #[doc = $unknown_doc]
             #[serde(untagged)]
             #[schemars(schema_with = $unknown_schema)]
-            Unknown(Map<String, Value>),
+            Unknown(
+                #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+                Map<String, Value>,
+            ),
         }
 
         impl TaggedUnion for $name {
@@ -266,6 +270,7 @@ macro_rules! tagged_union {
 /// too. Any object whose `type` is not `"session"` is an [`Entry`].
 #[allow(clippy::large_enum_variant)] // kept unboxed for direct matching, like `Entry`
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(untagged)]
 pub enum FileEntry {
     /// A `{"type":"session", ...}` line.
@@ -304,6 +309,7 @@ impl<'de> Deserialize<'de> for FileEntry {
 
 /// The constant `type` of a header line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum SessionHeaderType {
     /// `"session"`.
     #[default]
@@ -314,6 +320,7 @@ pub enum SessionHeaderType {
 /// The first line of a session file: `{"type":"session","version":3,"id":..,"timestamp":..,
 /// "cwd":..,"parentSession"?:..}` (pi's key order). Metadata only, not part of the entry tree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionHeader {
     /// Always `"session"`.
@@ -366,6 +373,7 @@ pub struct SessionHeader {
     /// Fields not modelled here, kept verbatim (e.g. oh-my-pi's `title`, `titleSource`,
     /// `additionalDirectories`, `previousSessionFiles`).
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -416,6 +424,7 @@ tagged_union! {
 /// conversation. Every role is pushed into the model context verbatim by
 /// `buildSessionContext` (and filtered later by `convertToLlm`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageEntry {
     /// Entry id: 8 lowercase hex characters from pi (collision-checked, falling back to a full
@@ -431,6 +440,7 @@ pub struct MessageEntry {
     pub message: AgentMessage,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -438,6 +448,7 @@ pub struct MessageEntry {
 /// (`appendThinkingLevelChange`). The latest one on the path sets the session's level; pi
 /// appends one on resume when the branch has none.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ThinkingLevelChangeEntry {
     /// Entry id (8 hex characters from pi).
@@ -453,6 +464,7 @@ pub struct ThinkingLevelChangeEntry {
     pub thinking_level: String,
     /// Fields not modelled here, kept verbatim (e.g. oh-my-pi's `configured`).
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -460,6 +472,7 @@ pub struct ThinkingLevelChangeEntry {
 /// (`appendModelChange`). The latest one on the path (or the latest assistant message) sets
 /// the session's model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelChangeEntry {
     /// Entry id (8 hex characters from pi).
@@ -481,6 +494,7 @@ pub struct ModelChangeEntry {
     pub model: Option<String>,
     /// Fields not modelled here, kept verbatim (e.g. oh-my-pi's `role`).
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -489,6 +503,7 @@ pub struct ModelChangeEntry {
 /// cache warming. Counted in session totals; not part of the model context and hidden from
 /// the tree view.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct UsageEntry {
     /// Entry id (8 hex characters from pi).
@@ -513,6 +528,7 @@ pub struct UsageEntry {
     pub note: Option<String>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -523,6 +539,7 @@ pub struct UsageEntry {
 /// (preceded by `systemMessage` when present), followed by the entries from
 /// `firstKeptEntryId` up to the compaction and everything after it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionEntry {
     /// Entry id (8 hex characters from pi).
@@ -546,6 +563,7 @@ pub struct CompactionEntry {
     /// `{"readFiles":[..],"modifiedFiles":[..]}`; extensions write anything (even `null`).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Value")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
     pub details: Option<Value>,
     /// Usage of the LLM call(s) that produced the summary (pi 0.81.0+); counted in totals.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
@@ -573,6 +591,7 @@ pub struct CompactionEntry {
     /// Fields not modelled here, kept verbatim (e.g. oh-my-pi's `shortSummary`, `tokensAfter`,
     /// `preserveData`).
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -580,6 +599,7 @@ pub struct CompactionEntry {
 /// "usage"?,"fromHook"?}` (`branchWithSummary`): the summary of a branch the user navigated
 /// away from. In the context it becomes a `branchSummary` message when `summary` is non-empty.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct BranchSummaryEntry {
     /// Entry id (8 hex characters from pi).
@@ -600,6 +620,7 @@ pub struct BranchSummaryEntry {
     /// Implementation data, not sent to the model (pi: `{"readFiles","modifiedFiles"}`).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Value")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
     pub details: Option<Value>,
     /// Usage of the LLM call that produced the summary (pi 0.81.0+).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
@@ -611,6 +632,7 @@ pub struct BranchSummaryEntry {
     pub from_hook: Option<bool>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -618,6 +640,7 @@ pub struct BranchSummaryEntry {
 /// note pi writes the base fields *last*): extension state persisted in the session. Never
 /// part of the model context.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct CustomEntry {
     /// Identifies the extension that owns the entry (e.g. `pi.bug-report`).
@@ -625,6 +648,7 @@ pub struct CustomEntry {
     /// Extension data, any JSON value (even `null`); absent when the extension passed none.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Value")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
     pub data: Option<Value>,
     /// Entry id (8 hex characters from pi).
     pub id: String,
@@ -636,6 +660,7 @@ pub struct CustomEntry {
     pub timestamp: String,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -644,6 +669,7 @@ pub struct CustomEntry {
 /// message that *is* part of the model context, as a `custom` role message (sent as user
 /// content).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct CustomMessageEntry {
     /// Identifies the extension that owns the message.
@@ -655,6 +681,7 @@ pub struct CustomMessageEntry {
     /// Extension metadata, not sent to the model.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Value")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
     pub details: Option<Value>,
     /// Entry id (8 hex characters from pi).
     pub id: String,
@@ -666,6 +693,7 @@ pub struct CustomMessageEntry {
     pub timestamp: String,
     /// Fields not modelled here, kept verbatim (e.g. oh-my-pi's `attribution`).
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -674,6 +702,7 @@ pub struct CustomMessageEntry {
 /// model context. The latest edit of a target on the active path wins; raw history, UI and
 /// usage totals are unchanged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ContextEditEntry {
     /// Entry id (8 hex characters from pi).
@@ -694,11 +723,13 @@ pub struct ContextEditEntry {
     pub replacement: Option<ContextEditReplacement>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// The non-null `replacement` of a [`ContextEditEntry`]: `{"content": ...}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ContextEditReplacement {
     /// The new content. pi normalises a string replacement of an `assistant`/`toolResult`
@@ -706,6 +737,7 @@ pub struct ContextEditReplacement {
     pub content: Content,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -713,6 +745,7 @@ pub struct ContextEditReplacement {
 /// sets or clears the user label of another entry. Labels apply in file order; labels are
 /// part of the path (appending one advances the leaf).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelEntry {
     /// Entry id (8 hex characters from pi).
@@ -731,12 +764,14 @@ pub struct LabelEntry {
     pub label: Option<String>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"type":"session_info","id","parentId","timestamp","name"}` (`appendSessionInfo`, `/name`):
 /// session metadata. The latest entry in the file sets the display name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfoEntry {
     /// Entry id (8 hex characters from pi).
@@ -754,6 +789,7 @@ pub struct SessionInfoEntry {
     pub name: Option<String>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -796,6 +832,7 @@ tagged_union! {
 
 /// `{"role":"user","content","timestamp"}`: a user prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct UserMessage {
     /// The prompt: a plain string or text/image blocks. pi's own prompts are block arrays;
@@ -805,6 +842,7 @@ pub struct UserMessage {
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -812,6 +850,7 @@ pub struct UserMessage {
 /// ...}`: a model response as pi-ai produced it (key order is pi-ai's; later-added keys such as
 /// `errorMessage` and `responseId` come after `timestamp`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct AssistantMessage {
     /// Text, thinking and tool-call blocks in output order; `[]` for an aborted or failed
@@ -871,11 +910,13 @@ pub struct AssistantMessage {
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim (e.g. oh-my-pi's `providerPayload`).
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// One entry of [`AssistantMessage::diagnostics`] (pi-ai `AssistantMessageDiagnostic`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct AssistantMessageDiagnostic {
     /// Diagnostic kind (free-form string).
@@ -890,14 +931,17 @@ pub struct AssistantMessageDiagnostic {
     /// Extra JSON data.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Map<String, Value>")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_map))]
     pub details: Option<Map<String, Value>>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// An error captured in an [`AssistantMessageDiagnostic`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct DiagnosticErrorInfo {
     /// Error class name.
@@ -913,15 +957,18 @@ pub struct DiagnosticErrorInfo {
     /// Error code: a string or a number.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Value")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
     pub code: Option<Value>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// pi-ai 0.84+ `DeferredHandle`: what is needed to retrieve a response the provider finishes
 /// asynchronously (`stopReason: "deferred"`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct DeferredHandle {
     /// Provider id.
@@ -943,15 +990,18 @@ pub struct DeferredHandle {
     /// Provider conversion data needed to rebuild the final message (any JSON value).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Value")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
     pub data: Option<Value>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"role":"toolResult","toolCallId","toolName","content","details"?,"usage"?,"isError",
 /// "timestamp"}`: the result of one [`ToolCall`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResultMessage {
     /// The `id` of the tool call this answers.
@@ -963,6 +1013,7 @@ pub struct ToolResultMessage {
     /// Tool-specific data for the UI, not sent to the model (e.g. `{"diff": ..}` for `edit`).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Value")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
     pub details: Option<Value>,
     /// pi 0.81.0+: usage of nested model work done by the tool; counted in session totals,
     /// not in context accounting.
@@ -975,6 +1026,7 @@ pub struct ToolResultMessage {
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -982,6 +1034,7 @@ pub struct ToolResultMessage {
 /// "fullOutputPath"?,"timestamp","excludeFromContext"?}`: a shell command the user ran with
 /// `!` (or `!!`, excluded from the context). Sent to the model as user text. Has no `content`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct BashExecutionMessage {
     /// The command line.
@@ -1010,6 +1063,7 @@ pub struct BashExecutionMessage {
     pub exclude_from_context: Option<bool>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -1017,6 +1071,7 @@ pub struct BashExecutionMessage {
 /// message (`sendMessage`). New ones are stored as `custom_message` *entries*; this role
 /// appears in `message` entries migrated from v2 `hookMessage`, and in memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct CustomMessage {
     /// Identifies the extension.
@@ -1028,11 +1083,13 @@ pub struct CustomMessage {
     /// Extension metadata, not sent to the model.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Value")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
     pub details: Option<Value>,
     /// Creation time, Unix milliseconds.
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -1040,6 +1097,7 @@ pub struct CustomMessage {
 /// migration renames the role to `custom`; in an un-migrated file pi passes it through the
 /// context builder and `convertToLlm` drops it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct HookMessage {
     /// Identifies the hook.
@@ -1051,11 +1109,13 @@ pub struct HookMessage {
     /// Hook metadata.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Value")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
     pub details: Option<Value>,
     /// Creation time, Unix milliseconds.
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -1063,6 +1123,7 @@ pub struct HookMessage {
 /// from a `branch_summary` entry (timestamp = the entry's ISO time in milliseconds); pi never
 /// stores it, but extensions and third-party files may.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct BranchSummaryMessage {
     /// The summary text.
@@ -1075,12 +1136,14 @@ pub struct BranchSummaryMessage {
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"role":"compactionSummary","summary","tokensBefore","timestamp"}`: built from a
 /// `compaction` entry; pi never stores it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionSummaryMessage {
     /// The summary text.
@@ -1091,6 +1154,7 @@ pub struct CompactionSummaryMessage {
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -1100,6 +1164,7 @@ pub struct CompactionSummaryMessage {
 /// Replaying all system messages in order yields the current prompt and tools; it is also the
 /// shape of [`CompactionEntry::system_message`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct SystemMessage {
     /// Instruction text (`string | TextContent[]`): on the leading message the base prompt,
@@ -1127,11 +1192,13 @@ pub struct SystemMessage {
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// A tool declaration in [`SystemMessage::tools_added`] (pi-ai `Tool`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct Tool {
     /// Tool name, e.g. `read`.
@@ -1139,25 +1206,30 @@ pub struct Tool {
     /// Description shown to the model.
     pub description: String,
     /// JSON Schema of the arguments (a TypeBox schema, serialized).
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_value))]
     pub parameters: Value,
     /// Provider-side constrained sampling: `false`, `{"type":"json_schema","strict":..}` or
     /// `{"type":"grammar","variants":{..}}`.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Value")]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
     pub constrained_sampling: Option<Value>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// A tool named in [`SystemMessage::tools_removed`] (pi-ai `ToolReference`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolReference {
     /// Tool name.
     pub name: String,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -1168,6 +1240,7 @@ pub struct ToolReference {
 /// Content that may be a plain string or an array of blocks (user, custom and system
 /// messages, `custom_message` entries, context-edit replacements).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(untagged)]
 pub enum Content {
     /// A plain string, equivalent to one text block.
@@ -1199,6 +1272,7 @@ tagged_union! {
 
 /// `{"type":"text","text","textSignature"?}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct TextContent {
     /// The text.
@@ -1211,11 +1285,13 @@ pub struct TextContent {
     pub text_signature: Option<String>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"type":"thinking","thinking","thinkingSignature"?,"redacted"?}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ThinkingContent {
     /// The reasoning text (placeholder text when `redacted`).
@@ -1233,11 +1309,13 @@ pub struct ThinkingContent {
     pub redacted: Option<bool>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"type":"image","data","mimeType"}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ImageContent {
     /// Base64-encoded image bytes (oh-my-pi may store a `blob:sha256:..` reference instead).
@@ -1246,12 +1324,14 @@ pub struct ImageContent {
     pub mime_type: String,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"type":"toolCall","id","name","arguments","thoughtSignature"?,"namespace"?,
 /// "partialJson"?}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCall {
     /// Provider call id, matched by [`ToolResultMessage::tool_call_id`].
@@ -1259,6 +1339,7 @@ pub struct ToolCall {
     /// Tool name.
     pub name: String,
     /// Parsed arguments (a JSON object; `{}` or partial when the stream was cut).
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub arguments: Map<String, Value>,
     /// Google thought signature.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
@@ -1277,6 +1358,7 @@ pub struct ToolCall {
     pub partial_json: Option<String>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -1287,6 +1369,7 @@ pub struct ToolCall {
 /// Token counts and cost of one model request (pi-ai `Usage`): in assistant messages, `usage`
 /// entries, and (pi 0.81.0+) compaction, branch-summary and tool-result usage.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     /// Uncached input tokens.
@@ -1314,26 +1397,34 @@ pub struct Usage {
     pub cost: UsageCost,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// Cost breakdown of a [`Usage`], in US dollars. Numbers are kept as written (`0` vs `0.0`,
 /// `9e-6`), so they round-trip exactly.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct UsageCost {
     /// Cost of `input` tokens.
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_number))]
     pub input: Number,
     /// Cost of `output` tokens.
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_number))]
     pub output: Number,
     /// Cost of `cacheRead` tokens.
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_number))]
     pub cache_read: Number,
     /// Cost of `cacheWrite` tokens.
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_number))]
     pub cache_write: Number,
     /// Sum of the above.
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_number))]
     pub total: Number,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
