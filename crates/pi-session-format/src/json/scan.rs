@@ -92,7 +92,7 @@ pub fn scan_skeleton(text: &str) -> Result<Skeleton, ParseError> {
                     b"id" => members.id = Some(s.p.parse_any()?),
                     b"parentId" => members.parent_id = Some(s.p.parse_any()?),
                     b"message" => members.message = Some(s.message()?),
-                    _ => s.skip_value(false)?,
+                    _ => s.skip_value::<false>()?,
                 }
                 Ok(())
             })?;
@@ -103,7 +103,7 @@ pub fn scan_skeleton(text: &str) -> Result<Skeleton, ParseError> {
             }
         }
         Some(b'[') => {
-            s.skip_value(false)?;
+            s.skip_value::<false>()?;
             Skeleton {
                 object: None,
                 is_null: false,
@@ -225,7 +225,7 @@ impl<'a> Scanner<'a> {
                         let value_start = self.p.pos;
                         match &*key {
                             b"role" | b"provider" | b"model" => {
-                                self.skip_value(true)?;
+                                self.skip_value::<true>()?;
                                 let mut sub = Parser::new(&self.p.bytes[value_start..self.p.pos]);
                                 let value = sub.parse_any()?;
                                 match &*key {
@@ -240,9 +240,9 @@ impl<'a> Scanner<'a> {
                                 } else {
                                     Content::Present
                                 };
-                                self.skip_value(true)?;
+                                self.skip_value::<true>()?;
                             }
-                            _ => self.skip_value(true)?,
+                            _ => self.skip_value::<true>()?,
                         }
                         self.ws(true);
                         match self.p.next_byte() {
@@ -256,9 +256,9 @@ impl<'a> Scanner<'a> {
             }
             Some(b'n') => {
                 scan.is_null = true;
-                self.skip_value(true)?;
+                self.skip_value::<true>()?;
             }
-            _ => self.skip_value(true)?,
+            _ => self.skip_value::<true>()?,
         }
         scan.end = self.p.pos;
         scan.canonical = std::mem::replace(&mut self.canonical, saved);
@@ -325,18 +325,16 @@ impl<'a> Scanner<'a> {
         Ok(key)
     }
 
-    /// Validates any value without building it; with `track`, also checks canonical form.
-    fn skip_value(&mut self, track: bool) -> Result<(), ParseError> {
-        if !track {
-            return self.skip_value_untracked();
-        }
+    /// Validates any value without building it; with `TRACK`, also checks canonical form
+    /// (a const parameter, so the untracked scan pays nothing for it).
+    fn skip_value<const TRACK: bool>(&mut self) -> Result<(), ParseError> {
         // true = object, false = array
         let mut stack: Vec<bool> = Vec::new();
         loop {
             match self.p.peek() {
                 Some(b'[') => {
                     self.p.pos += 1;
-                    self.ws(true);
+                    self.ws(TRACK);
                     if self.p.peek() == Some(b']') {
                         self.p.pos += 1;
                     } else {
@@ -346,18 +344,20 @@ impl<'a> Scanner<'a> {
                 }
                 Some(b'{') => {
                     self.p.pos += 1;
-                    self.ws(true);
+                    self.ws(TRACK);
                     if self.p.peek() == Some(b'}') {
                         self.p.pos += 1;
                     } else {
-                        self.open_tracked_object();
-                        self.tracked_member_key()?;
+                        if TRACK {
+                            self.open_tracked_object();
+                        }
+                        self.member_key::<TRACK>()?;
                         stack.push(true);
                         continue;
                     }
                 }
-                Some(b'"') => self.string(true)?,
-                Some(b'-' | b'0'..=b'9') => self.number(true)?,
+                Some(b'"') => self.string(TRACK)?,
+                Some(b'-' | b'0'..=b'9') => self.number(TRACK)?,
                 _ => {
                     self.p.parse_scalar()?;
                 }
@@ -366,20 +366,22 @@ impl<'a> Scanner<'a> {
                 let Some(&is_object) = stack.last() else {
                     return Ok(());
                 };
-                self.ws(true);
+                self.ws(TRACK);
                 match (self.p.next_byte(), is_object) {
                     (Some(b','), true) => {
-                        self.ws(true);
-                        self.tracked_member_key()?;
+                        self.ws(TRACK);
+                        self.member_key::<TRACK>()?;
                         break;
                     }
                     (Some(b','), false) => {
-                        self.ws(true);
+                        self.ws(TRACK);
                         break;
                     }
                     (Some(b'}'), true) => {
                         stack.pop();
-                        self.close_tracked_object();
+                        if TRACK {
+                            self.close_tracked_object();
+                        }
                     }
                     (Some(b']'), false) => {
                         stack.pop();
@@ -391,79 +393,19 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn tracked_member_key(&mut self) -> Result<(), ParseError> {
-        self.tracked_key()?;
-        self.ws(true);
-        self.p.expect(b':')?;
-        self.ws(true);
-        Ok(())
-    }
-
-    /// The fast validating skip used where canonical form does not matter.
-    fn skip_value_untracked(&mut self) -> Result<(), ParseError> {
-        let mut stack: Vec<bool> = Vec::new();
-        loop {
-            match self.p.peek() {
-                Some(b'[') => {
-                    self.p.pos += 1;
-                    self.p.skip_ws();
-                    if self.p.peek() == Some(b']') {
-                        self.p.pos += 1;
-                    } else {
-                        stack.push(false);
-                        continue;
-                    }
-                }
-                Some(b'{') => {
-                    self.p.pos += 1;
-                    self.p.skip_ws();
-                    if self.p.peek() == Some(b'}') {
-                        self.p.pos += 1;
-                    } else {
-                        self.member_key()?;
-                        stack.push(true);
-                        continue;
-                    }
-                }
-                Some(b'"') => self.string(false)?,
-                Some(b'-' | b'0'..=b'9') => self.p.pos = self.p.number_end()?,
-                _ => {
-                    self.p.parse_scalar()?;
-                }
+    /// An object key and its `:`, at `"`.
+    fn member_key<const TRACK: bool>(&mut self) -> Result<(), ParseError> {
+        if TRACK {
+            self.tracked_key()?;
+        } else {
+            if self.p.peek() != Some(b'"') {
+                return Err(self.p.error_at(self.p.pos, "expected a string"));
             }
-            loop {
-                let Some(&is_object) = stack.last() else {
-                    return Ok(());
-                };
-                self.p.skip_ws();
-                match (self.p.next_byte(), is_object) {
-                    (Some(b','), true) => {
-                        self.p.skip_ws();
-                        self.member_key()?;
-                        break;
-                    }
-                    (Some(b','), false) => {
-                        self.p.skip_ws();
-                        break;
-                    }
-                    (Some(b'}'), true) | (Some(b']'), false) => {
-                        stack.pop();
-                    }
-                    (_, true) => return Err(self.p.error_before("expected ',' or '}' in object")),
-                    (_, false) => return Err(self.p.error_before("expected ',' or ']' in array")),
-                }
-            }
+            self.string(false)?;
         }
-    }
-
-    fn member_key(&mut self) -> Result<(), ParseError> {
-        if self.p.peek() != Some(b'"') {
-            return Err(self.p.error_at(self.p.pos, "expected a string"));
-        }
-        self.string(false)?;
-        self.p.skip_ws();
+        self.ws(TRACK);
         self.p.expect(b':')?;
-        self.p.skip_ws();
+        self.ws(TRACK);
         Ok(())
     }
 
