@@ -8,7 +8,10 @@
 //! - `cargo xtask conformance fuzz-reference --seed S --count N [--save]` — random sessions,
 //!   reference against `pi-session`; `--save` turns each mismatch into a new case;
 //! - `cargo xtask fuzz seed` — the fuzzers' seed corpus (`fuzz/corpus/`) from `conformance/`.
+//! - `cargo xtask bench compare|check-gen` — the reference vs `pi-session` on generated
+//!   sessions: timing table (`docs/PERFORMANCE.md`), and identical reading of generated files.
 
+mod bench;
 mod conformance;
 mod fuzz;
 mod reference;
@@ -28,13 +31,16 @@ const USAGE: &str = "usage:
   cargo xtask conformance bless [--only GLOB]...
   cargo xtask conformance check-reference [--only GLOB]...
   cargo xtask conformance fuzz-reference --seed S --count N [--pi 0.73|0.87] [--save]
-  cargo xtask fuzz seed";
+  cargo xtask fuzz seed
+  cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--linear N] [--out FILE]
+  cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match args.as_slice() {
         ["conformance", rest @ ..] => conformance::main(rest),
+        ["bench", rest @ ..] => bench::main(rest),
         ["fuzz", rest @ ..] => fuzz::main(rest),
         _ => Err(format!("unknown command\n{USAGE}")),
     };

@@ -15,6 +15,7 @@
 //! - [`atomic`]: crash-safe file replacement.
 
 pub mod date;
+pub mod generate;
 pub mod json;
 pub mod migrate;
 pub mod read;

@@ -1,0 +1,81 @@
+//! `pi-session gen`: write a deterministic, realistic session (the library's `generate`).
+
+use clap::Args;
+use pi_session_format::generate::{self, FileVersion, Limit, Options};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `pi-session gen`.
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("limit").required(true).args(["size", "entries"])))]
+pub struct GenArgs {
+    /// Stop after the entry that reaches this size: `100MB`, `1GB`, `64MiB`, bytes.
+    #[arg(long, value_parser = generate::parse_size, value_name = "SIZE")]
+    size: Option<u64>,
+    /// Stop after this many entries (the header not counted).
+    #[arg(long, value_name = "N")]
+    entries: Option<u64>,
+    /// A linear chain of short user/assistant messages (the scaling test) instead of a
+    /// realistic session.
+    #[arg(long)]
+    linear: bool,
+    /// The PRNG seed: the same arguments give the same bytes.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The format version to write.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=3))]
+    version: u32,
+    /// Write to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Print statistics (entries, compactions, branches, leaf path length, …) as JSON on
+    /// standard error.
+    #[arg(long)]
+    stats: bool,
+}
+
+/// Runs `pi-session gen`.
+pub fn main(args: GenArgs) -> ExitCode {
+    let limit = match (args.size, args.entries) {
+        (Some(bytes), _) => Limit::Bytes(bytes),
+        (None, Some(n)) => Limit::Entries(n),
+        (None, None) => unreachable!("clap requires one"),
+    };
+    let options = Options {
+        seed: args.seed,
+        version: FileVersion::from_number(args.version).expect("clap checks the range"),
+        limit,
+        linear: args.linear,
+    };
+    let result = match &args.out {
+        Some(path) => File::create(path).and_then(|f| {
+            let mut w = BufWriter::with_capacity(1 << 20, f);
+            let stats = generate::generate(&options, &mut w)?;
+            w.flush()?;
+            Ok(stats)
+        }),
+        None => {
+            let mut w = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+            generate::generate(&options, &mut w).and_then(|s| w.flush().map(|()| s))
+        }
+    };
+    match result {
+        Ok(stats) => {
+            if args.stats {
+                eprintln!("{}", stats.to_json());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            let target = args.out.as_ref().map_or_else(
+                || "standard output".to_string(),
+                |p| p.display().to_string(),
+            );
+            eprintln!("pi-session: gen: {target}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
