@@ -10,11 +10,13 @@
 //! - `cargo xtask fuzz seed` — the fuzzers' seed corpus (`fuzz/corpus/`) from `conformance/`.
 //! - `cargo xtask bench compare|check-gen` — the reference vs `pi-session` on generated
 //!   sessions: timing table (`docs/PERFORMANCE.md`), and identical reading of generated files.
+//! - `cargo xtask schema [--check]` — write `schemas/` from the types, or check it is current.
 
 mod bench;
 mod conformance;
 mod fuzz;
 mod reference;
+mod schema;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,13 +35,15 @@ const USAGE: &str = "usage:
   cargo xtask conformance fuzz-reference --seed S --count N [--pi 0.73|0.87] [--save]
   cargo xtask fuzz seed
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--linear N] [--out FILE]
-  cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]";
+  cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]
+  cargo xtask schema [--check]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match args.as_slice() {
         ["conformance", rest @ ..] => conformance::main(rest),
+        ["schema", rest @ ..] => schema::main(rest),
         ["bench", rest @ ..] => bench::main(rest),
         ["fuzz", rest @ ..] => fuzz::main(rest),
         _ => Err(format!("unknown command\n{USAGE}")),

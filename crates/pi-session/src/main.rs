@@ -10,6 +10,7 @@ mod conformance;
 mod gen_command;
 mod input;
 mod ops;
+mod schema;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use input::Input;
@@ -90,6 +91,12 @@ enum Command {
     /// Write a deterministic, realistic session (benchmarks, scaling tests): `gen --size 100MB
     /// --seed 1 [--version 1|2|3] [--out FILE]`, or `gen --entries N --linear`.
     Gen(gen_command::GenArgs),
+    /// Print a JSON Schema of the format (generated from the library's types, see
+    /// schemas/README.md); without NAME, list the schema names.
+    Schema {
+        /// The schema, e.g. `session-line`, `session-line-v1`, `entry-message`, `context`.
+        name: Option<String>,
+    },
 }
 
 #[derive(Args)]
@@ -125,6 +132,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Conformance { command } => conformance::main(command),
+        Command::Schema { name } => schema::main(name.as_deref()),
         Command::Gen(args) => gen_command::main(args),
         command => run_file_command(command),
     }
@@ -137,6 +145,7 @@ fn run_file_command(command: Command) -> ExitCode {
         | Command::Tree { file }
         | Command::Info { file, .. } => file.file.clone(),
         Command::Conformance { .. } | Command::Gen(_) => unreachable!("dispatched in main"),
+        Command::Schema { .. } => unreachable!("dispatched in main"),
     };
     let name = file.display().to_string();
     let result = Input::open(&file)
@@ -193,6 +202,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
             return Ok(atomic::replace_file(&file.file, &output.bytes, backup)?);
         }
         Command::Conformance { .. } | Command::Gen(_) => unreachable!("dispatched in main"),
+        Command::Schema { .. } => unreachable!("dispatched in main"),
     };
     print_warnings(name, &output.warnings);
     write_stdout(&output.bytes)
