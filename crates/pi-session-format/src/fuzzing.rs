@@ -449,6 +449,13 @@ fn check_value_roundtrip(text: &str) {
     assert_eq!(to_string(&again), written, "stringify is not a fixpoint");
 }
 
+/// Whether a line's value is a top-level non-finite number (`1e400`): `JSON.stringify` writes
+/// it as `null`, which is a different line (pi 0.73.1 throws on it, 0.87.1 ignores it). pi does
+/// the same when it rewrites a file, so this is the format's loss, not the library's.
+fn is_non_finite(value: &JsValue) -> bool {
+    matches!(value, JsValue::Number(n) if !n.is_finite())
+}
+
 fn check_session_roundtrip(data: &[u8], pi: PiVersion) {
     let Ok(first) = load(data, pi) else {
         return;
@@ -456,24 +463,27 @@ fn check_session_roundtrip(data: &[u8], pi: PiVersion) {
     let out = first.to_jsonl();
     let second = load(&out, pi)
         .unwrap_or_else(|e| panic!("{pi:?}: the file as written after loading does not load: {e}"));
+    // What the records must be after writing and reading back.
+    let expected: Vec<(Kind, String)> = first
+        .records
+        .iter()
+        .filter_map(|r| {
+            let value = r.value();
+            if first.version.rewrite && is_non_finite(&value) {
+                return (pi == PiVersion::V0_73).then(|| (Kind::Null, "null".to_owned()));
+            }
+            Some((r.kind.clone(), to_string(&value)))
+        })
+        .collect();
+    let got: Vec<(Kind, String)> = second
+        .records
+        .iter()
+        .map(|r| (r.kind.clone(), to_string(&r.value())))
+        .collect();
     assert_eq!(
-        first.records.len(),
-        second.records.len(),
-        "{pi:?}: records lost or gained by writing"
+        got, expected,
+        "{pi:?}: records after writing and loading again"
     );
-    for (a, b) in first.records.iter().zip(&second.records) {
-        assert_eq!(
-            a.kind, b.kind,
-            "{pi:?}: kind of line {} after writing",
-            a.line
-        );
-        assert_eq!(
-            to_string(&a.value()),
-            to_string(&b.value()),
-            "{pi:?}: value of line {} after writing",
-            a.line
-        );
-    }
     assert_eq!(
         first.dropped.len(),
         second.dropped.len(),
@@ -487,10 +497,16 @@ fn check_session_roundtrip(data: &[u8], pi: PiVersion) {
             a.line
         );
     }
-    assert!(
-        second.to_jsonl() == out,
-        "{pi:?}: writing is not a fixpoint"
-    );
+    let out2 = second.to_jsonl();
+    if expected.len() == first.records.len() {
+        assert!(out2 == out, "{pi:?}: writing is not a fixpoint");
+    } else {
+        let third = load(&out2, pi).expect("the file written twice loads");
+        assert!(
+            third.to_jsonl() == out2,
+            "{pi:?}: writing is not a fixpoint"
+        );
+    }
     if first.version.rewrite {
         for r in &first.records {
             let original = json::parse(r.text()).expect("a record's text parses");
@@ -657,6 +673,11 @@ fn check_migrate(data: &[u8], pi: PiVersion) {
 
     if v1 {
         check_v1_ids(&session, &originals, pi);
+    }
+    // A top-level `1e400` is written as `null`, which pi 0.87.1 then ignores: the v2 file
+    // loses the line, by the format's rules (see `is_non_finite`).
+    let lossy = pi == PiVersion::V0_87 && originals.iter().any(is_non_finite);
+    if v1 && !lossy {
         // v1→v3 at once equals writing the v2 file and loading it (v2→v3).
         let mut v2_values = originals.clone();
         migrate::v1_to_v2(&mut v2_values, &mut SequentialIds::default());
@@ -700,10 +721,17 @@ fn check_migrate(data: &[u8], pi: PiVersion) {
             "{pi:?}: the migrated file is not v3"
         );
     }
-    assert!(
-        reloaded.to_jsonl() == out,
-        "{pi:?}: the migrated file changes on loading"
-    );
+    let again = reloaded.to_jsonl();
+    if lossy && session.version.rewrite && reloaded.version.rewrite {
+        // The `null` written for `1e400` goes on the next rewrite; after that, nothing changes.
+        let third = load(&again, pi).expect("the file rewritten twice loads");
+        assert!(
+            third.to_jsonl() == again,
+            "{pi:?}: the migrated file changes on loading"
+        );
+    } else {
+        assert!(again == out, "{pi:?}: the migrated file changes on loading");
+    }
     if !session.version.rewrite {
         let mut expected = data.to_vec();
         if pi == PiVersion::V0_87 && expected.last().is_some_and(|&b| b != b'\n') {
@@ -1020,7 +1048,9 @@ pub fn check_to_llm(spec: &LlmSpec) {
 /// the value's.
 fn message_value(message: &Message<'_>) -> JsValue {
     let mut out = Vec::new();
-    message.write(&mut out);
+    message
+        .write(&mut out)
+        .expect("writing to a Vec cannot fail");
     let text = String::from_utf8(out).expect("a message is written as UTF-8");
     let value = json::parse(&text)
         .unwrap_or_else(|e| panic!("a message is written as invalid JSON: {e}: {text}"));
