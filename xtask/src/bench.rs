@@ -178,10 +178,14 @@ fn measure(
             .find(|l| l.contains("Error"))
             .or_else(|| err.lines().find(|l| !l.trim().is_empty()))
             .unwrap_or("");
-        Failed(format!(
-            "{what}: {}",
-            first.chars().take(160).collect::<String>()
-        ))
+        if first.is_empty() {
+            Failed(what)
+        } else {
+            Failed(format!(
+                "{what}: {}",
+                first.chars().take(160).collect::<String>()
+            ))
+        }
     })
 }
 
