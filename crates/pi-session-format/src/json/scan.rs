@@ -454,8 +454,11 @@ impl<'a> Scanner<'a> {
                         i += 6;
                     }
                     _ => {
-                        self.p.pos = i + 1;
-                        return Err(self.p.error_at(i + 1, "invalid escape in string"));
+                        // Like the parser: the byte after the backslash, or the backslash
+                        // itself when the line ends there.
+                        let at = if i + 1 < bytes.len() { i + 1 } else { i };
+                        self.p.pos = at;
+                        return Err(self.p.error_at(at, "invalid escape in string"));
                     }
                 },
                 0x00..=0x1F => return Err(self.p.error_at(i, "control character in string")),
@@ -613,14 +616,15 @@ mod tests {
     #[test]
     fn invalid_lines_fail_like_the_parser() {
         for text in [
+            "{\"message\":{\"a\":\"x\\",
             "{\"message\":{\"a\":}}",
             "{\"message\":\"\t\"}",
             "{\"message\":[1,]}",
             "{\"message\":{\"a\":\"\\x\"}}",
             "{\"message\":1.}",
         ] {
-            assert!(scan_skeleton(text).is_err(), "{text}");
-            assert!(parse(text).is_err(), "{text}");
+            let (scanned, parsed) = (scan_skeleton(text).unwrap_err(), parse(text).unwrap_err());
+            assert_eq!(scanned, parsed, "{text}");
         }
     }
 }
