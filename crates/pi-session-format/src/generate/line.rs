@@ -75,14 +75,7 @@ impl Line {
 
     pub(crate) fn num(&mut self, x: f64) {
         self.sep();
-        if !x.is_finite() {
-            self.buf.extend_from_slice(b"null");
-        } else if x == 0.0 {
-            self.buf.push(b'0'); // also -0
-        } else {
-            let mut b = ryu_js::Buffer::new();
-            self.buf.extend_from_slice(b.format_finite(x).as_bytes());
-        }
+        crate::json::write_number(&mut self.buf, x);
     }
 
     pub(crate) fn bool(&mut self, b: bool) {
@@ -127,60 +120,13 @@ impl Line {
     }
 
     fn raw_str(&mut self, s: &str) {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let out = &mut self.buf;
-        out.reserve(s.len() + 2);
-        out.push(b'"');
-        let bytes = s.as_bytes();
-        let mut start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            let short: &[u8] = match b {
-                b'"' => b"\\\"",
-                b'\\' => b"\\\\",
-                b'\n' => b"\\n",
-                b'\r' => b"\\r",
-                b'\t' => b"\\t",
-                0x08 => b"\\b",
-                0x0c => b"\\f",
-                0x00..=0x1f => b"",
-                _ => continue,
-            };
-            out.extend_from_slice(&bytes[start..i]);
-            start = i + 1;
-            if short.is_empty() {
-                out.extend_from_slice(b"\\u00");
-                out.push(HEX[usize::from(b >> 4)]);
-                out.push(HEX[usize::from(b & 15)]);
-            } else {
-                out.extend_from_slice(short);
-            }
-        }
-        out.extend_from_slice(&bytes[start..]);
-        out.push(b'"');
+        crate::json::write_string(&mut self.buf, s.as_bytes());
     }
 }
 
 /// `new Date(ms).toISOString()` for years 1970–9999: `YYYY-MM-DDTHH:mm:ss.sssZ`.
 pub(crate) fn iso(ms: i64) -> String {
-    let days = ms.div_euclid(86_400_000);
-    let in_day = ms.rem_euclid(86_400_000);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        in_day / 3_600_000,
-        in_day / 60_000 % 60,
-        in_day / 1000 % 60,
-        in_day % 1000
-    )
+    crate::date::to_iso_string(ms as f64)
 }
 
 #[cfg(test)]

@@ -24,3 +24,4 @@ pub use parse::{ParseError, parse};
 pub use scan::{Content, MessageScan, Skeleton, SkeletonMembers, scan_skeleton};
 pub use value::{JsArray, JsObject, JsString, JsValue, is_str, truthy};
 pub use write::{to_string, write_value};
+pub(crate) use write::{write_number, write_string};
