@@ -105,6 +105,12 @@ pub fn parse_date(s: &str) -> f64 {
     }
 }
 
+/// Whether V8 reads `s` as a date-time in the machine's local time zone (a date-time without
+/// `Z` or an offset), so that its value depends on `TZ`.
+pub fn is_local_time(s: &str) -> bool {
+    parse_fields(s).is_some_and(|f| f.zone == Zone::Local)
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Zone {
     /// Milliseconds east of UTC.

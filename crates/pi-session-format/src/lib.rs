@@ -12,6 +12,8 @@
 //! - [`tree`]: path walk, children, labels, session name, tree view;
 //! - [`context`]: `buildSessionContext` and `convertToLlm`;
 //! - [`types`]: the typed serde model of every entry and message;
+//! - [`validate`]: diagnostics with stable codes, and the strict and pi-loadable verdicts;
+//! - [`schemas`]: the JSON Schemas generated from [`types`];
 //! - [`atomic`]: crash-safe file replacement.
 
 pub mod date;
@@ -38,4 +40,6 @@ pub mod context;
 pub mod fuzzing;
 pub mod info;
 pub mod llm;
+pub mod schemas;
 pub mod types;
+pub mod validate;

@@ -1,0 +1,451 @@
+//! The catalogue of diagnostics: one stable code per problem, with its severity, a short
+//! name, what pi does with such a file and how to fix it.
+//!
+//! Codes never change meaning and are never reused. They are grouped by where the problem
+//! lives: `PS00xx` the bytes and lines of the file, `PS01xx` the header and version,
+//! `PS02xx` entries and the tree they form, `PS03xx` the file as a whole and its place on
+//! disk. `docs/diagnostics.md` documents each one with a minimal example, generated from this
+//! table and the cases of `conformance/cases/validate/` (`cargo xtask diagnostics`).
+
+use serde::Serialize;
+use std::fmt;
+
+/// How serious a diagnostic is.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; the file follows the format.
+    Info,
+    /// Legal but likely a mistake, or something pi handles in a surprising way.
+    Warning,
+    /// The file does not follow the format: the strict verdict fails.
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+/// What pi does because of the problem, from harmless to destructive.
+///
+/// The *pi-loadable* verdict fails on [`PiEffect::Dropped`] and everything after it: pi would
+/// lose, rewrite or refuse part of the file.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum PiEffect {
+    /// pi reads the file as written.
+    None,
+    /// pi keeps the data but ignores it (an unknown entry type, a second header, …).
+    Ignored,
+    /// pi keeps the file but what it builds from it differs from what the writer meant
+    /// (replacement characters, a shorter context, `null` timestamps, …).
+    Altered,
+    /// pi drops the line when loading; the next rewrite of the file loses it for good.
+    Dropped,
+    /// pi migrates the file and rewrites it in place (no backup, not atomic).
+    Rewritten,
+    /// pi overwrites the whole file with a new, empty session.
+    Truncated,
+    /// pi throws while loading or building the context.
+    Crash,
+    /// pi loops forever while building the context.
+    Hang,
+    /// pi cannot read the file at all.
+    Unreadable,
+}
+
+impl PiEffect {
+    /// Whether pi loses, rewrites or refuses data because of this.
+    pub fn breaks_loading(self) -> bool {
+        self >= PiEffect::Dropped
+    }
+}
+
+/// Declares [`Code`] and its catalogue entries.
+macro_rules! catalogue {
+    ($(
+        $(#[doc = $doc:literal])+
+        $variant:ident = $code:literal, $name:literal, $severity:ident, $effect:ident,
+            title: $title:literal,
+            help: $help:literal;
+    )+) => {
+        /// A diagnostic code (`PS0001`, …). See the module docs for the numbering.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code {
+            $( $(#[doc = $doc])+ $variant, )+
+        }
+
+        impl Code {
+            /// Every code, in numeric order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant),+];
+
+            /// The catalogue entry of the code.
+            pub fn info(self) -> &'static CodeInfo {
+                match self {
+                    $(Code::$variant => &CodeInfo {
+                        code: $code,
+                        name: $name,
+                        severity: Severity::$severity,
+                        pi: PiEffect::$effect,
+                        title: $title,
+                        help: $help,
+                        description: concat!($($doc, "\n"),+),
+                    },)+
+                }
+            }
+        }
+    };
+}
+
+/// What the catalogue says about a code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodeInfo {
+    /// `PS0001`, …
+    pub code: &'static str,
+    /// A short kebab-case name (`invalid-json`).
+    pub name: &'static str,
+    /// The usual severity (a diagnostic may differ where the context makes it milder).
+    pub severity: Severity,
+    /// What pi usually does (a diagnostic says what it does in the file at hand).
+    pub pi: PiEffect,
+    /// One line: what is wrong.
+    pub title: &'static str,
+    /// How to fix it.
+    pub help: &'static str,
+    /// The longer explanation (the doc comment of the variant).
+    pub description: &'static str,
+}
+
+impl Code {
+    /// The code as written in reports (`PS0001`).
+    pub fn as_str(self) -> &'static str {
+        self.info().code
+    }
+
+    /// The code for `PS0001`-style text.
+    pub fn parse(text: &str) -> Option<Code> {
+        Code::ALL.iter().copied().find(|c| c.as_str() == text)
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl schemars::JsonSchema for Code {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Code".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let codes: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        schemars::json_schema!({
+            "description": "A diagnostic code of the catalogue (docs/diagnostics.md).",
+            "type": "string",
+            "enum": codes,
+        })
+    }
+}
+
+catalogue! {
+    // ---------------------------------------------------------------- lines (PS00xx)
+    /// The line is not valid JSON. pi parses every line with `JSON.parse` and silently drops
+    /// the lines that fail; when it next rewrites the file (after a migration) they are gone.
+    InvalidJson = "PS0001", "invalid-json", Error, Dropped,
+        title: "line is not valid JSON",
+        help: "write exactly one JSON value per line, serialised with a JSON library (JSON.stringify, serde_json)";
+    /// The last line is cut off: it is not valid JSON and the file does not end with a
+    /// newline, the mark of an interrupted write. pi drops the line, and its next append is
+    /// glued onto it, so that the following record is lost too.
+    TornLastLine = "PS0002", "torn-last-line", Error, Dropped,
+        title: "the last line is truncated (an interrupted write)",
+        help: "remove the partial record, or restore it from the writer, and end the file with a newline";
+    /// A line holds valid JSON that is not an object (an array, a string, a number or a
+    /// boolean). pi keeps it as an entry without an id; as the last line it leaves pi without
+    /// a leaf (an empty context), and in a version-1 file pi's migration throws on it.
+    NonObjectLine = "PS0003", "non-object-line", Error, Ignored,
+        title: "line is JSON but not an object",
+        help: "every line must be a JSON object: the header or an entry with a `type`";
+    /// A line is JSON `null`. pi 0.73.1 throws a TypeError on it when it loads the file;
+    /// pi 0.87.1 skips it.
+    NullLine = "PS0004", "null-line", Error, Crash,
+        title: "line is `null`",
+        help: "remove the line";
+    /// The file starts with a UTF-8 byte order mark. pi 0.73.1 strips it while loading, but
+    /// `pi -c` reads the first line raw and does not recognise the header, so it never picks
+    /// this session; pi 0.87.1 cannot parse the header line at all.
+    ByteOrderMark = "PS0005", "byte-order-mark", Warning, None,
+        title: "the file starts with a byte order mark",
+        help: "write UTF-8 without a BOM";
+    /// The line ends with CR LF. pi parses it (CR is JSON whitespace), but rewrites the file
+    /// with LF when it migrates it.
+    CrlfLineEnding = "PS0006", "crlf-line-ending", Warning, None,
+        title: "line ends with CR LF",
+        help: "end lines with LF (`\\n`) only";
+    /// A carriage return separates records inside a line. pi splits lines only on LF, so the
+    /// records joined by the CR form one line that is not JSON, and pi drops all of them.
+    LoneCarriageReturn = "PS0007", "lone-carriage-return", Error, Dropped,
+        title: "records separated by a lone CR",
+        help: "separate records with LF (`\\n`)";
+    /// The line is not valid UTF-8. pi decodes the file with replacement characters (U+FFFD),
+    /// so the text it sees, sends to the model and writes back differs from the file.
+    InvalidUtf8 = "PS0008", "invalid-utf8", Error, Altered,
+        title: "line is not valid UTF-8",
+        help: "encode the file as UTF-8; escape binary data (base64) instead of writing raw bytes";
+    /// A line between records is empty or only whitespace. pi skips it.
+    BlankLine = "PS0009", "blank-line", Warning, Ignored,
+        title: "blank line",
+        help: "remove blank lines; write one record per line";
+    /// A value is nested deeper than the validator's structural checks go. pi reads it; the
+    /// parts below the limit are not checked against the schema.
+    DeepNesting = "PS0010", "deep-nesting", Info, None,
+        title: "value nested too deeply to check",
+        help: "nothing to fix for pi; flatten the value if other tools must read it";
+
+    // ---------------------------------------------------------------- header (PS01xx)
+    /// The file holds no JSON line at all (it is empty or blank). pi treats it as a corrupt
+    /// session and overwrites it with a fresh header.
+    NoHeader = "PS0101", "no-header", Error, Truncated,
+        title: "the file has no header (no JSON line at all)",
+        help: "start the file with a header line: {\"type\":\"session\",\"version\":3,\"id\":…,\"timestamp\":…,\"cwd\":…}";
+    /// The first JSON value of the file is not a session header: not an object, `type` is not
+    /// `"session"`, or `id` is not a string. pi discards the whole file and overwrites it with
+    /// a fresh header.
+    InvalidHeader = "PS0102", "invalid-header", Error, Truncated,
+        title: "the first line is not a valid session header",
+        help: "make the first line {\"type\":\"session\",\"version\":3,\"id\":\"<uuid>\",\"timestamp\":\"<ISO date>\",\"cwd\":\"<dir>\"}";
+    /// A header field is missing or has the wrong type (`timestamp` and `cwd` strings,
+    /// `parentSession` a string when present). pi loads the file, but listings show an empty
+    /// working directory or an invalid date.
+    HeaderField = "PS0103", "header-field", Error, Altered,
+        title: "header field missing or of the wrong type",
+        help: "write the header fields pi writes: type, version, id, timestamp, cwd and optionally parentSession";
+    /// A second `type: "session"` line, typically written by pi's duplicate-header bug
+    /// (resuming a session that has no assistant message yet). pi keeps the line but skips it.
+    DuplicateHeader = "PS0104", "duplicate-header", Error, Ignored,
+        title: "more than one header line",
+        help: "keep only the first header line; a session file has exactly one";
+    /// The header has no `version` (or `null`) although the entries have ids, as in versions 2
+    /// and 3. pi reads the file as version 1: it overwrites every entry's `id` and `parentId`
+    /// with a fresh linear chain, losing the tree, and rewrites the file. (A real version-1
+    /// file, without ids, is [`Code::VersionLegacy`].)
+    VersionMissing = "PS0105", "version-missing", Error, Rewritten,
+        title: "the header has no version, but the entries have ids",
+        help: "write \"version\":3 in the header";
+    /// The header's `version` is not an integer number (a string, a fraction, a boolean, …).
+    /// pi compares it with JavaScript's coercions; what it then does is in the message.
+    VersionNotInteger = "PS0106", "version-not-integer", Error, None,
+        title: "the version is not an integer number",
+        help: "write \"version\":3 (a number) in the header";
+    /// The header's `version` is above 3. pi does not check it and reads the file as
+    /// version 3.
+    VersionFuture = "PS0107", "version-future", Error, None,
+        title: "the version is newer than any pi knows",
+        help: "write \"version\":3; no pi release writes a higher version";
+    /// The file is version 1 (no `version`, no entry ids) or 2. pi migrates it to version 3 on
+    /// open and rewrites the whole file in place, without a backup (`pi-session migrate` does
+    /// the same safely).
+    VersionLegacy = "PS0108", "version-legacy", Warning, Rewritten,
+        title: "legacy version: pi will migrate and rewrite the file",
+        help: "run `pi-session migrate --in-place --backup FILE` to migrate it first";
+    /// The header line is longer than 512 bytes. `pi -c` (continue the most recent session)
+    /// reads only the first 512 bytes of each file and does not recognise this one.
+    HeaderTooLong = "PS0109", "header-too-long", Warning, None,
+        title: "header line longer than 512 bytes",
+        help: "shorten the header (a long `cwd` or `parentSession`) so that `pi -c` finds the session";
+    /// The header is not on the first physical line (blank or unparseable lines come first).
+    /// pi opens the file, but `pi -c` does not recognise it.
+    HeaderNotFirst = "PS0110", "header-not-first", Warning, None,
+        title: "the header is not the first line",
+        help: "put the header on the first line of the file";
+    /// The first line is oh-my-pi's title slot (`{"type":"title",…}`): the file is in
+    /// oh-my-pi's dialect of the format. pi does not know it and overwrites the file with a
+    /// fresh header.
+    OhMyPiTitle = "PS0111", "oh-my-pi-title", Error, Truncated,
+        title: "oh-my-pi title line: this is oh-my-pi's dialect, not pi's format",
+        help: "open this file with oh-my-pi, or remove the title line to make it a pi session";
+
+    // ---------------------------------------------------------------- entries (PS02xx)
+    /// The entry's `type` is not one pi knows. pi keeps the entry in the tree and ignores it
+    /// everywhere else.
+    UnknownEntryType = "PS0201", "unknown-entry-type", Warning, Ignored,
+        title: "unknown entry type",
+        help: "use one of pi's entry types, or a `custom` entry for data of your own";
+    /// The entry has no `type`, or it is not a string. pi keeps the entry and ignores it.
+    EntryTypeMissing = "PS0202", "entry-type-missing", Error, Ignored,
+        title: "entry without a string `type`",
+        help: "give every entry a `type` (message, model_change, compaction, …)";
+    /// A required field is missing (checked against the JSON Schema of the entry type, the
+    /// message role or the content block).
+    MissingField = "PS0203", "missing-field", Error, None,
+        title: "required field missing",
+        help: "add the field; `pi-session schema` prints the shape of every entry, role and block";
+    /// A field has the wrong JSON type (checked against the JSON Schema).
+    WrongType = "PS0204", "wrong-type", Error, None,
+        title: "field of the wrong type",
+        help: "write the field with the type the schema gives (`pi-session schema`)";
+    /// A field has a value the schema does not allow (an unknown enum value, a negative count,
+    /// a fraction where an integer belongs, …).
+    InvalidValue = "PS0205", "invalid-value", Error, None,
+        title: "field with a value the format does not allow",
+        help: "use one of the values the schema lists (`pi-session schema`)";
+    /// The message's `role` is not one pi knows. pi keeps the message in the context it
+    /// builds, and drops it when it converts the context for the model.
+    UnknownRole = "PS0206", "unknown-role", Warning, Ignored,
+        title: "unknown message role",
+        help: "use one of pi's roles (user, assistant, toolResult, bashExecution, custom, …)";
+    /// A `message` entry whose `message` is missing or `null`. pi throws a TypeError when the
+    /// entry is on the path it builds the context from, and leaves the session out of
+    /// listings.
+    MessageMissing = "PS0207", "message-missing", Error, Crash,
+        title: "message entry without a message",
+        help: "give the entry a `message` object with a `role`, or remove the entry";
+    /// The entry `id` is not 8 lowercase hexadecimal characters, the form pi generates. pi
+    /// accepts any string.
+    IdFormat = "PS0208", "id-format", Warning, None,
+        title: "id is not 8 lowercase hex characters",
+        help: "generate ids like pi: the first 8 hex characters of a random UUID";
+    /// The entry has no `id`, or it is not a string. pi cannot link to the entry; as the last
+    /// line it leaves pi without a leaf.
+    IdMissing = "PS0209", "id-missing", Error, Altered,
+        title: "entry without a string id",
+        help: "give every entry a unique string `id`";
+    /// Two entries share an `id`. pi's index keeps the last one: children of the first attach
+    /// to the second, `/tree` shows duplicates and can loop forever.
+    DuplicateId = "PS0210", "duplicate-id", Error, Altered,
+        title: "duplicate entry id",
+        help: "give every entry a unique id";
+    /// The entry has no `parentId` key, or it is neither a string nor `null`. pi treats the
+    /// entry as a root.
+    ParentIdMissing = "PS0211", "parent-id-missing", Error, Altered,
+        title: "entry without a parentId (string or null)",
+        help: "write \"parentId\":null for a root, or the id of the parent entry";
+    /// `parentId` names no entry of the file. pi treats the entry as a root: a context built
+    /// through it starts there and loses everything before.
+    DanglingParent = "PS0212", "dangling-parent", Error, Altered,
+        title: "parentId points to no entry",
+        help: "point parentId at an existing entry, or write null for a root";
+    /// Entries form a parent cycle (a → b → a). pi loops forever when it builds a context
+    /// through them, and `/tree` does not show them.
+    ParentCycle = "PS0213", "parent-cycle", Error, Hang,
+        title: "parent cycle",
+        help: "break the cycle: one of the entries must have a parent outside it, or null";
+    /// The entry is its own parent. pi loops forever when it builds a context through it.
+    SelfParent = "PS0214", "self-parent", Error, Hang,
+        title: "entry is its own parent",
+        help: "point parentId at the previous entry, or write null for a root";
+    /// More than one entry has no parent. This is normal in pi (a branch summary at the root,
+    /// editing the first message), so it is only worth knowing.
+    ExtraRoot = "PS0215", "extra-root", Info, None,
+        title: "another root entry",
+        help: "nothing to fix if the session was branched at its first message";
+    /// A compaction's `firstKeptEntryId` is not on the path before the compaction (another
+    /// branch, a later entry, no entry). pi then keeps no message from before the compaction:
+    /// the context is the summary and what follows it.
+    FirstKeptNotOnPath = "PS0216", "first-kept-not-on-path", Warning, Altered,
+        title: "firstKeptEntryId is not on the path before the compaction",
+        help: "point firstKeptEntryId at the first entry to keep, an ancestor of the compaction";
+    /// A label's `targetId` names no entry. pi stores the label but it labels nothing; pi's
+    /// own writer refuses to write such a label.
+    LabelTargetMissing = "PS0217", "label-target-missing", Error, Ignored,
+        title: "label target does not exist",
+        help: "point targetId at an existing entry, or remove the label";
+    /// A branch summary's `fromId` is neither its `parentId` nor `"root"` (for a summary with
+    /// no parent), which is what pi writes. pi ignores `fromId` when it builds the context.
+    BranchSummaryFromId = "PS0218", "branch-summary-from-id", Warning, None,
+        title: "branch_summary.fromId is neither its parentId nor \"root\"",
+        help: "write fromId equal to parentId, or \"root\" when parentId is null";
+    /// A tool result whose `toolCallId` matches no tool call of an assistant message before it
+    /// on its path. Model APIs reject such a context.
+    OrphanToolResult = "PS0219", "orphan-tool-result", Error, None,
+        title: "tool result without a matching tool call on its path",
+        help: "make the tool result a descendant of the assistant message that made the call, with the same id";
+    /// A timestamp string is not in the form JavaScript's `toISOString` writes
+    /// (`2026-01-01T10:00:00.000Z`). pi parses it with `new Date`, which can depend on the time
+    /// zone of the machine (a date-time without an offset is local time).
+    TimestampNotIso = "PS0220", "timestamp-not-iso", Warning, None,
+        title: "timestamp is not in JavaScript's ISO form",
+        help: "write timestamps with new Date().toISOString(): YYYY-MM-DDTHH:mm:ss.sssZ";
+    /// A timestamp string cannot be parsed as a date. pi writes `null` for the timestamp of
+    /// summaries and custom messages built from it, and sorts `/tree` erratically.
+    TimestampInvalid = "PS0221", "timestamp-invalid", Error, Altered,
+        title: "timestamp is not a date",
+        help: "write timestamps with new Date().toISOString(): YYYY-MM-DDTHH:mm:ss.sssZ";
+    /// Usage numbers do not add up: `totalTokens` is not the sum of `input`, `output`,
+    /// `cacheRead` and `cacheWrite`, or `cost.total` is not the sum of the costs.
+    UsageMismatch = "PS0222", "usage-mismatch", Warning, None,
+        title: "usage totals do not add up",
+        help: "write totalTokens = input + output + cacheRead + cacheWrite and cost.total = the sum of the costs";
+    /// A usage count or cost is negative.
+    UsageNegative = "PS0223", "usage-negative", Error, None,
+        title: "negative usage count or cost",
+        help: "token counts and costs are never negative";
+    /// A `hookMessage` message in a version-3 file. The role was renamed `custom` in version 3;
+    /// pi only renames it when it migrates a version-2 file, so here it passes through the
+    /// context and is dropped before it reaches the model.
+    HookMessageInV3 = "PS0224", "hook-message-in-v3", Error, Altered,
+        title: "hookMessage role in a version-3 file",
+        help: "write role \"custom\" (or a custom_message entry) instead";
+    /// A field of the version-1 format in a version-3 file (`firstKeptEntryIndex`, a
+    /// `model_change` with only `model`, legacy header fields, an `event` entry). pi ignores it.
+    LegacyField = "PS0225", "legacy-field", Warning, Ignored,
+        title: "version-1 field in a version-3 file",
+        help: "write the version-3 form (firstKeptEntryId, provider + modelId, model_change entries)";
+
+    // ---------------------------------------------------------------- file (PS03xx)
+    /// The file is larger than pi can read: Node's `readFileSync` cannot make a string of more
+    /// than 2^29 − 24 UTF-16 units (about 512 MiB), so pi throws when it opens the file and
+    /// leaves it out of listings.
+    FileTooLarge = "PS0301", "file-too-large", Error, Unreadable,
+        title: "file too large for pi to open",
+        help: "start a new session (or compact and fork this one) to keep files well under 512 MiB";
+    /// The file name does not follow pi's `<timestamp>_<session id>.jsonl` layout (the header
+    /// timestamp with `:` and `.` replaced by `-`, and the header id). pi opens any path it is
+    /// given, but its listings only look at `*.jsonl` files.
+    FileNameLayout = "PS0302", "file-name-layout", Info, None,
+        title: "file name does not follow pi's layout",
+        help: "name the file <timestamp>_<session id>.jsonl, as pi does";
+    /// The directory does not follow pi's `sessions/--<encoded cwd>--/` layout, or does not
+    /// match the header's `cwd`. `pi -r` lists the sessions of a project from that directory.
+    DirectoryLayout = "PS0303", "directory-layout", Info, None,
+        title: "directory does not follow pi's layout",
+        help: "store the file under <agent dir>/sessions/--<cwd with / replaced by ->--/";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_sorted_and_well_formed() {
+        let mut previous = "";
+        let mut names = std::collections::HashSet::new();
+        for code in Code::ALL {
+            let info = code.info();
+            assert!(info.code > previous, "{} out of order", info.code);
+            previous = info.code;
+            assert!(info.code.len() == 6 && info.code.starts_with("PS"));
+            assert!(names.insert(info.name), "duplicate name {}", info.name);
+            assert_eq!(Code::parse(info.code), Some(*code));
+            assert!(!info.help.is_empty() && !info.title.is_empty());
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! Where the file is: pi names a session file `<timestamp>_<session id>.jsonl` and keeps it in
+//! `<agent dir>/sessions/--<encoded cwd>--/` (reference notes §1). Other places work when the
+//! path is given explicitly, so these are only [`Code::FileNameLayout`] and
+//! [`Code::DirectoryLayout`] infos.
+
+use super::catalogue::Code;
+use super::header::Header;
+use super::report::Diagnostic;
+use serde_json::Value;
+use std::path::Path;
+
+/// The file name pi would give a session with this header timestamp and id.
+pub fn expected_file_name(timestamp: &str, id: &str) -> String {
+    format!("{}_{id}.jsonl", timestamp.replace([':', '.'], "-"))
+}
+
+/// pi's directory name for a working directory: one leading separator dropped, every `/`,
+/// `\` and `:` replaced by `-`, wrapped in `--`.
+pub fn encode_cwd(cwd: &str) -> String {
+    let rest = cwd.strip_prefix(['/', '\\']).unwrap_or(cwd);
+    format!("--{}--", rest.replace(['/', '\\', ':'], "-"))
+}
+
+/// The layout diagnostics of a file at `path`.
+pub fn check(path: &Path, header: &Header) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let string = |key| header.get(key).and_then(Value::as_str);
+    if !name.ends_with(".jsonl") {
+        out.push(Diagnostic::new(
+            Code::FileNameLayout,
+            None,
+            format!("{name:?} does not end in .jsonl: pi's session lists skip it"),
+        ));
+    } else if let (Some(timestamp), Some(id)) = (string("timestamp"), string("id")) {
+        let expected = expected_file_name(timestamp, id);
+        if name != expected {
+            out.push(Diagnostic::new(
+                Code::FileNameLayout,
+                None,
+                format!("pi would name this session {expected:?} (header timestamp and id), not {name:?}"),
+            ));
+        }
+    }
+    let dir = path
+        .parent()
+        .and_then(Path::file_name)
+        .map(|d| d.to_string_lossy().into_owned());
+    if let (Some(dir), Some(cwd)) = (dir, string("cwd")) {
+        let expected = encode_cwd(cwd);
+        if dir != expected {
+            out.push(Diagnostic::new(
+                Code::DirectoryLayout,
+                None,
+                format!("pi keeps the sessions of {cwd:?} in a directory named {expected:?}, not {dir:?}: `pi -r` in that project will not list it"),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_directories_follow_pi() {
+        assert_eq!(
+            expected_file_name("2025-12-09T00:53:29.825Z", "ffae836b"),
+            "2025-12-09T00-53-29-825Z_ffae836b.jsonl"
+        );
+        assert_eq!(encode_cwd("/Users/a/b"), "--Users-a-b--");
+        assert_eq!(encode_cwd("C:\\Users\\x"), "--C--Users-x--");
+        assert_eq!(encode_cwd("/"), "----");
+        assert_eq!(encode_cwd("//srv/x"), "---srv-x--");
+        assert_eq!(encode_cwd("/a/b/"), "--a-b---");
+    }
+}

@@ -1,0 +1,157 @@
+//! What validation finds: diagnostics, the two verdicts, and the report of one file.
+//!
+//! These types are the library's answer and, serialised, the `pi-session validate --format
+//! json` report (its schema, `schemas/validate-report.schema.json`, is generated from them).
+
+use super::catalogue::{Code, PiEffect, Severity};
+use serde::Serialize;
+
+/// Where a diagnostic points in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Location {
+    /// 1-based line number.
+    pub line: usize,
+    /// 1-based column, counted in characters (Unicode scalar values) of the decoded line.
+    pub column: usize,
+    /// Byte offset in the file of the first byte pointed at.
+    pub offset: usize,
+    /// Number of bytes pointed at (at least 1 when the line is not empty).
+    pub length: usize,
+}
+
+/// One problem found in a file.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnostic {
+    /// The stable code (`PS0001`, …), documented in `docs/diagnostics.md`.
+    pub code: Code,
+    /// How serious it is.
+    pub severity: Severity,
+    /// What pi does because of it, in this file.
+    pub pi: PiEffect,
+    /// Where it is; `null` for problems of the whole file (its size, its name).
+    pub location: Option<Location>,
+    /// The JSON pointer of the offending value inside the line (`/message/content/0/text`),
+    /// when the problem is a value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+    /// The `id` of the entry the problem belongs to, when it has a string id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry_id: Option<String>,
+    /// What is wrong, specific to this occurrence.
+    pub message: String,
+    /// How to fix it.
+    pub help: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the catalogue's severity, pi effect and help.
+    pub fn new(code: Code, location: Option<Location>, message: impl Into<String>) -> Diagnostic {
+        let info = code.info();
+        Diagnostic {
+            code,
+            severity: info.severity,
+            pi: info.pi,
+            location,
+            pointer: None,
+            entry_id: None,
+            message: message.into(),
+            help: info.help.to_string(),
+        }
+    }
+
+    /// Sets the JSON pointer inside the line.
+    pub fn at_pointer(mut self, pointer: impl Into<String>) -> Diagnostic {
+        self.pointer = Some(pointer.into());
+        self
+    }
+
+    /// Sets the entry id.
+    pub fn for_entry(mut self, id: Option<&str>) -> Diagnostic {
+        self.entry_id = id.map(str::to_owned);
+        self
+    }
+
+    /// Overrides what pi does (where this occurrence differs from the catalogue).
+    pub fn with_pi(mut self, pi: PiEffect) -> Diagnostic {
+        self.pi = pi;
+        self
+    }
+
+    /// Overrides the severity.
+    pub fn with_severity(mut self, severity: Severity) -> Diagnostic {
+        self.severity = severity;
+        self
+    }
+}
+
+/// The two verdicts on a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Verdict {
+    /// The file follows the format: no diagnostic of severity `error`.
+    pub strict: bool,
+    /// pi opens the file without dropping lines, rewriting, truncating or refusing it, and
+    /// without crashing or hanging on it: no diagnostic whose `pi` effect is `dropped` or worse.
+    pub pi_loadable: bool,
+}
+
+/// Counts that describe the file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Stats {
+    /// Size of the file in bytes.
+    pub bytes: usize,
+    /// Physical lines (LF-separated; a final line without LF counts).
+    pub lines: usize,
+    /// Entries (JSON values after the header that pi keeps).
+    pub entries: usize,
+    /// The header's `version` as pi reads it (`null` when there is no header or no number).
+    pub version: Option<f64>,
+    /// Diagnostics by severity.
+    pub errors: usize,
+    /// Diagnostics of severity `warning`.
+    pub warnings: usize,
+    /// Diagnostics of severity `info`.
+    pub infos: usize,
+}
+
+/// The result of validating one file.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// Both verdicts.
+    pub verdict: Verdict,
+    /// Counts.
+    pub stats: Stats,
+    /// Every problem, ordered by position (file-level problems first).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Report {
+    /// Builds the report: sorts the diagnostics, computes verdicts and counts.
+    pub fn new(mut diagnostics: Vec<Diagnostic>, mut stats: Stats) -> Report {
+        diagnostics.sort_by(|a, b| {
+            let key = |d: &Diagnostic| d.location.map(|l| (l.line, l.column));
+            key(a).cmp(&key(b)).then(a.code.cmp(&b.code))
+        });
+        let count = |s| diagnostics.iter().filter(|d| d.severity == s).count();
+        stats.errors = count(Severity::Error);
+        stats.warnings = count(Severity::Warning);
+        stats.infos = count(Severity::Info);
+        let verdict = Verdict {
+            strict: stats.errors == 0,
+            pi_loadable: !diagnostics.iter().any(|d| d.pi.breaks_loading()),
+        };
+        Report {
+            verdict,
+            stats,
+            diagnostics,
+        }
+    }
+
+    /// The diagnostics that make the file not pi-loadable: what pi would drop, rewrite, …
+    pub fn pi_breaking(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(|d| d.pi.breaks_loading())
+    }
+}
