@@ -327,6 +327,17 @@ async function opLabels(req) {
 	}
 }
 
+/** How many values pi's `loadEntriesFromFile` keeps from a copy of `file` (header included). */
+export async function loadEntriesCount(file, version) {
+	const pi = await loadPi(version);
+	const { dir, copy } = freshCopy(file);
+	try {
+		return pi.loadEntriesFromFile(copy).length;
+	} finally {
+		cleanup(dir);
+	}
+}
+
 const OPS = { context: opContext, migrate: opMigrate, tree: opTree, info: opInfo, labels: opLabels };
 
 export async function run(req) {

@@ -7,6 +7,9 @@
 //!   any difference;
 //! - `cargo xtask conformance fuzz-reference --seed S --count N [--save]` — random sessions,
 //!   reference against `pi-session`; `--save` turns each mismatch into a new case;
+//! - `cargo xtask conformance validate-reference [--check]` — what pi does with each case of
+//!   `conformance/validate/` (`pi.json`: drops, rewrites, throws, hangs), the evidence behind the
+//!   validator's pi-loadable verdict;
 //! - `cargo xtask fuzz seed` — the fuzzers' seed corpus (`fuzz/corpus/`) from `conformance/`.
 //! - `cargo xtask bench compare|check-gen` — the reference vs `pi-session` on generated
 //!   sessions: timing table (`docs/PERFORMANCE.md`), and identical reading of generated files.
@@ -17,6 +20,7 @@ mod conformance;
 mod fuzz;
 mod reference;
 mod schema;
+mod validate_reference;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,6 +37,7 @@ const USAGE: &str = "usage:
   cargo xtask conformance bless [--only GLOB]...
   cargo xtask conformance check-reference [--only GLOB]...
   cargo xtask conformance fuzz-reference --seed S --count N [--pi 0.73|0.87] [--save]
+  cargo xtask conformance validate-reference [--check]
   cargo xtask fuzz seed
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--linear N] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]
@@ -42,6 +47,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match args.as_slice() {
+        ["conformance", "validate-reference", rest @ ..] => validate_reference::main(rest),
         ["conformance", rest @ ..] => conformance::main(rest),
         ["schema", rest @ ..] => schema::main(rest),
         ["bench", rest @ ..] => bench::main(rest),

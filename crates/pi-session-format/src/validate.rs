@@ -76,14 +76,35 @@ pub fn validate(bytes: &[u8], options: &Options<'_>) -> Report {
     let scanned = lines::scan(bytes, &header, options);
     stats.entries = scanned.facts.iter().filter(|f| f.is_entry()).count();
     diagnostics.extend(scanned.diagnostics);
+    if let Some(last) = scanned.facts.iter().rev().find(|f| f.is_entry()) {
+        no_leaf(last, &mut diagnostics);
+    }
     if !options.schema_only {
         diagnostics.extend(header::check(bytes, &header, &scanned.facts, options));
-        diagnostics.extend(tree::check(&scanned.facts, &header, options));
+        // Without a header pi discards the file: its tree does not matter.
+        if header.valid().is_some() {
+            diagnostics.extend(tree::check(&scanned.facts, &header, options));
+        }
         if let Some(path) = options.path {
             diagnostics.extend(layout::check(path, &header));
         }
     }
     Report::new(lines::aggregate(diagnostics), stats)
+}
+
+/// A non-object last entry leaves pi without a leaf: its diagnostic says so.
+fn no_leaf(last: &entry::Facts, diagnostics: &mut [Diagnostic]) {
+    let on_last = |d: &&mut Diagnostic| {
+        d.code == Code::NonObjectLine && d.location.is_some_and(|l| l.line == last.line)
+    };
+    if let Some(d) = diagnostics.iter_mut().find(on_last)
+        && d.pi < PiEffect::Altered
+    {
+        d.pi = PiEffect::Altered;
+        d.message.push_str(
+            "; as the last entry it leaves pi without a leaf, so the session's context is empty",
+        );
+    }
 }
 
 /// [`Code::FileTooLarge`]: the decoded text is longer than Node can hold in a string.

@@ -147,11 +147,17 @@ pub fn check(
         } else {
             "the file has no JSON line"
         };
-        out.push(Diagnostic::new(
+        let d = Diagnostic::new(
             Code::NoHeader,
             None,
             format!("{what}: pi treats it as corrupt and overwrites it with a new, empty session"),
-        ));
+        );
+        // pi 0.87.1 starts a new session in an empty file, but refuses any other.
+        out.push(if bytes.is_empty() {
+            d
+        } else {
+            refused_by_087(d, options, what)
+        });
         return out;
     };
     let text = String::from_utf8_lossy(&bytes[first.offset..first.offset + first.len]);
@@ -176,7 +182,8 @@ pub fn check(
                 "the first JSON value is `null`: pi throws a TypeError when it opens the file"
                     .into();
         }
-        out.push(d);
+        let what = format!("the first JSON value is not a session header: {reason}");
+        out.push(refused_by_087(d, options, &what));
         return out;
     }
     if first.line > 1 {
@@ -202,6 +209,18 @@ pub fn check(
     });
     out.extend(version(header, has_ids, at_version));
     out
+}
+
+/// pi 0.87.1 does not overwrite a file without a valid header: it refuses to open it.
+fn refused_by_087(d: Diagnostic, options: &Options<'_>, what: &str) -> Diagnostic {
+    if options.pi != PiVersion::V0_87 {
+        return d;
+    }
+    Diagnostic {
+        message: format!("{what}: pi 0.87.1 refuses to open the file (\"not a valid pi session\")"),
+        ..d
+    }
+    .with_pi(PiEffect::Unreadable)
 }
 
 fn version(header: &Header, has_ids: bool, whole: super::Location) -> Option<Diagnostic> {

@@ -317,17 +317,21 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
         }
         d
     };
-    if is_session && !is_header && !first && !cx.options.schema_only {
-        out.push(Diagnostic::new(
-            Code::DuplicateHeader,
-            Some(at(0..text.len())),
-            match cx.header_line {
-                Some(h) => format!(
-                    "a second header line (the header is line {h}): pi keeps it but skips it"
+    // An invalid header is the header check's business: pi discards the file, so neither the
+    // line's own shape nor further header lines matter.
+    if first && !is_header && !cx.options.schema_only {
+        return (Some(facts), out);
+    }
+    if is_session && !is_header && !cx.options.schema_only {
+        if let Some(header_line) = cx.header_line {
+            out.push(Diagnostic::new(
+                Code::DuplicateHeader,
+                Some(at(0..text.len())),
+                format!(
+                    "a second header line (the header is line {header_line}): pi keeps it but skips it"
                 ),
-                None => "another header line: pi keeps it but skips it".to_string(),
-            },
-        ));
+            ));
+        }
         return (Some(facts), out);
     }
     if cx.options.schema_only {
@@ -413,7 +417,11 @@ fn non_object(cx: &Context<'_, '_, '_>, value: &Value, location: Location) -> Di
         (v, PiVersion::V0_87) if !truthy(v) => Diagnostic::new(
             if v.is_null() { Code::NullLine } else { Code::NonObjectLine },
             Some(location),
-            format!("the line is {what} with a falsy value: pi 0.87.1 skips it"),
+            if v.is_null() {
+                "the line is `null`: pi 0.87.1 skips it".to_string()
+            } else {
+                format!("the line is {what} with a falsy value: pi 0.87.1 skips it")
+            },
         )
         .with_pi(PiEffect::Dropped),
         _ if cx.schema == LineSchema::V1 => Diagnostic::new(

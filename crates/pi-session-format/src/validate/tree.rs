@@ -7,7 +7,7 @@
 //! ancestors, so every check on "the path before this entry" is linear in the file.
 
 use super::Options;
-use super::catalogue::{Code, PiEffect};
+use super::catalogue::Code;
 use super::entry::{Facts, LineKind};
 use super::header::Header;
 use super::report::{Diagnostic, Location};
@@ -19,18 +19,6 @@ use rustc_hash::FxHashMap;
 pub fn check(facts: &[Facts], header: &Header, _options: &Options<'_>) -> Vec<Diagnostic> {
     let entries: Vec<&Facts> = facts.iter().filter(|f| f.is_entry()).collect();
     let mut out = Vec::new();
-    if let Some(last) = entries.last()
-        && matches!(last.kind, LineKind::NonObject { .. })
-    {
-        out.push(
-            Diagnostic::new(
-                Code::NonObjectLine,
-                Some(whole_line(last)),
-                "the last entry is not an object, so pi has no leaf: the context of the session is empty",
-            )
-            .with_pi(PiEffect::Altered),
-        );
-    }
     if header.schema() == LineSchema::V1 {
         return out;
     }
