@@ -445,3 +445,32 @@ fn sizes() {
     };
     assert_eq!(file_name(&o), "gen-r1-v3-s42-100MB.jsonl");
 }
+
+#[test]
+fn generated_sessions_pass_the_validator() {
+    use crate::validate::{Code, Options as ValidateOptions, Severity, validate};
+    for version in [FileVersion::V1, FileVersion::V2, FileVersion::V3] {
+        for seed in 1..=4 {
+            let (bytes, _) = generate_to_vec(&opts(seed, version, Limit::Bytes(200_000)));
+            let report = validate(&bytes, &ValidateOptions::default());
+            let unexpected: Vec<String> = report
+                .diagnostics
+                .iter()
+                // Version 1 and 2 files are legacy by definition; branches make extra roots.
+                .filter(|d| !matches!(d.code, Code::VersionLegacy | Code::ExtraRoot))
+                .map(|d| format!("{} {:?} {}", d.code, d.location.map(|l| l.line), d.message))
+                .collect();
+            assert!(
+                unexpected.is_empty(),
+                "v{} seed {seed}: {unexpected:#?}",
+                version.number()
+            );
+            assert!(
+                report
+                    .diagnostics
+                    .iter()
+                    .all(|d| d.severity != Severity::Error)
+            );
+        }
+    }
+}
