@@ -55,6 +55,7 @@ pub const SCHEMAS: &[(&str, &str)] = schemas![
     "tool-reference",
     "usage",
     "usage-cost",
+    "validate-report",
 ];
 
 /// The schema called `name` (`session-line` or `session-line.schema.json`).

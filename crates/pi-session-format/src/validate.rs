@@ -19,11 +19,13 @@ mod header;
 mod layout;
 mod lines;
 mod locate;
+mod output;
 mod report;
 pub mod schema;
 mod tree;
 
 pub use catalogue::{Code, CodeInfo, PiEffect, Severity};
+pub use output::{FORMAT_VERSION, FileReport, Summary, Tool, ValidateReport, VerdictMode};
 pub use report::{Diagnostic, Location, Report, Stats, Verdict};
 
 use crate::PiVersion;

@@ -11,6 +11,7 @@ mod gen_command;
 mod input;
 mod ops;
 mod schema;
+mod validate;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use input::Input;
@@ -97,6 +98,10 @@ enum Command {
         /// The schema, e.g. `session-line`, `session-line-v1`, `entry-message`, `context`.
         name: Option<String>,
     },
+    /// Check session files: every problem with its code (PS0001, …), what pi does about it,
+    /// and two verdicts per file, strict (follows the format) and pi-loadable (pi opens it
+    /// without losing anything). Without PATH, checks pi's own session directory.
+    Validate(validate::ValidateArgs),
 }
 
 #[derive(Args)]
@@ -134,6 +139,7 @@ fn main() -> ExitCode {
         Command::Conformance { command } => conformance::main(command),
         Command::Schema { name } => schema::main(name.as_deref()),
         Command::Gen(args) => gen_command::main(args),
+        Command::Validate(args) => validate::main(args),
         command => run_file_command(command),
     }
 }
@@ -144,7 +150,9 @@ fn run_file_command(command: Command) -> ExitCode {
         | Command::Migrate { file, .. }
         | Command::Tree { file }
         | Command::Info { file, .. } => file.file.clone(),
-        Command::Conformance { .. } | Command::Gen(_) => unreachable!("dispatched in main"),
+        Command::Conformance { .. } | Command::Gen(_) | Command::Validate(_) => {
+            unreachable!("dispatched in main")
+        }
         Command::Schema { .. } => unreachable!("dispatched in main"),
     };
     let name = file.display().to_string();
@@ -201,7 +209,9 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
             }
             return Ok(atomic::replace_file(&file.file, &output.bytes, backup)?);
         }
-        Command::Conformance { .. } | Command::Gen(_) => unreachable!("dispatched in main"),
+        Command::Conformance { .. } | Command::Gen(_) | Command::Validate(_) => {
+            unreachable!("dispatched in main")
+        }
         Command::Schema { .. } => unreachable!("dispatched in main"),
     };
     print_warnings(name, &output.warnings);

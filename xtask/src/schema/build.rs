@@ -414,7 +414,7 @@ pub fn require_version(header: &mut Value, version: u32, required: bool) {
 }
 
 /// `format`s schemars adds to Rust integer types.
-fn is_integer_format(format: &Value) -> bool {
+pub fn is_integer_format(format: &Value) -> bool {
     format.as_str().is_some_and(|f| {
         let digits = f.trim_start_matches("uint").trim_start_matches("int");
         digits.len() < f.len() && digits.chars().all(|c| c.is_ascii_digit())

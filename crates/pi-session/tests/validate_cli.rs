@@ -1,0 +1,576 @@
+//! `pi-session validate`: inputs (files, directories, stdin, pi's session directory), verdicts,
+//! exit codes and the four output formats.
+
+use pi_session_format::validate::Code;
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pi-session"));
+    command
+        .arg("validate")
+        .args(args)
+        .env("TZ", "UTC")
+        .env_remove("NO_COLOR")
+        .env_remove("PI_CODING_AGENT_DIR");
+    command
+}
+
+fn validate(args: &[&str]) -> Output {
+    command(args).output().expect("pi-session runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A scratch directory unique to the test.
+fn scratch(test: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("pi-session-validate-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+fn header(version: u32) -> String {
+    format!(
+        r#"{{"type":"session","version":{version},"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}}"#
+    )
+}
+
+fn entry(id: &str, parent: Option<&str>) -> String {
+    let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2025-01-01T00:00:00.000Z","message":{{"role":"user","content":"hi","timestamp":1}}}}"#
+    )
+}
+
+/// A correct version-3 session.
+fn good() -> String {
+    format!(
+        "{}\n{}\n{}\n",
+        header(3),
+        entry("a1b2c3d4", None),
+        entry("b1b2c3d4", Some("a1b2c3d4"))
+    )
+}
+
+/// A session with a line pi drops (invalid JSON) on line 3, after a multi-byte string.
+fn broken() -> String {
+    format!(
+        "{}\n{}\n{{\"type\":\"message\", \"id\": \"éé\" oops}}\n",
+        header(3),
+        entry("a1b2c3d4", None)
+    )
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_str(&stdout(out)).expect("JSON on stdout")
+}
+
+fn codes(file: &Value) -> Vec<String> {
+    file["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn exit_codes() {
+    let dir = scratch("exit");
+    let good = write(&dir, "good.jsonl", &good());
+    let broken = write(&dir, "broken.jsonl", &broken());
+    assert_eq!(validate(&[&good]).status.code(), Some(0));
+    assert_eq!(validate(&[&broken]).status.code(), Some(1));
+    assert_eq!(validate(&[&good, &broken]).status.code(), Some(1));
+    // Usage errors.
+    assert_eq!(
+        validate(&["--format", "yaml", &good]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        validate(&["--strict", "--schema-only", &good])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(validate(&["--pi", "0.5", &good]).status.code(), Some(2));
+    // A file that cannot be read is reported, and fails the run.
+    let missing = dir.join("missing.jsonl");
+    let out = validate(&[&good, missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("cannot read"), "{text}");
+    assert!(text.contains("1 unreadable"), "{text}");
+    let out = validate(&["--format", "json", missing.to_str().unwrap()]);
+    let report = json(&out);
+    assert_eq!(report["files"][0]["valid"], false);
+    assert!(report["files"][0]["readError"].is_string());
+    assert!(report["files"][0].get("verdict").is_none());
+}
+
+#[test]
+fn strict_and_pi_loadable_verdicts() {
+    let dir = scratch("verdicts");
+    // Version 2: follows the format, but pi migrates and rewrites it.
+    let v2 = write(
+        &dir,
+        "v2.jsonl",
+        &format!("{}\n{}\n", header(2), entry("a1b2c3d4", None)),
+    );
+    let out = validate(&[&v2]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("strict: yes, pi-loadable: no — pi would rewrite the file"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(validate(&["--strict", &v2]).status.code(), Some(0));
+
+    // An id pi would not generate: a warning, valid under both verdicts.
+    let odd_id = write(
+        &dir,
+        "odd.jsonl",
+        &format!("{}\n{}\n", header(3), entry("Not-Hex", None)),
+    );
+    for args in [vec![odd_id.as_str()], vec!["--strict", &odd_id]] {
+        let out = validate(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+        assert!(stdout(&out).contains("warning[PS0208]"), "{}", stdout(&out));
+    }
+
+    // An invalid line: neither verdict.
+    let broken = write(&dir, "broken.jsonl", &broken());
+    let out = validate(&["--strict", &broken]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("strict: no, pi-loadable: no — pi would drop line 3"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn schema_only_checks_only_the_schemas() {
+    let dir = scratch("schema-only");
+    // A dangling parent is a tree error, not a schema violation.
+    let dangling = write(
+        &dir,
+        "dangling.jsonl",
+        &format!("{}\n{}\n", header(3), entry("a1b2c3d4", Some("ffffffff"))),
+    );
+    assert_eq!(validate(&["--strict", &dangling]).status.code(), Some(1));
+    let out = validate(&["--schema-only", "--format", "json", &dangling]);
+    assert_eq!(out.status.code(), Some(0));
+    let report = json(&out);
+    assert_eq!(report["verdict"], "schema-only");
+    assert!(codes(&report["files"][0]).is_empty());
+    // A message without its `message` field violates the schema.
+    let missing = write(
+        &dir,
+        "missing.jsonl",
+        &format!(
+            "{}\n{{\"type\":\"message\",\"id\":\"a1b2c3d4\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:00.000Z\"}}\n",
+            header(3)
+        ),
+    );
+    assert_eq!(
+        validate(&["--schema-only", &missing]).status.code(),
+        Some(1)
+    );
+}
+
+#[test]
+fn directories_are_walked_for_jsonl_files_in_order() {
+    let dir = scratch("walk");
+    write(&dir, "sessions/--b--/2.jsonl", &good());
+    write(&dir, "sessions/--b--/1.jsonl", &broken());
+    write(&dir, "sessions/--a--/3.jsonl", &good());
+    write(&dir, "sessions/--a--/notes.txt", "not a session");
+    write(&dir, "sessions/--a--/x.jsonl.bak", "not a session");
+    let sessions = dir.join("sessions");
+    let out = validate(&["--format", "json", sessions.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    let paths: Vec<String> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let path = Path::new(f["path"].as_str().unwrap());
+            let rel = path.strip_prefix(&sessions).unwrap();
+            rel.to_str().unwrap().replace('\\', "/")
+        })
+        .collect();
+    assert_eq!(paths, ["--a--/3.jsonl", "--b--/1.jsonl", "--b--/2.jsonl"]);
+    let valid: Vec<bool> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["valid"].as_bool().unwrap())
+        .collect();
+    assert_eq!(valid, [true, false, true]);
+    assert_eq!(report["summary"]["files"], 3);
+    assert_eq!(report["summary"]["invalid"], 1);
+    // The layout checks run on the real paths: `--a--` is not the directory of cwd "/".
+    assert!(codes(&report["files"][0]).contains(&"PS0303".to_string()));
+
+    // Many files (checked in parallel) come out in sorted order, each with its verdict line.
+    let many = dir.join("many");
+    for i in (0..40).rev() {
+        write(&many, &format!("{i:02}.jsonl"), &good());
+    }
+    let out = validate(&[many.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let order: Vec<usize> = (0..40)
+        .map(|i| text.find(&format!("{i:02}.jsonl: strict: yes")).unwrap())
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{text}");
+    assert!(
+        text.ends_with(
+            "40 files: 40 valid, 0 invalid (pi-loadable); 0 errors, 0 warnings, 80 infos\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn standard_input() {
+    let mut child = command(&["--format", "json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(broken().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    assert_eq!(report["files"][0]["path"], "-");
+    // No path, so no layout checks.
+    assert_eq!(codes(&report["files"][0]), ["PS0001"]);
+}
+
+#[test]
+fn the_default_directory_is_pis() {
+    let dir = scratch("default");
+    let agent = dir.join("agent");
+    let out = command(&[])
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(
+        err.contains(agent.join("sessions").to_str().unwrap()),
+        "{err}"
+    );
+
+    write(&agent, "sessions/--x--/a.jsonl", &good());
+    let out = command(&["--quiet"])
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("1 file: 1 valid"),
+        "{}",
+        stderr(&out)
+    );
+
+    // `~` is the home directory; without PI_CODING_AGENT_DIR, ~/.pi/agent.
+    let out = command(&["--quiet"])
+        .env("HOME", &dir)
+        .env("PI_CODING_AGENT_DIR", "~/agent")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = command(&[]).env("HOME", &dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(".pi/agent/sessions"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn quiet_prints_one_line_per_problem() {
+    let dir = scratch("quiet");
+    let broken = write(&dir, "broken.jsonl", &broken());
+    let out = validate(&["--quiet", &broken]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines.contains(&format!("{broken}:3:31: PS0001 error: not valid JSON: expected ',' or '}}' in object, found 'o'; pi drops this line").as_str()),
+        "{text}"
+    );
+    // File-level problems have no line and column.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with(&format!("{broken}: PS0302 info: "))),
+        "{text}"
+    );
+    assert_eq!(lines.len(), 3, "{text}"); // PS0302, PS0303, PS0001
+    assert!(stderr(&out).contains("1 file: 0 valid, 1 invalid"));
+}
+
+#[test]
+fn human_snippets_put_the_caret_under_the_column() {
+    let dir = scratch("caret");
+    let broken = write(&dir, "broken.jsonl", &broken());
+    let out = validate(&["--color", "never", &broken]);
+    let text = stdout(&out);
+    assert!(text.contains("error[PS0001]: not valid JSON"), "{text}");
+    assert!(text.contains(&format!("--> {broken}:3:31")), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let source = lines
+        .iter()
+        .position(|l| l.starts_with("3 | "))
+        .expect("the line is shown");
+    let caret = lines[source + 1];
+    // Columns as characters: `é` is one character (two bytes).
+    let byte = lines[source].find("oops").unwrap();
+    let oops = lines[source][..byte].chars().count();
+    assert_eq!(caret.chars().position(|c| c == '^'), Some(oops), "{text}");
+    assert!(text.contains("= help: write exactly one JSON value per line"));
+    assert!(text.contains("= pi: drops this line when loading"));
+}
+
+#[test]
+fn long_lines_show_a_window_with_the_real_column() {
+    let dir = scratch("window");
+    let text = "x".repeat(5000);
+    let file = write(
+        &dir,
+        "long.jsonl",
+        &format!(
+            "{}\n{{\"type\":\"message\",\"id\":\"a1b2c3d4\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"{text}\",\"timestamp\":1}}}}!\n",
+            header(3)
+        ),
+    );
+    let out = validate(&["--color", "never", &file]);
+    let shown = stdout(&out);
+    // The `!` after the line's JSON value.
+    let line = std::fs::read_to_string(&file).unwrap();
+    let line = line.lines().nth(1).unwrap();
+    let column = line.chars().count();
+    assert!(line.ends_with('!'));
+    assert!(shown.contains(&format!("--> {file}:2:{column}")), "{shown}");
+    let source = shown.lines().find(|l| l.starts_with("2 | ")).unwrap();
+    assert!(source.chars().count() < 300, "{source}");
+    assert!(source.contains('…') && source.ends_with('!'), "{source}");
+}
+
+#[test]
+fn json_output_follows_its_schema_and_is_stable() {
+    let dir = scratch("json");
+    let good = write(&dir, "good.jsonl", &good());
+    let broken = write(&dir, "broken.jsonl", &broken());
+    let v2 = write(&dir, "v2.jsonl", &format!("{}\n", header(2)));
+    let missing = dir.join("missing.jsonl");
+    let args = [
+        "--format",
+        "json",
+        "--pi",
+        "0.87",
+        &good,
+        &broken,
+        &v2,
+        missing.to_str().unwrap(),
+    ];
+    let out = validate(&args);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    let schema: Value = serde_json::from_str(
+        pi_session_format::schemas::find("validate-report").expect("the schema is embedded"),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(report["formatVersion"], 1);
+    assert_eq!(report["tool"]["name"], "pi-session");
+    assert_eq!(report["pi"], "0.87.1");
+    assert_eq!(report["verdict"], "pi-loadable");
+    assert_eq!(report["summary"]["files"], 4);
+    assert_eq!(report["summary"]["unreadable"], 1);
+    assert_eq!(report["files"][1]["path"], broken.as_str());
+    let d = &report["files"][1]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "PS0001")
+        .unwrap()
+        .clone();
+    assert_eq!(d["location"]["line"], 3);
+    assert_eq!(d["location"]["column"], 31);
+    assert_eq!(d["pi"], "dropped");
+    // The same input gives the same bytes, and a different schema instance rejects junk.
+    assert_eq!(validate(&args).stdout, out.stdout);
+    assert!(!validator.is_valid(&serde_json::json!({"formatVersion": 2})));
+    // Nothing but JSON on stdout; the summary is on stderr.
+    assert!(stderr(&out).contains("4 files: 1 valid, 3 invalid"));
+}
+
+#[test]
+fn sarif_has_the_catalogue_and_located_results() {
+    let dir = scratch("sarif");
+    let broken = write(&dir, "broken.jsonl", &broken());
+    let out = validate(&["--format", "sarif", &broken]);
+    assert_eq!(out.status.code(), Some(1));
+    let log = json(&out);
+    assert_eq!(log["version"], "2.1.0");
+    assert_eq!(
+        log["$schema"],
+        "https://json.schemastore.org/sarif-2.1.0.json"
+    );
+    let run = &log["runs"][0];
+    let driver = &run["tool"]["driver"];
+    assert_eq!(driver["name"], "pi-session");
+    assert!(
+        driver["informationUri"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://")
+    );
+    let rules = driver["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), Code::ALL.len());
+    let rule = &rules[0];
+    assert_eq!(rule["id"], "PS0001");
+    assert_eq!(rule["shortDescription"]["text"], Code::ALL[0].info().title);
+    assert_eq!(rule["help"]["text"], Code::ALL[0].info().help);
+    assert_eq!(rule["defaultConfiguration"]["level"], "error");
+    assert!(rule["fullDescription"]["text"].as_str().unwrap().len() > 20);
+    assert_eq!(run["columnKind"], "unicodeCodePoints");
+
+    let results = run["results"].as_array().unwrap();
+    let invalid = results.iter().find(|r| r["ruleId"] == "PS0001").unwrap();
+    assert_eq!(invalid["level"], "error");
+    assert_eq!(invalid["ruleIndex"], 0);
+    let location = &invalid["locations"][0]["physicalLocation"];
+    let uri = location["artifactLocation"]["uri"].as_str().unwrap();
+    assert!(
+        uri.ends_with("broken.jsonl") && !uri.contains('\\'),
+        "{uri}"
+    );
+    let region = &location["region"];
+    assert_eq!(region["startLine"], 3);
+    assert_eq!(region["startColumn"], 31);
+    assert_eq!(region["endColumn"], 32);
+    let offset = self::broken().find("oops").unwrap();
+    assert_eq!(region["byteOffset"], offset);
+    assert_eq!(region["byteLength"], 1);
+    // A problem of the whole file has no region; a note for an info.
+    let layout = results.iter().find(|r| r["ruleId"] == "PS0302").unwrap();
+    assert_eq!(layout["level"], "note");
+    assert!(
+        layout["locations"][0]["physicalLocation"]
+            .get("region")
+            .is_none()
+    );
+}
+
+#[test]
+fn github_commands_are_escaped() {
+    let dir = scratch("github");
+    // A path with `,` and `:`, and an entry type with `%` in the message.
+    let file = write(
+        &dir,
+        "a,b:c.jsonl",
+        &format!(
+            "{}\n{{\"type\":\"50%\",\"id\":\"a1b2c3d4\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:00.000Z\"}}\n",
+            header(3)
+        ),
+    );
+    let out = validate(&["--format", "github", &file]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let escaped_path = file.replace(':', "%3A").replace(',', "%2C");
+    let warning = text
+        .lines()
+        .find(|l| l.starts_with("::warning "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        warning.starts_with(&format!(
+            "::warning file={escaped_path},line=2,col=9,endColumn=14,title=PS0201::"
+        )),
+        "{warning}"
+    );
+    assert!(warning.contains("`50%25`"), "{warning}");
+    assert!(warning.contains("%0Ahelp: "), "{warning}");
+    assert!(text.lines().any(|l| l.starts_with("::notice ")), "{text}");
+    assert!(
+        text.lines()
+            .all(|l| l.starts_with("::warning ") || l.starts_with("::notice ")),
+        "{text}"
+    );
+}
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let dir = scratch("color");
+    let broken = write(&dir, "broken.jsonl", &broken());
+    let no_escape = |out: &Output| !out.stdout.contains(&0x1b);
+    assert!(no_escape(&validate(&["--color", "never", &broken])));
+    // auto: stdout is not a terminal here.
+    assert!(no_escape(&validate(&[&broken])));
+    let with_no_color = command(&["--color", "auto", &broken])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(no_escape(&with_no_color));
+    assert!(!no_escape(&validate(&["--color", "always", &broken])));
+    // Machine formats never have colour.
+    assert!(no_escape(&validate(&[
+        "--color", "always", "--format", "github", &broken
+    ])));
+}
+
+#[test]
+fn the_size_limit_can_be_lowered_for_tests() {
+    let dir = scratch("size");
+    let good = write(&dir, "good.jsonl", &good());
+    let out = validate(&["--pi-max-text-units", "100", "--quiet", &good]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("PS0301 error"), "{}", stdout(&out));
+    // Documented in --help as testing-only, not in -h.
+    let long = Command::new(env!("CARGO_BIN_EXE_pi-session"))
+        .args(["validate", "--help"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&long.stdout).contains("Testing only"));
+    let short = Command::new(env!("CARGO_BIN_EXE_pi-session"))
+        .args(["validate", "-h"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&short.stdout).contains("pi-max-text-units"));
+}
