@@ -1,7 +1,8 @@
 //! `cargo xtask fuzz seed`: the seed corpus of the cargo-fuzz targets (`fuzz/corpus/<target>/`).
 //!
-//! - the byte targets (`parse_bytes`, `roundtrip`, `migrate`, `streaming_eq_whole`) get every
-//!   `conformance/cases/<area>/<case>/session.jsonl`, named `<area>-<case>`, cut at the last
+//! - the byte targets (`parse_bytes`, `roundtrip`, `migrate`, `streaming_eq_whole`, `validate`)
+//!   get every `conformance/cases/<area>/<case>/session.jsonl` and
+//!   `conformance/validate/<case>/session.jsonl`, named `<area>-<case>`, cut at the last
 //!   line end within the target's `max_len` (`fuzz/options/<target>.options`);
 //!   `streaming_eq_whole` inputs start with a chunk-size prefix (1, 7 and 64 bytes);
 //! - the structured targets (`context`, `to_llm`) read their input through `arbitrary`, for
@@ -12,7 +13,13 @@
 
 use std::path::{Path, PathBuf};
 
-const BYTE_TARGETS: &[&str] = &["parse_bytes", "roundtrip", "migrate", "streaming_eq_whole"];
+const BYTE_TARGETS: &[&str] = &[
+    "parse_bytes",
+    "roundtrip",
+    "migrate",
+    "streaming_eq_whole",
+    "validate",
+];
 const STRUCTURED_TARGETS: &[&str] = &["context", "to_llm"];
 
 /// `cargo xtask fuzz …`.
@@ -48,6 +55,14 @@ fn cases(root: &Path) -> Result<Vec<(String, PathBuf)>, String> {
         Ok(out)
     };
     let mut out = Vec::new();
+    // The validator's corpus: one case per diagnostic code.
+    for case in list(&root.join("conformance/validate"))? {
+        let session = case.join("session.jsonl");
+        if session.is_file() {
+            let name = case.file_name().unwrap_or_default().to_string_lossy();
+            out.push((format!("validate-{name}"), session));
+        }
+    }
     for area in list(&dir)? {
         for case in list(&area)? {
             let session = case.join("session.jsonl");

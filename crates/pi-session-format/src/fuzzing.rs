@@ -13,8 +13,7 @@
 //! | [`migrate`] | loading (v1→v3 at once) equals the migration functions, and equals writing the v2 file and loading that; a v3 file and a migrated file load unchanged; records, their order and every member but the ids survive; v1 ids are unique and chained |
 //! | [`context`] | on generated sessions ([`spec::SessionSpec`]): the context terminates, reports exactly the parent cycles there are, and equals the rules' model ([`model::context`]): every message from an entry on the path, compaction window, settings |
 //! | [`to_llm`] | on generated messages ([`spec::LlmSpec`]): `convertToLlm` equals the rules' templates ([`model::to_llm`]) |
-//!
-//! `validate` (issue 5) has no check yet: the validator does not exist.
+//! | [`validate`] | the validator never panics, its report is consistent (counts, verdicts, locations inside the file), a file without errors loads without dropping or skipping a line and builds its context, and a pi-loadable file also loads without a rewrite |
 
 pub mod arb;
 pub mod model;
@@ -1090,5 +1089,72 @@ fn check_llm(messages: Vec<Message<'_>>, pi: PiVersion) {
             to_string(w),
             "{pi:?}: convertToLlm output (S1–S10)"
         );
+    }
+}
+
+// =============================================================================================
+// validate
+// =============================================================================================
+
+/// Validates `data` with both pi versions' rules: no panic, a consistent report, and the
+/// verdicts keep their promises — a file without errors loads without losing a line, and a
+/// pi-loadable file also loads without a rewrite and builds its context.
+pub fn validate(data: &[u8]) {
+    use crate::validate::{Options, Severity, validate};
+    for pi in PIS {
+        let options = Options {
+            pi,
+            ..Options::default()
+        };
+        let report = validate(data, &options);
+        // The report is consistent with its diagnostics.
+        let errors = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        assert_eq!(report.stats.errors, errors, "{pi:?}: error count");
+        assert_eq!(report.verdict.strict, errors == 0, "{pi:?}: strict verdict");
+        assert_eq!(
+            report.verdict.pi_loadable,
+            !report.diagnostics.iter().any(|d| d.pi.breaks_loading()),
+            "{pi:?}: pi-loadable verdict"
+        );
+        for d in &report.diagnostics {
+            if let Some(l) = d.location {
+                assert!(
+                    l.offset + l.length <= data.len().max(1) && l.line >= 1 && l.column >= 1,
+                    "{pi:?}: {} points outside the file: {l:?}",
+                    d.code
+                );
+            }
+        }
+        if !(report.verdict.strict || report.verdict.pi_loadable) {
+            continue;
+        }
+        // A file without errors, or pi-loadable, loads without dropping or skipping a line.
+        let mut ids = SequentialIds::default();
+        let session = Session::load_with(data, LoadOptions { ids: &mut ids, pi });
+        let session = match session {
+            Ok(s) => s,
+            Err(e) => panic!("{pi:?}: the validator accepts a file the loader refuses: {e}"),
+        };
+        assert!(
+            session.dropped.is_empty() && session.skipped.is_empty(),
+            "{pi:?}: the validator accepts a file of which the loader drops lines {:?} or skips values {:?}",
+            session.dropped,
+            session.skipped
+        );
+        let index = Index::build(&session);
+        assert!(
+            build_context(&session, &index, &Leaf::Current, pi).is_ok(),
+            "{pi:?}: the validator accepts a file whose context cannot be built (a cycle)"
+        );
+        if report.verdict.pi_loadable {
+            assert!(
+                !session.version.rewrite,
+                "{pi:?}: pi-loadable, but the loader would rewrite the file"
+            );
+        }
     }
 }

@@ -272,3 +272,32 @@ fn to_llm() {
         run("to_llm", &format!("random-6-{i}"), &input, fuzzing::to_llm);
     }
 }
+
+#[test]
+fn validate() {
+    // The validator's own corpus first: every diagnostic code at least once.
+    let dir = root().join("conformance/validate");
+    let mut cases: Vec<_> = std::fs::read_dir(&dir)
+        .expect("conformance/validate")
+        .flatten()
+        .map(|e| e.path().join("session.jsonl"))
+        .filter(|p| p.is_file())
+        .collect();
+    cases.sort();
+    for path in cases {
+        let name = path
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy();
+        let bytes = std::fs::read(&path).unwrap();
+        run(
+            "validate",
+            &format!("validate-{name}"),
+            &bytes,
+            fuzzing::validate,
+        );
+    }
+    bytes_target("validate", 7, 2000, usize::MAX, fuzzing::validate);
+}

@@ -78,7 +78,11 @@ pub fn location(
     text: &str,
     range: Range<usize>,
 ) -> Location {
-    let start = floor_char(text, range.start.min(text.len()));
+    let mut start = floor_char(text, range.start.min(text.len()));
+    // An error at the very end ("unexpected end of input") points at the last character.
+    if start == text.len() && start > 0 {
+        start = floor_char(text, start - 1);
+    }
     let end = floor_char(text, range.end.min(text.len())).max(start);
     let raw_len = line_len(bytes, offset);
     // Offsets in the decoded text equal raw offsets unless the line had invalid UTF-8.
