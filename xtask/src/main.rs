@@ -14,9 +14,12 @@
 //! - `cargo xtask bench compare|check-gen` — the reference vs `pi-session` on generated
 //!   sessions: timing table (`docs/PERFORMANCE.md`), and identical reading of generated files.
 //! - `cargo xtask schema [--check]` — write `schemas/` from the types, or check it is current.
+//! - `cargo xtask diagnostics [--check]` — write `docs/diagnostics.md` from the catalogue of
+//!   diagnostic codes and `conformance/validate/`, or check it is current.
 
 mod bench;
 mod conformance;
+mod diagnostics;
 mod fuzz;
 mod reference;
 mod schema;
@@ -41,7 +44,8 @@ const USAGE: &str = "usage:
   cargo xtask fuzz seed
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--linear N] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]
-  cargo xtask schema [--check]";
+  cargo xtask schema [--check]
+  cargo xtask diagnostics [--check]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -50,6 +54,7 @@ fn main() -> ExitCode {
         ["conformance", "validate-reference", rest @ ..] => validate_reference::main(rest),
         ["conformance", rest @ ..] => conformance::main(rest),
         ["schema", rest @ ..] => schema::main(rest),
+        ["diagnostics", rest @ ..] => diagnostics::main(rest),
         ["bench", rest @ ..] => bench::main(rest),
         ["fuzz", rest @ ..] => fuzz::main(rest),
         _ => Err(format!("unknown command\n{USAGE}")),

@@ -1,0 +1,225 @@
+//! `cargo xtask diagnostics [--check]`: `docs/diagnostics.md`, the reference of every
+//! diagnostic code, generated from the catalogue (`pi_session_format::validate::Code`) and the
+//! validator's corpus (`conformance/validate/`): for each code its severity, what pi does, the
+//! explanation, a minimal bad example taken from the code's case with the message the validator
+//! gives, and the fix. `--check` (and the test `diagnostics_doc_is_up_to_date`) fails when the
+//! committed file is stale.
+
+use crate::root;
+use pi_session_format::validate::{Code, PiEffect};
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+const REGENERATE: &str = "cargo xtask diagnostics";
+
+/// Runs the command.
+pub fn main(args: &[&str]) -> Result<(), String> {
+    let text = render()?;
+    let path = doc_path();
+    match args {
+        [] => std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display())),
+        ["--check"] => check_text(&text, &path),
+        _ => Err("usage: cargo xtask diagnostics [--check]".into()),
+    }
+}
+
+fn doc_path() -> PathBuf {
+    root().join("docs/diagnostics.md")
+}
+
+fn check_text(text: &str, path: &Path) -> Result<(), String> {
+    match std::fs::read_to_string(path) {
+        Ok(current) if current == text => Ok(()),
+        _ => Err(format!(
+            "{} is stale: regenerate it with `{REGENERATE}`",
+            path.display()
+        )),
+    }
+}
+
+/// What a case of `conformance/validate/` shows about one code.
+struct Example {
+    case: String,
+    line_text: Option<String>,
+    line: Option<u64>,
+    column: Option<u64>,
+    message: String,
+    path: Option<String>,
+}
+
+fn cases() -> Result<Vec<PathBuf>, String> {
+    let dir = root().join("conformance/validate");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("expected.json").is_file())
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+fn read_json(path: &Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The example of `code`: from the case named after it if there is one, else the first case
+/// that reports it.
+fn example(code: Code, cases: &[PathBuf]) -> Result<Option<Example>, String> {
+    let name = code.info().name;
+    let mut ordered: Vec<&PathBuf> = cases.iter().filter(|c| c.ends_with(name)).collect();
+    ordered.extend(cases.iter().filter(|c| !c.ends_with(name)));
+    for dir in ordered {
+        let expected = read_json(&dir.join("expected.json"))?;
+        let Some(d) = expected["diagnostics"]
+            .as_array()
+            .and_then(|ds| ds.iter().find(|d| d["code"] == code.as_str()))
+        else {
+            continue;
+        };
+        let meta = read_json(&dir.join("case.json"))?;
+        let bytes = std::fs::read(dir.join("session.jsonl")).map_err(|e| e.to_string())?;
+        let line = d["location"]["line"].as_u64();
+        let line_text = line.map(|n| {
+            let raw = bytes
+                .split(|&b| b == b'\n')
+                .nth(n as usize - 1)
+                .unwrap_or_default();
+            shown(raw)
+        });
+        return Ok(Some(Example {
+            case: dir
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
+            line_text,
+            line,
+            column: d["location"]["column"].as_u64(),
+            message: d["message"].as_str().unwrap_or_default().to_string(),
+            path: meta["path"].as_str().map(str::to_owned),
+        }));
+    }
+    Ok(None)
+}
+
+/// A line as text for the docs: invalid UTF-8, BOM and CR made visible, long lines cut.
+fn shown(raw: &[u8]) -> String {
+    let text = String::from_utf8_lossy(raw)
+        .replace('\u{FEFF}', "<BOM>")
+        .replace('\r', "<CR>");
+    let mut out: String = text.chars().take(160).collect();
+    if text.chars().count() > 160 {
+        out.push('…');
+    }
+    out
+}
+
+fn effect(pi: PiEffect) -> &'static str {
+    match pi {
+        PiEffect::None => "reads it as written",
+        PiEffect::Ignored => "keeps it but ignores it",
+        PiEffect::Altered => "loads the file, but builds something else from it",
+        PiEffect::Dropped => "drops the line",
+        PiEffect::Rewritten => "rewrites the file",
+        PiEffect::Truncated => "overwrites the file with a new session",
+        PiEffect::Crash => "throws",
+        PiEffect::Hang => "loops forever",
+        PiEffect::Unreadable => "cannot open the file",
+    }
+}
+
+fn render() -> Result<String, String> {
+    let cases = cases()?;
+    let mut out = String::new();
+    out.push_str(
+        "<!-- Generated by `cargo xtask diagnostics` from the catalogue \
+         (crates/pi-session-format/src/validate/catalogue.rs) and conformance/validate/. \
+         Do not edit. -->\n\n",
+    );
+    out.push_str(
+        "# Diagnostics of `pi-session validate`\n\n\
+         Every problem the validator reports has a stable code. Codes never change meaning and are \
+         never reused: `PS00xx` the bytes and lines of the file, `PS01xx` the header and version, \
+         `PS02xx` entries and their tree, `PS03xx` the file as a whole and its place on disk.\n\n\
+         Each diagnostic has a **severity** (`error`: the file does not follow the format; \
+         `warning`: legal but likely a mistake, or handled by pi in a surprising way; `info`: worth \
+         knowing) and says what **pi** does because of it. Two verdicts follow for each file:\n\n\
+         - **strict**: no diagnostic of severity `error`;\n\
+         - **pi-loadable** (the default verdict of `pi-session validate`): pi opens the file without \
+         dropping a line, rewriting or overwriting the file, throwing or hanging — no diagnostic \
+         whose pi effect is `dropped`, `rewritten`, `truncated`, `crash`, `hang` or `unreadable`. \
+         This verdict is checked against the real pi: each case of `conformance/validate/` has a \
+         `pi.json` recorded from the pinned pi (`cargo xtask conformance validate-reference`).\n\n\
+         The pi effect in the table is the usual one; a diagnostic can say otherwise where the \
+         file makes a difference (a `null` line crashes pi 0.73.1 but is skipped by pi 0.87.1). \
+         Examples are the cases of `conformance/validate/`, named after their code.\n\n",
+    );
+    out.push_str("| code | name | severity | pi | what |\n|---|---|---|---|---|\n");
+    for code in Code::ALL {
+        let i = code.info();
+        let _ = writeln!(
+            out,
+            "| [{}](#{}) | `{}` | {} | {} | {} |",
+            i.code,
+            i.code.to_lowercase(),
+            i.name,
+            i.severity,
+            effect(i.pi),
+            i.title.replace('|', "\\|")
+        );
+    }
+    out.push('\n');
+    for code in Code::ALL {
+        let i = code.info();
+        let _ = writeln!(out, "## {}\n", i.code);
+        let _ = writeln!(
+            out,
+            "`{}` · **{}** · pi {}\n",
+            i.name,
+            i.severity,
+            effect(i.pi)
+        );
+        let description: Vec<&str> = i.description.lines().map(str::trim).collect();
+        let _ = writeln!(out, "{}\n", description.join(" ").trim());
+        let example = example(*code, &cases)?
+            .ok_or_else(|| format!("{}: no case of conformance/validate/ reports it", i.code))?;
+        let _ = writeln!(
+            out,
+            "Example: [`conformance/validate/{0}/`](../conformance/validate/{0}/)",
+            example.case
+        );
+        if let Some(path) = &example.path {
+            let _ = writeln!(out, "(validated as `{path}`)");
+        }
+        out.push('\n');
+        match (&example.line_text, example.line) {
+            (Some(text), Some(line)) => {
+                let _ = writeln!(out, "```text\n{line:>4} | {text}\n```\n");
+            }
+            _ => out.push_str("(about the whole file)\n\n"),
+        }
+        let at = match (example.line, example.column) {
+            (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "Reported{at}: {}\n", example.message);
+        let _ = writeln!(out, "Fix: {}\n", i.help);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `docs/diagnostics.md` is what the catalogue and the corpus generate.
+    #[test]
+    fn diagnostics_doc_is_up_to_date() {
+        let text = render().unwrap();
+        if let Err(message) = check_text(&text, &doc_path()) {
+            panic!("{message}");
+        }
+    }
+}
