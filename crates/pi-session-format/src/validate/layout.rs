@@ -21,9 +21,25 @@ pub fn encode_cwd(cwd: &str) -> String {
     format!("--{}--", rest.replace(['/', '\\', ':'], "-"))
 }
 
-/// The layout diagnostics of a file at `path`.
+/// Whether `path` is in pi's session tree: below a `sessions` directory, or in a `--…--`
+/// project directory. Files elsewhere were put there on purpose (pi opens any path it is
+/// given), so their names are not checked.
+fn in_session_tree(path: &Path) -> bool {
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let project = path.parent().and_then(name);
+    project.is_some_and(|d| d.len() >= 4 && d.starts_with("--") && d.ends_with("--"))
+        || path
+            .ancestors()
+            .skip(1)
+            .any(|a| name(a).as_deref() == Some("sessions"))
+}
+
+/// The layout diagnostics of a file at `path` inside pi's session tree.
 pub fn check(path: &Path, header: &Header) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    if !in_session_tree(path) {
+        return out;
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -77,5 +93,16 @@ mod tests {
         assert_eq!(encode_cwd("/"), "----");
         assert_eq!(encode_cwd("//srv/x"), "---srv-x--");
         assert_eq!(encode_cwd("/a/b/"), "--a-b---");
+    }
+
+    #[test]
+    fn only_files_in_the_session_tree_are_checked() {
+        assert!(in_session_tree(Path::new(
+            "/h/.pi/agent/sessions/--h-p--/x.jsonl"
+        )));
+        assert!(in_session_tree(Path::new("sessions/x.jsonl")));
+        assert!(in_session_tree(Path::new("--h-p--/x.jsonl")));
+        assert!(!in_session_tree(Path::new("/tmp/export/x.jsonl")));
+        assert!(!in_session_tree(Path::new("x.jsonl")));
     }
 }
