@@ -34,9 +34,11 @@ pub struct Diagnostic {
     /// The JSON pointer of the offending value inside the line (`/message/content/0/text`),
     /// when the problem is a value.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub pointer: Option<String>,
     /// The `id` of the entry the problem belongs to, when it has a string id.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub entry_id: Option<String>,
     /// What is wrong, specific to this occurrence.
     pub message: String,
@@ -106,7 +108,11 @@ pub struct Stats {
     pub lines: usize,
     /// Entries (JSON values after the header that pi keeps).
     pub entries: usize,
-    /// The header's `version` as pi reads it (`null` when there is no header or no number).
+    /// The header's `version` as pi's comparisons read it (a string `"3"` is 3), written as an
+    /// integer when it is one; `null` when there is no valid header or the version is not a
+    /// number (`NaN`).
+    #[serde(serialize_with = "js_number")]
+    #[schemars(with = "Option<f64>")]
     pub version: Option<f64>,
     /// Diagnostics by severity.
     pub errors: usize,
@@ -153,5 +159,16 @@ impl Report {
     /// The diagnostics that make the file not pi-loadable: what pi would drop, rewrite, …
     pub fn pi_breaking(&self) -> impl Iterator<Item = &Diagnostic> {
         self.diagnostics.iter().filter(|d| d.pi.breaks_loading())
+    }
+}
+
+/// Writes a number as JavaScript would: `3`, not `3.0`; `NaN` as `null`.
+fn js_number<S: serde::Serializer>(value: &Option<f64>, serializer: S) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(v) if v.is_finite() && v.fract() == 0.0 && v.abs() < 9.007_199_254_740_992e15 => {
+            serializer.serialize_i64(*v as i64)
+        }
+        Some(v) if v.is_finite() => serializer.serialize_f64(*v),
+        _ => serializer.serialize_none(),
     }
 }
