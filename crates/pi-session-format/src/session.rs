@@ -100,10 +100,12 @@ const INLINE_KEY: usize = 22;
 
 /// The bytes of a string [`Key`]: inline when short, boxed otherwise. Dereferences to the
 /// bytes; equality and hashing are those of the bytes.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct KeyBytes(KeyRepr);
 
-#[derive(Clone)]
+/// Bytes of at most [`INLINE_KEY`] bytes are always inline (zero-padded), longer ones always
+/// boxed, so equal bytes have equal representations and the derived equality is the bytes'.
+#[derive(Clone, PartialEq, Eq)]
 enum KeyRepr {
     Inline(u8, [u8; INLINE_KEY]),
     Heap(Box<[u8]>),
@@ -142,17 +144,24 @@ impl From<Box<[u8]>> for KeyBytes {
     }
 }
 
-impl PartialEq for KeyBytes {
-    fn eq(&self, other: &KeyBytes) -> bool {
-        **self == **other
-    }
-}
-
-impl Eq for KeyBytes {}
-
 impl Hash for KeyBytes {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        (**self).hash(state);
+        match &self.0 {
+            // Whole words of the zero-padded array: three word writes for any short key.
+            KeyRepr::Inline(len, bytes) => {
+                let word = |at: usize| {
+                    let mut w = [0; 8];
+                    let end = (at + 8).min(INLINE_KEY);
+                    w[..end - at].copy_from_slice(&bytes[at..end]);
+                    u64::from_le_bytes(w)
+                };
+                state.write_u64(word(0));
+                state.write_u64(word(8));
+                state.write_u64(word(16));
+                state.write_u8(*len);
+            }
+            KeyRepr::Heap(bytes) => bytes.hash(state),
+        }
     }
 }
 

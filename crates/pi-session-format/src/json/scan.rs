@@ -407,11 +407,11 @@ impl<'a> Scanner<'a, '_> {
             return Err(self.p.error_at(self.p.pos, "expected a string"));
         }
         let start = self.p.pos + 1;
-        self.string(false)?;
+        let escaped = self.string(false)?;
         let end = self.p.pos - 1;
         let bytes: &'a [u8] = self.p.bytes;
         let raw = &bytes[start..end];
-        let key = if memchr::memchr(b'\\', raw).is_none() {
+        let key = if !escaped {
             Cow::Borrowed(raw)
         } else {
             let mut sub = Parser::new(&bytes[start - 1..end + 1]);
@@ -492,7 +492,9 @@ impl<'a> Scanner<'a, '_> {
                         continue;
                     }
                 }
-                Some(b'"') => self.string(TRACK)?,
+                Some(b'"') => {
+                    self.string(TRACK)?;
+                }
                 Some(b'-' | b'0'..=b'9') => self.number(TRACK)?,
                 _ => {
                     self.p.parse_scalar()?;
@@ -545,12 +547,13 @@ impl<'a> Scanner<'a, '_> {
         Ok(())
     }
 
-    /// Validates a string at `"`; with `track`, escapes other than `JSON.stringify`'s own
-    /// (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u00xx` for other control characters)
-    /// make it non-canonical.
-    fn string(&mut self, track: bool) -> Result<(), ParseError> {
+    /// Validates a string at `"` and tells whether it has escapes; with `track`, escapes
+    /// other than `JSON.stringify`'s own (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`,
+    /// `\u00xx` for other control characters) make it non-canonical.
+    fn string(&mut self, track: bool) -> Result<bool, ParseError> {
         let bytes = self.p.bytes;
         let mut i = self.p.pos + 1;
+        let mut escaped = false;
         loop {
             // Find the next `"`, `\` or control byte: eight bytes at a time, and after a
             // word without any, 32 at a time (long runs of plain text, base64 data).
@@ -590,37 +593,40 @@ impl<'a> Scanner<'a, '_> {
             match b {
                 b'"' => {
                     self.p.pos = i + 1;
-                    return Ok(());
+                    return Ok(escaped);
                 }
-                b'\\' => match bytes.get(i + 1) {
-                    Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
-                    Some(b'/') => {
-                        if track {
-                            self.canonical = false;
-                        }
-                        i += 2;
-                    }
-                    Some(b'u') => {
-                        let unit = self.p.hex4(i + 2)?;
-                        if track {
-                            let hex = &bytes[i + 2..i + 6];
-                            let is_stringify_escape = unit < 0x20
-                                && !matches!(unit, 0x08 | 0x09 | 0x0A | 0x0C | 0x0D)
-                                && hex.iter().all(|h| !h.is_ascii_uppercase());
-                            if !is_stringify_escape {
+                b'\\' => {
+                    escaped = true;
+                    match bytes.get(i + 1) {
+                        Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                        Some(b'/') => {
+                            if track {
                                 self.canonical = false;
                             }
+                            i += 2;
                         }
-                        i += 6;
+                        Some(b'u') => {
+                            let unit = self.p.hex4(i + 2)?;
+                            if track {
+                                let hex = &bytes[i + 2..i + 6];
+                                let is_stringify_escape = unit < 0x20
+                                    && !matches!(unit, 0x08 | 0x09 | 0x0A | 0x0C | 0x0D)
+                                    && hex.iter().all(|h| !h.is_ascii_uppercase());
+                                if !is_stringify_escape {
+                                    self.canonical = false;
+                                }
+                            }
+                            i += 6;
+                        }
+                        _ => {
+                            // Like the parser: the byte after the backslash, or the backslash
+                            // itself when the line ends there.
+                            let at = if i + 1 < bytes.len() { i + 1 } else { i };
+                            self.p.pos = at;
+                            return Err(self.p.error_at(at, "invalid escape in string"));
+                        }
                     }
-                    _ => {
-                        // Like the parser: the byte after the backslash, or the backslash
-                        // itself when the line ends there.
-                        let at = if i + 1 < bytes.len() { i + 1 } else { i };
-                        self.p.pos = at;
-                        return Err(self.p.error_at(at, "invalid escape in string"));
-                    }
-                },
+                }
                 _ => return Err(self.p.error_at(i, "control character in string")),
             }
         }
@@ -636,7 +642,7 @@ impl<'a> Scanner<'a, '_> {
             let digits = lexeme.strip_prefix(b"-").unwrap_or(lexeme);
             let plain_integer =
                 digits.len() <= 15 && digits.iter().all(u8::is_ascii_digit) && lexeme != b"-0";
-            if !plain_integer {
+            if !plain_integer && !is_short_plain_decimal(digits) {
                 let value: f64 = std::str::from_utf8(lexeme)
                     .ok()
                     .and_then(|s| s.parse().ok())
@@ -649,6 +655,32 @@ impl<'a> Scanner<'a, '_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Whether an unsigned JSON number lexeme with a fraction and no exponent is exactly what
+/// ECMAScript writes for its value, judged without converting it: at most 15 digits (so it
+/// is the only decimal of at most 15 significant digits that rounds to its double, hence
+/// the shortest round-trip form), no trailing zero in the fraction, and a value of at least
+/// 1e-6 (at most five zeros after `0.`), which `Number::toString` writes without exponent.
+/// `false` means "not known": the caller then formats the number and compares.
+fn is_short_plain_decimal(digits: &[u8]) -> bool {
+    let Some(dot) = digits.iter().position(|&b| b == b'.') else {
+        return false;
+    };
+    let (int, frac) = (&digits[..dot], &digits[dot + 1..]);
+    if frac.is_empty()
+        || frac.last() == Some(&b'0')
+        || !frac.iter().all(u8::is_ascii_digit)
+        || !int.iter().all(u8::is_ascii_digit)
+        || int.len() + frac.len() > 15
+    {
+        return false;
+    }
+    if int == b"0" {
+        frac.iter().take_while(|&&b| b == b'0').count() <= 5
+    } else {
+        !int.is_empty() && int[0] != b'0'
     }
 }
 
@@ -806,6 +838,60 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn short_plain_decimals_are_what_ecmascript_writes() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut checked = 0;
+        for _ in 0..200_000 {
+            let mut lexeme = String::new();
+            match next(3) {
+                0 => lexeme.push('0'),
+                _ => {
+                    lexeme.push(char::from(b'1' + next(9) as u8));
+                    for _ in 0..next(8) {
+                        lexeme.push(char::from(b'0' + next(10) as u8));
+                    }
+                }
+            }
+            lexeme.push('.');
+            if next(2) == 0 {
+                for _ in 0..next(9) {
+                    lexeme.push('0');
+                }
+            }
+            for _ in 0..1 + next(16) {
+                lexeme.push(char::from(b'0' + next(10) as u8));
+            }
+            let value: f64 = lexeme.parse().unwrap();
+            let mut written = Vec::new();
+            write_number(&mut written, value);
+            if is_short_plain_decimal(lexeme.as_bytes()) {
+                checked += 1;
+                assert_eq!(String::from_utf8(written).unwrap(), lexeme);
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+        for (lexeme, short) in [
+            ("0.5", true),
+            ("0.000001", true),
+            ("0.0000001", false),
+            ("0.50", false),
+            ("123456789012345.6", false),
+            ("12345678901234.5", true),
+            ("0.007455000000000001", false),
+            ("1.5e3", false),
+            ("01.5", false),
+        ] {
+            assert_eq!(is_short_plain_decimal(lexeme.as_bytes()), short, "{lexeme}");
         }
     }
 
