@@ -39,6 +39,11 @@ impl Input {
         // a file in the middle of being rewritten.
         #[allow(unsafe_code)]
         let map = unsafe { Mmap::map(&file)? };
+        // No huge (2 MiB) mappings of the page cache: a freshly written file is often held in
+        // large folios, and a range mapped as one huge page is not given back by `release`
+        // unless all of it is (measured: 1 GB session, 157 MiB of the file resident at the
+        // peak instead of 35). A hint only.
+        let _ = map.advise(memmap2::Advice::NoHugePage);
         Ok(Input::Mapped(map, mtime))
     }
 
@@ -50,7 +55,7 @@ impl Input {
         }
     }
 
-    /// Tells the kernel that the pages of `range` (rounded out to whole pages) are not
+    /// Tells the kernel that the pages of `range` (rounded out to 2 MiB) are not
     /// needed for now, so that they stop counting in the process's memory; a later read of
     /// those bytes maps them again from the page cache. A no-op for bytes in memory.
     ///
@@ -64,6 +69,12 @@ impl Input {
         if range.is_empty() || range.end > map.len() {
             return;
         }
+        // Rounded out to 2 MiB: large folios mapped around a piece's ends are let go too
+        // (a neighbour piece still being read just maps those pages again).
+        const HUGE: usize = 2 << 20;
+        let start = range.start & !(HUGE - 1);
+        let end = range.end.next_multiple_of(HUGE).min(map.len());
+        let range = start..end;
         // SAFETY: `MADV_DONTNEED` on this read-only, shared file mapping only drops page
         // table entries: the next read of any of these bytes faults the same file page back
         // in, so no byte that is borrowed (records keep borrowing the text) ever changes
