@@ -9,9 +9,10 @@
 
 use crate::PiVersion;
 use crate::date;
-use crate::json::{self, Content, JsArray, JsObject, JsValue, is_str};
+use crate::json::{self, Content, JsArray, JsObject, JsValue, MessageScan, Role};
 use crate::session::{Key, Record, Session};
 use crate::tree::{CycleError, Index, Leaf};
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::io::{self, Write};
 
@@ -171,25 +172,22 @@ pub fn build_context<'s>(
         skipped_lines,
         ..Context::empty()
     };
-    let mut compaction = None;
+    // The settings come from the last entry of each kind on the path; only those are read.
+    let (mut compaction, mut thinking, mut model_at) = (None, None, None);
     for (i, entry) in path.iter().enumerate() {
         match entry.record.entry_type() {
-            Some("thinking_level_change") => {
-                context.thinking_level = entry.value().get("thinkingLevel").cloned()
-            }
-            Some("model_change") => {
-                let v = entry.value();
-                context.model = Some(model(v.get("provider"), v.get("modelId")))
-            }
-            Some("message") if is_str(entry.message_member("role"), "assistant") => {
-                context.model = Some(model(
-                    entry.message_member("provider"),
-                    entry.message_member("model"),
-                ));
-            }
+            Some("thinking_level_change") => thinking = Some(i),
+            Some("model_change") => model_at = Some(i),
+            Some("message") if entry.role() == Some("assistant") => model_at = Some(i),
             Some("compaction") => compaction = Some(i),
             _ => {}
         }
+    }
+    if let Some(i) = thinking {
+        context.thinking_level = path[i].value().get("thinkingLevel").cloned();
+    }
+    if let Some(i) = model_at {
+        context.model = Some(path[i].model());
     }
     context.messages = match pi {
         PiVersion::V0_73 => messages_0_73(&path, compaction),
@@ -198,18 +196,28 @@ pub fn build_context<'s>(
     Ok(context)
 }
 
-/// An entry on the path: its record and, unless it is a `message` entry read from the
-/// file (described by its skeleton), its parsed value.
+/// An entry on the path: its record and, unless it is a `message` entry described by its
+/// skeleton, its value, parsed when first needed.
 struct PathEntry<'s> {
     record: &'s Record<'s>,
-    value: Option<JsValue>,
+    /// The skeleton of a `message` entry read from the file whose role the scanner knows:
+    /// such an entry is never parsed as a whole.
+    skeleton: Option<&'s MessageScan>,
+    value: OnceCell<JsValue>,
 }
 
 impl<'s> PathEntry<'s> {
     fn new(record: &'s Record<'s>) -> PathEntry<'s> {
-        let from_skeleton = record.message.is_some() && !record.is_rewritten();
-        let value = (!from_skeleton).then(|| record.value().into_owned());
-        PathEntry { record, value }
+        let skeleton = record.message.as_ref().filter(|m| {
+            m.role != Role::Other
+                && !record.is_rewritten()
+                && record.entry_type() == Some("message")
+        });
+        PathEntry {
+            record,
+            skeleton,
+            value: OnceCell::new(),
+        }
     }
 
     fn id(&self) -> &Key {
@@ -220,65 +228,78 @@ impl<'s> PathEntry<'s> {
         self.record.entry_type() == Some(t)
     }
 
-    /// The parsed entry (only for entries that are not skeleton-described messages).
+    /// The parsed entry (`null` for skeleton-described messages, which never need it).
     fn value(&self) -> &JsValue {
         static NULL: JsValue = JsValue::Null;
-        self.value.as_ref().unwrap_or(&NULL)
+        if self.skeleton.is_some() {
+            return &NULL;
+        }
+        self.value.get_or_init(|| self.record.value().into_owned())
+    }
+
+    /// The stored `message` member of a parsed entry.
+    fn message_member(&self, key: &str) -> Option<&JsValue> {
+        self.value().get("message").and_then(|m| m.get(key))
     }
 
     fn message_is_missing_or_null(&self) -> bool {
-        match (&self.value, self.record.message.as_deref()) {
-            (Some(v), _) => matches!(v.get("message"), None | Some(JsValue::Null)),
-            (None, Some(m)) => m.is_null,
-            (None, None) => true,
+        match self.skeleton {
+            Some(m) => m.is_null,
+            None => matches!(self.value().get("message"), None | Some(JsValue::Null)),
         }
     }
 
-    /// A member of the stored message: `role`, `provider` or `model`.
-    fn message_member(&self, key: &str) -> Option<&JsValue> {
-        match (&self.value, self.record.message.as_deref()) {
-            (Some(v), _) => v.get("message").and_then(|m| m.get(key)),
-            (None, Some(m)) => match key {
-                "role" => m.role.as_ref(),
-                "provider" => m.provider.as_ref(),
-                "model" => m.model.as_ref(),
-                _ => None,
-            },
-            (None, None) => None,
+    /// The stored message's `role`, when it is a string.
+    fn role(&self) -> Option<&str> {
+        match self.skeleton {
+            Some(m) => m.role.as_str(),
+            None => self.message_member("role").and_then(JsValue::as_str),
+        }
+    }
+
+    /// `{provider, modelId}` of a `model_change` entry, or of an assistant message's
+    /// `provider` and `model`.
+    fn model(&self) -> JsValue {
+        if self.type_is("model_change") {
+            let v = self.value();
+            return model(v.get("provider"), v.get("modelId"));
+        }
+        match self.skeleton {
+            Some(_) => {
+                let m = self.record.message_value().unwrap_or_default();
+                model(m.get("provider"), m.get("model"))
+            }
+            None => model(
+                self.message_member("provider"),
+                self.message_member("model"),
+            ),
         }
     }
 
     /// Whether the stored message's `content` is missing or `null`.
     fn message_content_missing(&self) -> bool {
-        match (&self.value, self.record.message.as_deref()) {
-            (Some(v), _) => matches!(
-                v.get("message").and_then(|m| m.get("content")),
-                None | Some(JsValue::Null)
-            ),
-            (None, Some(m)) => m.content != Content::Present,
-            (None, None) => true,
+        match self.skeleton {
+            Some(m) => m.content != Content::Present,
+            None => matches!(self.message_member("content"), None | Some(JsValue::Null)),
         }
     }
 
     fn is_system_message(&self) -> bool {
-        self.type_is("message") && is_str(self.message_member("role"), "system")
+        self.type_is("message") && self.role() == Some("system")
     }
 
     /// The stored message: its text when it can be copied, its value otherwise.
     fn stored_message(&self) -> Option<Message<'s>> {
-        if self.value.is_none() {
-            if let Some(text) = self.record.canonical_message_text() {
-                let role = self
-                    .record
-                    .message
-                    .as_deref()
-                    .and_then(|m| m.role.as_ref())
-                    .and_then(JsValue::as_str);
-                return Some(Message::Raw { text, role });
-            }
-            return self.record.message_value().map(Message::Value);
+        match self.skeleton {
+            Some(m) => match self.record.canonical_message_text() {
+                Some(text) => Some(Message::Raw {
+                    text,
+                    role: m.role.as_str(),
+                }),
+                None => self.record.message_value().map(Message::Value),
+            },
+            None => self.value().get("message").cloned().map(Message::Value),
         }
-        self.value().get("message").cloned().map(Message::Value)
     }
 }
 
@@ -440,7 +461,7 @@ fn messages_0_87<'s>(path: &[PathEntry<'s>], compaction: Option<usize>) -> Vec<M
 fn entry_messages_0_87<'s>(entry: &PathEntry<'s>) -> Vec<Message<'s>> {
     match entry.record.entry_type() {
         Some("message") => {
-            let filler = match entry.message_member("role").and_then(JsValue::as_str) {
+            let filler = match entry.role() {
                 Some("system") if entry.message_content_missing() => Some(JsValue::string("")),
                 Some("user" | "assistant" | "toolResult") if entry.message_content_missing() => {
                     Some(JsValue::Array(JsArray::default()))
@@ -602,6 +623,31 @@ mod tests {
                 r#"{"role":"custom","customType":"k","content":"hi","display":false,"timestamp":1735689605000}],"#,
                 r#""thinkingLevel":"off","model":{"provider":"p","modelId":"m"}}"#
             )
+        );
+    }
+
+    #[test]
+    fn a_message_member_on_other_entries_is_only_data() {
+        let out = ctx(&[
+            U1,
+            r#"{"type":"thinking_level_change","id":"t","parentId":"u1","thinkingLevel":"high","message":{"role":"assistant"}}"#,
+            r#"{"type":"custom_message","customType":"k","content":"hi","display":true,"id":"c","parentId":"t","timestamp":"2025-01-01T00:00:05Z","message":null}"#,
+        ]);
+        assert_eq!(
+            out,
+            r#"{"messages":[{"role":"user","content":"a","timestamp":1},{"role":"custom","customType":"k","content":"hi","display":true,"timestamp":1735689605000}],"thinkingLevel":"high","model":null}"#
+        );
+    }
+
+    #[test]
+    fn roles_spelled_with_escapes_are_read() {
+        let out = ctx(&[
+            U1,
+            r#"{"type":"message","id":"a","parentId":"u1","message":{"role":"\u0061ssistant","provider":"p","model":"m"}}"#,
+        ]);
+        assert_eq!(
+            out,
+            r#"{"messages":[{"role":"user","content":"a","timestamp":1},{"role":"assistant","provider":"p","model":"m"}],"thinkingLevel":"off","model":{"provider":"p","modelId":"m"}}"#
         );
     }
 

@@ -57,11 +57,32 @@ pub fn lines_with(bytes: &[u8], trim_whole_text: bool) -> Lines<'_> {
 /// of [`lines_with`].
 pub fn split_lines(bytes: &[u8], trim_whole_text: bool, pieces: usize) -> Vec<Lines<'_>> {
     let whole = lines_with(bytes, trim_whole_text);
-    let (start, end) = (whole.pos, whole.end);
-    if whole.done || pieces <= 1 {
-        return vec![whole];
+    let step = ((whole.end - whole.pos) / pieces.max(1)).max(1 << 16);
+    let (first, mut out) = split_relative(bytes, trim_whole_text, step);
+    let mut number = first;
+    for lines in &mut out {
+        lines.number = number;
+        number += memchr::memchr_iter(b'\n', &bytes[lines.pos..lines.end]).count();
     }
-    let step = ((end - start) / pieces).max(1 << 16);
+    out
+}
+
+/// [`lines_with`] cut at line boundaries into pieces of about `step` bytes (at least one
+/// line each), numbering the lines of every piece from 0 so that nothing has to count the
+/// lines of the earlier pieces first. Returns the number of the first line of the file (to
+/// add to the first piece's numbers) and the pieces; after a piece is exhausted,
+/// [`Lines::newlines`] tells how many lines it spanned, to add to the next piece's numbers.
+pub(crate) fn split_relative(
+    bytes: &[u8],
+    trim_whole_text: bool,
+    step: usize,
+) -> (usize, Vec<Lines<'_>>) {
+    let whole = lines_with(bytes, trim_whole_text);
+    let (start, end, first) = (whole.pos, whole.end, whole.number);
+    if whole.done {
+        return (first, vec![Lines { number: 0, ..whole }]);
+    }
+    let step = step.max(1);
     let mut bounds = vec![start];
     let mut at = start;
     while end - at > step {
@@ -74,20 +95,17 @@ pub fn split_lines(bytes: &[u8], trim_whole_text: bool, pieces: usize) -> Vec<Li
         }
     }
     bounds.push(end);
-    let mut number = whole.number;
-    let mut out = Vec::with_capacity(bounds.len() - 1);
-    for w in bounds.windows(2) {
-        let (a, b) = (w[0], w[1]);
-        out.push(Lines {
+    let pieces = bounds
+        .windows(2)
+        .map(|w| Lines {
             bytes,
-            pos: a,
-            end: b,
-            number,
-            done: a >= b,
-        });
-        number += memchr::memchr_iter(b'\n', &bytes[a..b]).count();
-    }
-    out
+            pos: w[0],
+            end: w[1],
+            number: 0,
+            done: w[0] >= w[1],
+        })
+        .collect();
+    (first, pieces)
 }
 
 /// Iterator over the non-blank lines of a file; see [`lines`].
@@ -98,6 +116,19 @@ pub struct Lines<'a> {
     end: usize,
     number: usize,
     done: bool,
+}
+
+impl Lines<'_> {
+    /// The byte range of the file still to be read (all of the piece before iterating).
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.pos..self.end
+    }
+
+    /// The number the next line would have: after the last line, the number of the first
+    /// line plus the number of LFs passed.
+    pub(crate) fn newlines(&self) -> usize {
+        self.number
+    }
 }
 
 impl<'a> Iterator for Lines<'a> {

@@ -10,13 +10,14 @@
 //! is lost silently (pi drops them without a word).
 
 use crate::PiVersion;
-use crate::json::{self, JsValue, MessageScan, ParseError};
+use crate::json::{self, JsValue, LineScanner, MessageScan, ParseError, Span};
 use crate::migrate::{self, IdGenerator};
 use crate::read::{self, Line};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::fmt;
-use std::ops::Deref;
+use std::hash::{Hash, Hasher};
+use std::ops::{Deref, Range};
 
 /// A value compared the way JavaScript compares `id`/`parentId` values (`===`, and `Map`
 /// keys, which agree for everything JSON can hold).
@@ -31,7 +32,7 @@ pub enum Key {
     /// A number, by its bits (`-0` normalised to `0`).
     Number(u64),
     /// A string (WTF-8 bytes).
-    String(Box<[u8]>),
+    String(KeyBytes),
     /// An object or array: equal only to itself. The payload identifies the record and member.
     Unique(u64),
 }
@@ -52,7 +53,7 @@ impl Key {
     /// Like [`Key::of`], taking the value (no copy of a string).
     pub fn from_value(value: Option<JsValue>, unique: u64) -> Key {
         match value {
-            Some(JsValue::String(s)) => Key::String(s.into_wtf8()),
+            Some(JsValue::String(s)) => Key::String(s.into_wtf8().into()),
             other => Key::of(other.as_ref(), unique),
         }
     }
@@ -93,6 +94,83 @@ impl Key {
     }
 }
 
+/// Bytes longer than this go to the heap; shorter ones (pi's ids are 8 bytes) are stored
+/// inline, so most keys cost no allocation.
+const INLINE_KEY: usize = 22;
+
+/// The bytes of a string [`Key`]: inline when short, boxed otherwise. Dereferences to the
+/// bytes; equality and hashing are those of the bytes.
+#[derive(Clone, PartialEq, Eq)]
+pub struct KeyBytes(KeyRepr);
+
+/// Bytes of at most [`INLINE_KEY`] bytes are always inline (zero-padded), longer ones always
+/// boxed, so equal bytes have equal representations and the derived equality is the bytes'.
+#[derive(Clone, PartialEq, Eq)]
+enum KeyRepr {
+    Inline(u8, [u8; INLINE_KEY]),
+    Heap(Box<[u8]>),
+}
+
+impl Deref for KeyBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match &self.0 {
+            KeyRepr::Inline(len, bytes) => &bytes[..usize::from(*len)],
+            KeyRepr::Heap(bytes) => bytes,
+        }
+    }
+}
+
+impl From<&[u8]> for KeyBytes {
+    fn from(bytes: &[u8]) -> KeyBytes {
+        match u8::try_from(bytes.len()) {
+            Ok(len) if bytes.len() <= INLINE_KEY => {
+                let mut inline = [0; INLINE_KEY];
+                inline[..bytes.len()].copy_from_slice(bytes);
+                KeyBytes(KeyRepr::Inline(len, inline))
+            }
+            _ => KeyBytes(KeyRepr::Heap(bytes.into())),
+        }
+    }
+}
+
+impl From<Box<[u8]>> for KeyBytes {
+    fn from(bytes: Box<[u8]>) -> KeyBytes {
+        if bytes.len() <= INLINE_KEY {
+            KeyBytes::from(&*bytes)
+        } else {
+            KeyBytes(KeyRepr::Heap(bytes))
+        }
+    }
+}
+
+impl Hash for KeyBytes {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match &self.0 {
+            // Whole words of the zero-padded array: three word writes for any short key.
+            KeyRepr::Inline(len, bytes) => {
+                let word = |at: usize| {
+                    let mut w = [0; 8];
+                    let end = (at + 8).min(INLINE_KEY);
+                    w[..end - at].copy_from_slice(&bytes[at..end]);
+                    u64::from_le_bytes(w)
+                };
+                state.write_u64(word(0));
+                state.write_u64(word(8));
+                state.write_u64(word(16));
+                state.write_u8(*len);
+            }
+            KeyRepr::Heap(bytes) => bytes.hash(state),
+        }
+    }
+}
+
+impl fmt::Debug for KeyBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
 /// What a parsed line is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Kind {
@@ -100,8 +178,9 @@ pub enum Kind {
     Header,
     /// Any other object; `type` is its `type` member when that is a string.
     Entry {
-        /// The `type` member, when it is a string.
-        type_: Option<String>,
+        /// The `type` member, when it is a string (pi's own types are shared, not
+        /// allocated per line).
+        type_: Option<Cow<'static, str>>,
     },
     /// JSON `null` (pi 0.73.1 throws on these).
     Null,
@@ -124,12 +203,12 @@ pub struct Record<'a> {
     pub id: Key,
     /// The `parentId` member.
     pub parent_id: Key,
-    /// The skeleton of the `message` member, for `message` entries read from the file.
-    pub message: Option<Box<MessageScan>>,
+    /// The skeleton of the `message` member, for entries read from the file.
+    pub message: Option<MessageScan>,
     /// Whether the line held invalid UTF-8 (its text has replacement characters).
     pub lossy: bool,
     text: Cow<'a, str>,
-    value: Option<JsValue>,
+    value: Option<Box<JsValue>>,
 }
 
 /// A value that is either borrowed from a record or freshly parsed from its line.
@@ -194,7 +273,7 @@ impl<'a> Record<'a> {
     pub fn canonical_message_text(&self) -> Option<&str> {
         let m = self
             .message
-            .as_deref()
+            .as_ref()
             .filter(|m| m.canonical && self.value.is_none())?;
         self.text.get(m.start..m.end)
     }
@@ -202,7 +281,7 @@ impl<'a> Record<'a> {
     /// The value of the `message` member, parsed from its text alone (or taken from the
     /// rewritten value); `None` when the record has no `message` member.
     pub fn message_value(&self) -> Option<JsValue> {
-        match (&self.value, self.message.as_deref()) {
+        match (&self.value, self.message.as_ref()) {
             (Some(v), _) => v.get("message").cloned(),
             (None, Some(m)) => self
                 .text
@@ -218,12 +297,13 @@ impl<'a> Record<'a> {
     }
 
     /// Replaces the value (after a migration) and refreshes the skeleton fields.
-    fn set_value(&mut self, value: JsValue, line: u64) {
-        self.id = Key::of(value.get("id"), line << 1);
-        self.parent_id = Key::of(value.get("parentId"), (line << 1) | 1);
+    fn set_value(&mut self, value: JsValue) {
+        let unique = (self.offset as u64) << 1;
+        self.id = Key::of(value.get("id"), unique);
+        self.parent_id = Key::of(value.get("parentId"), unique | 1);
         // The skeleton describes the text, not the rewritten value.
         self.message = None;
-        self.value = Some(value);
+        self.value = Some(Box::new(value));
     }
 }
 
@@ -339,29 +419,67 @@ impl<'a> Session<'a> {
 
     /// Loads a session from its bytes.
     pub fn load_with(bytes: &'a [u8], options: LoadOptions<'_>) -> Result<Session<'a>, LoadError> {
-        let mut records = Vec::new();
-        let mut dropped = Vec::new();
-        let mut skipped = Vec::new();
+        Self::load_releasing(bytes, options, &|_| {})
+    }
+
+    /// Like [`Session::load_with`], calling `release(range)` for each byte range of the
+    /// input the loader is done with, as soon as it is done with it (from any thread, in no
+    /// particular order). The records still borrow those bytes: a caller that maps a file
+    /// can drop the pages of the range from memory (they are read again if a record's text
+    /// is needed later), so that loading a file never holds much more of it than a few
+    /// megabytes at a time.
+    pub fn load_releasing(
+        bytes: &'a [u8],
+        options: LoadOptions<'_>,
+        release: &(dyn Fn(Range<usize>) + Sync),
+    ) -> Result<Session<'a>, LoadError> {
         let current = options.pi == PiVersion::V0_87;
         // The text is cut into pieces at line boundaries and each piece is split and
-        // scanned on its own core; results come back in file order.
-        let pieces = read::split_lines(bytes, !current, rayon::current_num_threads() * 8);
-        let scanned: Vec<Vec<Result<Record<'a>, DroppedLine>>> = pieces
+        // scanned on its own core; results come back in file order. Pieces are small so
+        // that the part of the input being read at any time stays small too.
+        let threads = rayon::current_num_threads();
+        let step = (bytes.len() / (threads * 8).max(1)).clamp(1 << 16, PIECE_MAX);
+        let (first_line, pieces) = read::split_relative(bytes, !current, step);
+        let scanned: Vec<Piece<'a>> = pieces
             .into_par_iter()
-            .map(|lines| lines.map(scan).collect())
+            .map(|mut lines| {
+                let range = lines.range();
+                let mut scanner = LineScanner::default();
+                let mut piece = Piece::default();
+                for line in lines.by_ref() {
+                    match scan(&mut scanner, line) {
+                        Ok(record) => piece.records.push(record),
+                        Err(d) => piece.dropped.push(d),
+                    }
+                }
+                piece.newlines = lines.newlines();
+                release(range);
+                piece
+            })
             .collect();
-        for result in scanned.into_iter().flatten() {
-            match result {
+        let total = scanned.iter().map(|p| p.records.len()).sum();
+        let mut records = Vec::with_capacity(total);
+        let mut dropped = Vec::new();
+        let mut skipped = Vec::new();
+        let mut base = first_line;
+        for piece in scanned {
+            for mut record in piece.records {
+                record.line += base;
                 // pi 0.87.1 keeps only truthy values (`if (entry) entries.push(entry)`).
-                Ok(record) if current && matches!(record.kind, Kind::Null | Kind::Falsy) => {
+                if current && matches!(record.kind, Kind::Null | Kind::Falsy) {
                     skipped.push(SkippedValue {
                         line: record.line,
                         reason: "a falsy JSON value (pi 0.87.1 ignores it)",
                     });
+                } else {
+                    records.push(record);
                 }
-                Ok(record) => records.push(record),
-                Err(d) => dropped.push(d),
             }
+            dropped.extend(piece.dropped.into_iter().map(|mut d| {
+                d.line += base;
+                d
+            }));
+            base += piece.newlines;
         }
         let header = records.first().ok_or(LoadError::Empty)?;
         check_header(header)?;
@@ -425,8 +543,7 @@ impl<'a> Session<'a> {
         }
         for (record, value) in self.records.iter_mut().zip(values) {
             if matches!(record.kind, Kind::Header | Kind::Entry { .. }) {
-                let line = record.line as u64;
-                record.set_value(value, line);
+                record.set_value(value);
             }
         }
     }
@@ -478,33 +595,96 @@ impl<'a> Session<'a> {
     }
 }
 
-fn scan(line: Line<'_>) -> Result<Record<'_>, DroppedLine> {
-    match json::scan_skeleton(&line.text) {
+/// The largest piece of input scanned as one task (see [`Session::load_releasing`]).
+const PIECE_MAX: usize = 4 << 20;
+
+/// What scanning one piece of the input gave.
+#[derive(Default)]
+struct Piece<'a> {
+    records: Vec<Record<'a>>,
+    dropped: Vec<DroppedLine>,
+    /// LFs in the piece (its lines are numbered from 0 until the pieces are joined).
+    newlines: usize,
+}
+
+/// pi's entry types, shared by every record that has one.
+const ENTRY_TYPES: [&str; 11] = [
+    "message",
+    "thinking_level_change",
+    "model_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+    "context_edit",
+    "session",
+];
+
+/// The contents of a raw JSON string value when it has no escapes (then the raw text is the
+/// value).
+fn plain_string(raw: &str) -> Option<&str> {
+    raw.strip_prefix('"')?
+        .strip_suffix('"')
+        .filter(|s| !s.contains('\\'))
+}
+
+/// A member's raw value, parsed (it was validated by the scan).
+fn member_value(raw: &str) -> JsValue {
+    json::parse(raw).unwrap_or_default()
+}
+
+/// The `type` member as a string, from its raw text.
+fn type_name(raw: &str) -> Option<Cow<'static, str>> {
+    if let Some(s) = plain_string(raw) {
+        return Some(match ENTRY_TYPES.iter().find(|t| **t == s) {
+            Some(t) => Cow::Borrowed(t),
+            None => Cow::Owned(s.to_owned()),
+        });
+    }
+    member_value(raw).as_str().map(|s| Cow::Owned(s.to_owned()))
+}
+
+/// The key of an `id`/`parentId` member, from its raw text.
+fn key_of(raw: Option<&str>, unique: u64) -> Key {
+    match raw {
+        None => Key::Undefined,
+        Some("null") => Key::Null,
+        Some(raw) => match plain_string(raw) {
+            Some(s) => Key::String(s.as_bytes().into()),
+            None => Key::from_value(Some(member_value(raw)), unique),
+        },
+    }
+}
+
+fn scan<'a>(scanner: &mut LineScanner, line: Line<'a>) -> Result<Record<'a>, DroppedLine> {
+    match scanner.scan(line.text.as_bytes()) {
         Ok(skeleton) => {
-            let unique = (line.number as u64) << 1;
-            let mut message = None;
-            let (kind, id, parent_id) = match skeleton.object {
-                Some(m) => {
-                    let type_ = m
-                        .type_
-                        .as_ref()
-                        .and_then(JsValue::as_str)
-                        .map(str::to_owned);
-                    let kind = if type_.as_deref() == Some("session") {
-                        Kind::Header
-                    } else {
-                        Kind::Entry { type_ }
-                    };
-                    message = m.message.map(Box::new);
-                    (
-                        kind,
-                        Key::from_value(m.id, unique),
-                        Key::from_value(m.parent_id, unique + 1),
-                    )
-                }
-                None if skeleton.is_null => (Kind::Null, Key::Undefined, Key::Undefined),
-                None if skeleton.is_falsy => (Kind::Falsy, Key::Undefined, Key::Undefined),
-                None => (Kind::Other, Key::Undefined, Key::Undefined),
+            // Objects and arrays as ids are equal only to themselves: the line's offset
+            // (unique in the file) tells them apart.
+            let unique = (line.offset as u64) << 1;
+            let text: &str = &line.text;
+            // Spans are on ASCII delimiters of the validated text.
+            let raw = |span: Option<Span>| span.and_then(|(start, end)| text.get(start..end));
+            let (kind, id, parent_id) = if skeleton.object {
+                let type_ = raw(skeleton.type_).and_then(type_name);
+                let kind = if type_.as_deref() == Some("session") {
+                    Kind::Header
+                } else {
+                    Kind::Entry { type_ }
+                };
+                (
+                    kind,
+                    key_of(raw(skeleton.id), unique),
+                    key_of(raw(skeleton.parent_id), unique + 1),
+                )
+            } else if skeleton.is_null {
+                (Kind::Null, Key::Undefined, Key::Undefined)
+            } else if skeleton.is_falsy {
+                (Kind::Falsy, Key::Undefined, Key::Undefined)
+            } else {
+                (Kind::Other, Key::Undefined, Key::Undefined)
             };
             Ok(Record {
                 line: line.number,
@@ -512,7 +692,7 @@ fn scan(line: Line<'_>) -> Result<Record<'_>, DroppedLine> {
                 kind,
                 id,
                 parent_id,
-                message,
+                message: skeleton.message,
                 lossy: line.lossy,
                 text: line.text,
                 value: None,

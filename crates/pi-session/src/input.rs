@@ -1,9 +1,10 @@
 //! Reading a session file: memory-mapped when it is a regular file (so large sessions are
 //! never copied into memory as a whole), read fully from standard input for `-`.
 
-use memmap2::Mmap;
+use memmap2::{Mmap, UncheckedAdvice};
 use std::fs::File;
 use std::io::{self, Read};
+use std::ops::Range;
 use std::path::Path;
 
 /// The bytes of one input.
@@ -38,6 +39,11 @@ impl Input {
         // a file in the middle of being rewritten.
         #[allow(unsafe_code)]
         let map = unsafe { Mmap::map(&file)? };
+        // No huge (2 MiB) mappings of the page cache: a freshly written file is often held in
+        // large folios, and a range mapped as one huge page is not given back by `release`
+        // unless all of it is (measured: 1 GB session, 157 MiB of the file resident at the
+        // peak instead of 35). A hint only.
+        let _ = map.advise(memmap2::Advice::NoHugePage);
         Ok(Input::Mapped(map, mtime))
     }
 
@@ -47,6 +53,37 @@ impl Input {
             Input::Mapped(map, _) => map,
             Input::Owned(bytes, _) => bytes,
         }
+    }
+
+    /// Tells the kernel that the pages of `range` (rounded out to 2 MiB) are not
+    /// needed for now, so that they stop counting in the process's memory; a later read of
+    /// those bytes maps them again from the page cache. A no-op for bytes in memory.
+    ///
+    /// The loader calls this for each piece of the file it has scanned
+    /// ([`pi_session_format::session::Session::load_releasing`]): without it, every page of
+    /// the file stays mapped and a 1 GB session would take over 1 GB of resident memory.
+    pub fn release(&self, range: Range<usize>) {
+        let Input::Mapped(map, _) = self else {
+            return;
+        };
+        if range.is_empty() || range.end > map.len() {
+            return;
+        }
+        // Rounded out to 2 MiB: large folios mapped around a piece's ends are let go too
+        // (a neighbour piece still being read just maps those pages again).
+        const HUGE: usize = 2 << 20;
+        let start = range.start & !(HUGE - 1);
+        let end = range.end.next_multiple_of(HUGE).min(map.len());
+        let range = start..end;
+        // SAFETY: `MADV_DONTNEED` on this read-only, shared file mapping only drops page
+        // table entries: the next read of any of these bytes faults the same file page back
+        // in, so no byte that is borrowed (records keep borrowing the text) ever changes
+        // value. It rests on the same assumption as the mapping itself (the file is not
+        // modified while we read it). The advice is only a hint: an error changes nothing.
+        #[allow(unsafe_code)]
+        let _ = unsafe {
+            map.unchecked_advise_range(UncheckedAdvice::DontNeed, range.start, range.len())
+        };
     }
 
     /// Whether the input is standard input.

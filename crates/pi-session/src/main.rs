@@ -173,7 +173,8 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         Command::Context { file, leaf, llm } => {
             let settings = Settings::new(file.pi.into(), false);
             let warnings = with_stdout(|out| {
-                ops::context(input.bytes(), leaf.as_deref(), llm, settings, out)
+                let release = |range| input.release(range);
+                ops::context(input.bytes(), &release, leaf.as_deref(), llm, settings, out)
             })?;
             print_warnings(name, &warnings);
             return Ok(());

@@ -10,6 +10,7 @@ use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
 use pi_session_format::session::{LoadOptions, Session};
 use pi_session_format::tree::{self, Index, Leaf};
 use std::io::Write;
+use std::ops::Range;
 
 /// What an operation produced.
 pub struct Output {
@@ -53,17 +54,27 @@ fn load<'a>(
     settings: Settings,
     warnings: &mut Vec<String>,
 ) -> Result<Session<'a>, Rejected> {
+    load_releasing(bytes, &|_| {}, settings, warnings)
+}
+
+fn load_releasing<'a>(
+    bytes: &'a [u8],
+    release: &(dyn Fn(Range<usize>) + Sync),
+    settings: Settings,
+    warnings: &mut Vec<String>,
+) -> Result<Session<'a>, Rejected> {
     let mut ids: Box<dyn IdGenerator> = if settings.sequential_ids {
         Box::new(SequentialIds::default())
     } else {
         Box::new(RandomIds)
     };
-    let session = Session::load_with(
+    let session = Session::load_releasing(
         bytes,
         LoadOptions {
             ids: ids.as_mut(),
             pi: settings.pi,
         },
+        release,
     )?;
     for s in &session.skipped {
         warnings.push(format!("{}: warning: skipped {}", s.line, s.reason));
@@ -79,16 +90,18 @@ fn json_line(value: &JsValue) -> Vec<u8> {
 }
 
 /// `buildSessionContext` (or `convertToLlm` of it with `llm`), written to `out` followed by
-/// a newline; returns the warnings.
+/// a newline; returns the warnings. `release` is told which byte ranges loading is done with
+/// (see [`Session::load_releasing`]).
 pub fn context(
     bytes: &[u8],
+    release: &(dyn Fn(Range<usize>) + Sync),
     leaf: Option<&str>,
     llm: bool,
     settings: Settings,
     out: &mut dyn Write,
 ) -> Result<Vec<String>, Rejected> {
     let mut warnings = Vec::new();
-    let session = load(bytes, settings, &mut warnings)?;
+    let session = load_releasing(bytes, release, settings, &mut warnings)?;
     let index = Index::build(&session);
     let leaf = leaf.map_or(Leaf::Current, |id| Leaf::Id(id.to_string()));
     let context = build_context(&session, &index, &leaf, settings.pi)?;

@@ -2,9 +2,13 @@
 //! what indexing and context building need, and tells whether the `message` member is
 //! already in `JSON.stringify` form so it can be copied to the output byte for byte.
 //!
-//! Most bytes of a session are inside strings, so strings are skipped eight bytes at a time
-//! (SWAR: a word is looked at byte by byte only when it may hold `"`, `\` or a control
-//! character).
+//! Most bytes of a session are inside strings, so strings are skipped 32 bytes at a time (a
+//! loop the compiler turns into SIMD compares), then eight bytes at a time (SWAR) near the
+//! bytes that need attention: `"`, `\` or a control character.
+//!
+//! The loader uses [`LineScanner`], which keeps its buffers from line to line and records
+//! where the members are instead of building them; [`scan_skeleton`] builds the members from
+//! those ranges.
 
 use super::parse::{ParseError, Parser};
 use super::value::JsValue;
@@ -51,14 +55,69 @@ pub struct MessageScan {
     pub is_object: bool,
     /// Whether the value is `null`.
     pub is_null: bool,
-    /// `role`, when the message is an object that has one.
-    pub role: Option<JsValue>,
-    /// `provider` (read for assistant messages).
-    pub provider: Option<JsValue>,
-    /// `model` (read for assistant messages).
-    pub model: Option<JsValue>,
+    /// `role`, when the message is an object.
+    pub role: Role,
     /// Whether and how `content` is present.
     pub content: Content,
+}
+
+/// The `role` of a scanned message: one of pi's roles when it is spelled as a plain string
+/// (no escapes), [`Role::Other`] for any other value (parse the message to know it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Role {
+    /// No `role` key (or the message is not an object).
+    #[default]
+    Missing,
+    /// `"user"`.
+    User,
+    /// `"assistant"`.
+    Assistant,
+    /// `"toolResult"`.
+    ToolResult,
+    /// `"bashExecution"`.
+    BashExecution,
+    /// `"custom"`.
+    Custom,
+    /// `"branchSummary"`.
+    BranchSummary,
+    /// `"compactionSummary"`.
+    CompactionSummary,
+    /// `"system"`.
+    System,
+    /// Any other value, or a role string with escapes.
+    Other,
+}
+
+impl Role {
+    /// The role string, for the known roles.
+    pub fn as_str(self) -> Option<&'static str> {
+        Some(match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::ToolResult => "toolResult",
+            Role::BashExecution => "bashExecution",
+            Role::Custom => "custom",
+            Role::BranchSummary => "branchSummary",
+            Role::CompactionSummary => "compactionSummary",
+            Role::System => "system",
+            Role::Missing | Role::Other => return None,
+        })
+    }
+
+    /// The role of the raw JSON value `raw` (a member value as it appears in the text).
+    fn of_raw(raw: &[u8]) -> Role {
+        match raw {
+            b"\"user\"" => Role::User,
+            b"\"assistant\"" => Role::Assistant,
+            b"\"toolResult\"" => Role::ToolResult,
+            b"\"bashExecution\"" => Role::BashExecution,
+            b"\"custom\"" => Role::Custom,
+            b"\"branchSummary\"" => Role::BranchSummary,
+            b"\"compactionSummary\"" => Role::CompactionSummary,
+            b"\"system\"" => Role::System,
+            _ => Role::Other,
+        }
+    }
 }
 
 /// Presence of a message's `content` member.
@@ -73,68 +132,128 @@ pub enum Content {
     Present,
 }
 
+/// A byte range `start..end` of a member's raw value in the line.
+pub(crate) type Span = (usize, usize);
+
+/// The loader's skeleton: like [`Skeleton`], with the members as ranges of the line.
+#[derive(Debug, Default)]
+pub(crate) struct RawSkeleton {
+    /// Whether the line is an object (the members below are only set for objects).
+    pub object: bool,
+    /// For non-object lines: whether the value is `null`.
+    pub is_null: bool,
+    /// For non-object lines: whether the value is falsy.
+    pub is_falsy: bool,
+    /// The raw `type` value.
+    pub type_: Option<Span>,
+    /// The raw `id` value.
+    pub id: Option<Span>,
+    /// The raw `parentId` value.
+    pub parent_id: Option<Span>,
+    /// The `message` member.
+    pub message: Option<MessageScan>,
+}
+
 /// Validates `text` exactly as [`super::parse`] does but builds only the skeleton.
 pub fn scan_skeleton(text: &str) -> Result<Skeleton, ParseError> {
-    let mut s = Scanner {
-        p: Parser::new(text.as_bytes()),
-        canonical: true,
-        key_ranges: Vec::new(),
-        key_frames: Vec::new(),
+    let bytes = text.as_bytes();
+    let raw = LineScanner::default().scan(bytes)?;
+    // The ranges hold validated JSON values, so they parse.
+    let value = |span: Option<Span>| {
+        span.map(|(start, end)| {
+            Parser::new(&bytes[start..end])
+                .parse_any()
+                .unwrap_or_default()
+        })
     };
-    s.p.skip_ws();
-    let skeleton = match s.p.peek() {
-        Some(b'{') => {
-            s.p.pos += 1;
-            let mut members = SkeletonMembers::default();
-            s.members(|s, key| {
-                match key {
-                    b"type" => members.type_ = Some(s.p.parse_any()?),
-                    b"id" => members.id = Some(s.p.parse_any()?),
-                    b"parentId" => members.parent_id = Some(s.p.parse_any()?),
-                    b"message" => members.message = Some(s.message()?),
-                    _ => s.skip_value::<false>()?,
-                }
-                Ok(())
-            })?;
-            Skeleton {
-                object: Some(members),
-                is_null: false,
-                is_falsy: false,
+    Ok(Skeleton {
+        object: raw.object.then(|| SkeletonMembers {
+            type_: value(raw.type_),
+            id: value(raw.id),
+            parent_id: value(raw.parent_id),
+            message: raw.message,
+        }),
+        is_null: raw.is_null,
+        is_falsy: raw.is_falsy,
+    })
+}
+
+/// A skeleton scanner whose buffers are kept from one line to the next.
+#[derive(Debug, Default)]
+pub(crate) struct LineScanner {
+    buffers: Buffers,
+}
+
+#[derive(Debug, Default)]
+struct Buffers {
+    /// Key ranges of the objects open while tracking, for duplicate detection.
+    key_ranges: Vec<(usize, usize)>,
+    /// Where each open tracked object's keys start in `key_ranges`.
+    key_frames: Vec<usize>,
+    /// Open containers of `skip_value` (true = object).
+    stack: Vec<bool>,
+    /// A number as ECMAScript writes it, to compare with its spelling.
+    number: Vec<u8>,
+}
+
+impl LineScanner {
+    /// Validates `bytes` (one line) exactly as [`super::parse`] does and finds where the
+    /// members the loader needs are.
+    pub(crate) fn scan(&mut self, bytes: &[u8]) -> Result<RawSkeleton, ParseError> {
+        let b = &mut self.buffers;
+        b.key_ranges.clear();
+        b.key_frames.clear();
+        b.stack.clear();
+        let mut s = Scanner {
+            p: Parser::new(bytes),
+            canonical: true,
+            b,
+        };
+        s.p.skip_ws();
+        let mut skeleton = RawSkeleton::default();
+        match s.p.peek() {
+            Some(b'{') => {
+                s.p.pos += 1;
+                skeleton.object = true;
+                s.members(|s, key| {
+                    let start = s.p.pos;
+                    match key {
+                        b"type" | b"id" | b"parentId" => {
+                            s.skip_value::<false>()?;
+                            let span = Some((start, s.p.pos));
+                            match key {
+                                b"type" => skeleton.type_ = span,
+                                b"id" => skeleton.id = span,
+                                _ => skeleton.parent_id = span,
+                            }
+                        }
+                        b"message" => skeleton.message = Some(s.message()?),
+                        _ => s.skip_value::<false>()?,
+                    }
+                    Ok(())
+                })?;
+            }
+            Some(b'[') => s.skip_value::<false>()?,
+            _ => {
+                let value = s.p.parse_scalar()?;
+                skeleton.is_null = matches!(value, JsValue::Null);
+                skeleton.is_falsy = !value.is_truthy();
             }
         }
-        Some(b'[') => {
-            s.skip_value::<false>()?;
-            Skeleton {
-                object: None,
-                is_null: false,
-                is_falsy: false,
-            }
-        }
-        _ => {
-            let value = s.p.parse_scalar()?;
-            Skeleton {
-                object: None,
-                is_null: matches!(value, JsValue::Null),
-                is_falsy: !value.is_truthy(),
-            }
-        }
-    };
-    s.p.expect_end()?;
-    Ok(skeleton)
+        s.p.expect_end()?;
+        Ok(skeleton)
+    }
 }
 
 /// Objects with more keys than this are not checked for duplicates; they count as not
 /// canonical (the slow path handles them exactly).
 const MAX_TRACKED_KEYS: usize = 32;
 
-struct Scanner<'a> {
+struct Scanner<'a, 'b> {
     p: Parser<'a>,
     /// Whether everything scanned with tracking on was canonical.
     canonical: bool,
-    /// Key ranges of the objects open while tracking, for duplicate detection.
-    key_ranges: Vec<(usize, usize)>,
-    /// Where each open tracked object's keys start in `key_ranges`.
-    key_frames: Vec<usize>,
+    b: &'b mut Buffers,
 }
 
 #[inline]
@@ -142,18 +261,40 @@ fn repeat(b: u8) -> u64 {
     0x0101_0101_0101_0101u64.wrapping_mul(u64::from(b))
 }
 
-/// Whether any byte of `w` is `"`, `\` or below 0x20 (may over-report, never under-report).
+const HIGH: u64 = 0x8080_8080_8080_8080;
+const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+
+/// The high bit of each byte of `w` that is `"`, `\` or below 0x20, and no other bit (exact:
+/// no carry crosses a byte, so the lowest set bit is the first such byte).
 #[inline]
-fn needs_attention(w: u64) -> bool {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero_in = |v: u64| v.wrapping_sub(repeat(1)) & !v & HIGH;
-    let quote = zero_in(w ^ repeat(b'"'));
-    let backslash = zero_in(w ^ repeat(b'\\'));
-    let control = w.wrapping_sub(repeat(0x20)) & !w & HIGH;
-    (quote | backslash | control) != 0
+fn special_bytes(w: u64) -> u64 {
+    // High bit set iff the byte is non-zero.
+    let non_zero = |v: u64| ((v & LOW7).wrapping_add(LOW7) | v) & HIGH;
+    // High bit set iff the byte is at least 0x20.
+    let at_least_space = ((w & LOW7).wrapping_add(repeat(0x80 - 0x20)) | w) & HIGH;
+    let quote = non_zero(w ^ repeat(b'"'));
+    let backslash = non_zero(w ^ repeat(b'\\'));
+    !(quote & backslash & at_least_space) & HIGH
 }
 
-impl<'a> Scanner<'a> {
+/// Whether any byte of `w` is `"`, `\` or below 0x20.
+#[cfg(test)]
+fn needs_attention(w: u64) -> bool {
+    special_bytes(w) != 0
+}
+
+/// Whether any byte of the block is `"`, `\` or below 0x20 (exact). Written as a branch-free
+/// fold over a fixed-size array so that it compiles to SIMD compares.
+#[inline]
+fn block_needs_attention(block: &[u8; 32]) -> bool {
+    let mut any = false;
+    for &b in block {
+        any |= (b == b'"') | (b == b'\\') | (b < 0x20);
+    }
+    any
+}
+
+impl<'a> Scanner<'a, '_> {
     /// Skips whitespace; with `track`, any whitespace makes the value non-canonical.
     fn ws(&mut self, track: bool) {
         let before = self.p.pos;
@@ -194,8 +335,8 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Scans a `message` member's value, tracking canonical form and reading `role`,
-    /// `provider`, `model` and whether `content` is there.
+    /// Scans a `message` member's value, tracking canonical form and reading `role` and
+    /// whether `content` is there.
     fn message(&mut self) -> Result<MessageScan, ParseError> {
         let start = self.p.pos;
         let saved = std::mem::replace(&mut self.canonical, true);
@@ -224,15 +365,9 @@ impl<'a> Scanner<'a> {
                         self.ws(true);
                         let value_start = self.p.pos;
                         match &*key {
-                            b"role" | b"provider" | b"model" => {
+                            b"role" => {
                                 self.skip_value::<true>()?;
-                                let mut sub = Parser::new(&self.p.bytes[value_start..self.p.pos]);
-                                let value = sub.parse_any()?;
-                                match &*key {
-                                    b"role" => scan.role = Some(value),
-                                    b"provider" => scan.provider = Some(value),
-                                    _ => scan.model = Some(value),
-                                }
+                                scan.role = Role::of_raw(&self.p.bytes[value_start..self.p.pos]);
                             }
                             b"content" => {
                                 scan.content = if self.p.bytes[value_start..].starts_with(b"null") {
@@ -272,11 +407,11 @@ impl<'a> Scanner<'a> {
             return Err(self.p.error_at(self.p.pos, "expected a string"));
         }
         let start = self.p.pos + 1;
-        self.string(false)?;
+        let escaped = self.string(false)?;
         let end = self.p.pos - 1;
         let bytes: &'a [u8] = self.p.bytes;
         let raw = &bytes[start..end];
-        let key = if memchr::memchr(b'\\', raw).is_none() {
+        let key = if !escaped {
             Cow::Borrowed(raw)
         } else {
             let mut sub = Parser::new(&bytes[start - 1..end + 1]);
@@ -291,12 +426,12 @@ impl<'a> Scanner<'a> {
 
     /// Opens a tracked object (for duplicate-key detection).
     fn open_tracked_object(&mut self) {
-        self.key_frames.push(self.key_ranges.len());
+        self.b.key_frames.push(self.b.key_ranges.len());
     }
 
     fn close_tracked_object(&mut self) {
-        let start = self.key_frames.pop().unwrap_or(0);
-        self.key_ranges.truncate(start);
+        let start = self.b.key_frames.pop().unwrap_or(0);
+        self.b.key_ranges.truncate(start);
     }
 
     /// Reads an object key while tracking; marks the object non-canonical for escapes,
@@ -309,18 +444,19 @@ impl<'a> Scanner<'a> {
             self.canonical = false;
         }
         let first = self
+            .b
             .key_frames
             .last()
             .copied()
-            .unwrap_or(self.key_ranges.len());
-        let siblings = &self.key_ranges[first..];
+            .unwrap_or(self.b.key_ranges.len());
+        let siblings = &self.b.key_ranges[first..];
         if siblings.len() >= MAX_TRACKED_KEYS {
             self.canonical = false;
         } else {
             if siblings.iter().any(|&(s, e)| &bytes[s..e] == raw) {
                 self.canonical = false;
             }
-            self.key_ranges.push((start, end));
+            self.b.key_ranges.push((start, end));
         }
         Ok(key)
     }
@@ -328,8 +464,8 @@ impl<'a> Scanner<'a> {
     /// Validates any value without building it; with `TRACK`, also checks canonical form
     /// (a const parameter, so the untracked scan pays nothing for it).
     fn skip_value<const TRACK: bool>(&mut self) -> Result<(), ParseError> {
-        // true = object, false = array
-        let mut stack: Vec<bool> = Vec::new();
+        // true = object, false = array; `skip_value` does not nest, so the stack is free.
+        self.b.stack.clear();
         loop {
             match self.p.peek() {
                 Some(b'[') => {
@@ -338,7 +474,7 @@ impl<'a> Scanner<'a> {
                     if self.p.peek() == Some(b']') {
                         self.p.pos += 1;
                     } else {
-                        stack.push(false);
+                        self.b.stack.push(false);
                         continue;
                     }
                 }
@@ -352,18 +488,20 @@ impl<'a> Scanner<'a> {
                             self.open_tracked_object();
                         }
                         self.member_key::<TRACK>()?;
-                        stack.push(true);
+                        self.b.stack.push(true);
                         continue;
                     }
                 }
-                Some(b'"') => self.string(TRACK)?,
+                Some(b'"') => {
+                    self.string(TRACK)?;
+                }
                 Some(b'-' | b'0'..=b'9') => self.number(TRACK)?,
                 _ => {
                     self.p.parse_scalar()?;
                 }
             }
             loop {
-                let Some(&is_object) = stack.last() else {
+                let Some(&is_object) = self.b.stack.last() else {
                     return Ok(());
                 };
                 self.ws(TRACK);
@@ -378,13 +516,13 @@ impl<'a> Scanner<'a> {
                         break;
                     }
                     (Some(b'}'), true) => {
-                        stack.pop();
+                        self.b.stack.pop();
                         if TRACK {
                             self.close_tracked_object();
                         }
                     }
                     (Some(b']'), false) => {
-                        stack.pop();
+                        self.b.stack.pop();
                     }
                     (_, true) => return Err(self.p.error_before("expected ',' or '}' in object")),
                     (_, false) => return Err(self.p.error_before("expected ',' or ']' in array")),
@@ -409,60 +547,87 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
-    /// Validates a string at `"`; with `track`, escapes other than `JSON.stringify`'s own
-    /// (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u00xx` for other control characters)
-    /// make it non-canonical.
-    fn string(&mut self, track: bool) -> Result<(), ParseError> {
+    /// Validates a string at `"` and tells whether it has escapes; with `track`, escapes
+    /// other than `JSON.stringify`'s own (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`,
+    /// `\u00xx` for other control characters) make it non-canonical.
+    fn string(&mut self, track: bool) -> Result<bool, ParseError> {
         let bytes = self.p.bytes;
         let mut i = self.p.pos + 1;
+        let mut escaped = false;
         loop {
-            while let Some(chunk) = bytes.get(i..i + 8) {
-                let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-                if needs_attention(word) {
-                    break;
+            // Find the next `"`, `\` or control byte: eight bytes at a time, and after a
+            // word without any, 32 at a time (long runs of plain text, base64 data).
+            let b = loop {
+                match bytes.get(i..i + 8) {
+                    Some(word) => {
+                        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+                        let special = special_bytes(word);
+                        if special != 0 {
+                            i += (special.trailing_zeros() / 8) as usize;
+                            break bytes[i];
+                        }
+                        i += 8;
+                        while let Some(block) = bytes.get(i..i + 32) {
+                            if block_needs_attention(block.try_into().unwrap_or(&[0; 32])) {
+                                break;
+                            }
+                            i += 32;
+                        }
+                    }
+                    None => match bytes[i.min(bytes.len())..]
+                        .iter()
+                        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+                    {
+                        Some(at) => {
+                            i += at;
+                            break bytes[i];
+                        }
+                        None => {
+                            let end = bytes.len();
+                            self.p.pos = end;
+                            return Err(self.p.error_at(end, "unterminated string"));
+                        }
+                    },
                 }
-                i += 8;
-            }
-            let Some(&b) = bytes.get(i) else {
-                self.p.pos = i;
-                return Err(self.p.error_at(i, "unterminated string"));
             };
             match b {
                 b'"' => {
                     self.p.pos = i + 1;
-                    return Ok(());
+                    return Ok(escaped);
                 }
-                b'\\' => match bytes.get(i + 1) {
-                    Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
-                    Some(b'/') => {
-                        if track {
-                            self.canonical = false;
-                        }
-                        i += 2;
-                    }
-                    Some(b'u') => {
-                        let unit = self.p.hex4(i + 2)?;
-                        if track {
-                            let hex = &bytes[i + 2..i + 6];
-                            let is_stringify_escape = unit < 0x20
-                                && !matches!(unit, 0x08 | 0x09 | 0x0A | 0x0C | 0x0D)
-                                && hex.iter().all(|h| !h.is_ascii_uppercase());
-                            if !is_stringify_escape {
+                b'\\' => {
+                    escaped = true;
+                    match bytes.get(i + 1) {
+                        Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                        Some(b'/') => {
+                            if track {
                                 self.canonical = false;
                             }
+                            i += 2;
                         }
-                        i += 6;
+                        Some(b'u') => {
+                            let unit = self.p.hex4(i + 2)?;
+                            if track {
+                                let hex = &bytes[i + 2..i + 6];
+                                let is_stringify_escape = unit < 0x20
+                                    && !matches!(unit, 0x08 | 0x09 | 0x0A | 0x0C | 0x0D)
+                                    && hex.iter().all(|h| !h.is_ascii_uppercase());
+                                if !is_stringify_escape {
+                                    self.canonical = false;
+                                }
+                            }
+                            i += 6;
+                        }
+                        _ => {
+                            // Like the parser: the byte after the backslash, or the backslash
+                            // itself when the line ends there.
+                            let at = if i + 1 < bytes.len() { i + 1 } else { i };
+                            self.p.pos = at;
+                            return Err(self.p.error_at(at, "invalid escape in string"));
+                        }
                     }
-                    _ => {
-                        // Like the parser: the byte after the backslash, or the backslash
-                        // itself when the line ends there.
-                        let at = if i + 1 < bytes.len() { i + 1 } else { i };
-                        self.p.pos = at;
-                        return Err(self.p.error_at(at, "invalid escape in string"));
-                    }
-                },
-                0x00..=0x1F => return Err(self.p.error_at(i, "control character in string")),
-                _ => i += 1,
+                }
+                _ => return Err(self.p.error_at(i, "control character in string")),
             }
         }
     }
@@ -477,19 +642,45 @@ impl<'a> Scanner<'a> {
             let digits = lexeme.strip_prefix(b"-").unwrap_or(lexeme);
             let plain_integer =
                 digits.len() <= 15 && digits.iter().all(u8::is_ascii_digit) && lexeme != b"-0";
-            if !plain_integer {
+            if !plain_integer && !is_short_plain_decimal(digits) {
                 let value: f64 = std::str::from_utf8(lexeme)
                     .ok()
                     .and_then(|s| s.parse().ok())
                     .unwrap_or(f64::NAN);
-                let mut written = Vec::new();
-                write_number(&mut written, value);
-                if written != lexeme {
+                self.b.number.clear();
+                write_number(&mut self.b.number, value);
+                if self.b.number != lexeme {
                     self.canonical = false;
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// Whether an unsigned JSON number lexeme with a fraction and no exponent is exactly what
+/// ECMAScript writes for its value, judged without converting it: at most 15 digits (so it
+/// is the only decimal of at most 15 significant digits that rounds to its double, hence
+/// the shortest round-trip form), no trailing zero in the fraction, and a value of at least
+/// 1e-6 (at most five zeros after `0.`), which `Number::toString` writes without exponent.
+/// `false` means "not known": the caller then formats the number and compares.
+fn is_short_plain_decimal(digits: &[u8]) -> bool {
+    let Some(dot) = digits.iter().position(|&b| b == b'.') else {
+        return false;
+    };
+    let (int, frac) = (&digits[..dot], &digits[dot + 1..]);
+    if frac.is_empty()
+        || frac.last() == Some(&b'0')
+        || !frac.iter().all(u8::is_ascii_digit)
+        || !int.iter().all(u8::is_ascii_digit)
+        || int.len() + frac.len() > 15
+    {
+        return false;
+    }
+    if int == b"0" {
+        frac.iter().take_while(|&&b| b == b'0').count() <= 5
+    } else {
+        !int.is_empty() && int[0] != b'0'
     }
 }
 
@@ -572,14 +763,18 @@ mod tests {
         let m = message(
             r#"{"message":{"role":"assistant","provider":"p","model":"m","content":null}}"#,
         );
-        assert_eq!(m.role.as_ref().and_then(JsValue::as_str), Some("assistant"));
-        assert_eq!(m.provider.as_ref().and_then(JsValue::as_str), Some("p"));
-        assert_eq!(m.model.as_ref().and_then(JsValue::as_str), Some("m"));
+        assert_eq!(m.role, Role::Assistant);
         assert_eq!(m.content, Content::Null);
         let m = message(r#"{"message":null}"#);
         assert!(m.is_null && !m.is_object);
         let m = message(r#"{"message":{"role":"user"},"message":{"role":"x","content":1}}"#);
-        assert_eq!(m.role.as_ref().and_then(JsValue::as_str), Some("x"));
+        assert_eq!(m.role, Role::Other);
+        let m = message(r#"{"message":{"role":"x","role":"user"}}"#);
+        assert_eq!(m.role.as_str(), Some("user"));
+        let m = message(r#"{"message":{"role":"\u0075ser"}}"#);
+        assert_eq!(m.role, Role::Other);
+        let m = message(r#"{"message":{"content":[]}}"#);
+        assert_eq!(m.role, Role::Missing);
         assert_eq!(m.content, Content::Present);
     }
 
@@ -598,19 +793,106 @@ mod tests {
     }
 
     #[test]
-    fn swar_finds_every_special_byte() {
+    fn swar_finds_every_special_byte_exactly() {
         for b in 0u8..=255 {
-            let mut word = [b'a'; 8];
-            word[5] = b;
-            let special = b == b'"' || b == b'\\' || b < 0x20;
-            if special {
-                assert!(needs_attention(u64::from_le_bytes(word)), "{b:#x}");
+            for at in 0..8 {
+                for fill in [b'a', 0xFF, 0x80, b'"'] {
+                    let mut word = [fill; 8];
+                    word[at] = b;
+                    let expected = word.iter().enumerate().fold(0u64, |m, (k, &c)| {
+                        let special = c == b'"' || c == b'\\' || c < 0x20;
+                        m | (u64::from(special) << (8 * k + 7))
+                    });
+                    assert_eq!(
+                        special_bytes(u64::from_le_bytes(word)),
+                        expected,
+                        "{word:?}"
+                    );
+                }
             }
+            let block = [b; 32];
+            assert_eq!(
+                block_needs_attention(&block),
+                b == b'"' || b == b'\\' || b < 0x20
+            );
         }
         assert!(!needs_attention(u64::from_le_bytes(*b"abcdefgh")));
         assert!(!needs_attention(u64::from_le_bytes(
             "é漢字!".as_bytes()[..8].try_into().unwrap()
         )));
+    }
+
+    #[test]
+    fn strings_of_every_length_and_position_scan_like_the_parser() {
+        for len in 0..80 {
+            for at in 0..len {
+                for special in [b'"', b'\\', b'\t', 0x01] {
+                    let mut body = vec![b'x'; len];
+                    body[at] = special;
+                    let line = [b"{\"message\":\"".as_slice(), &body, b"\"}"].concat();
+                    let text = String::from_utf8(line).unwrap();
+                    match (scan_skeleton(&text), parse(&text)) {
+                        (Ok(_), Ok(_)) => {}
+                        (Err(a), Err(b)) => assert_eq!(a.offset, b.offset, "{text:?}"),
+                        (a, b) => panic!("{text:?}: {:?} / {:?}", a.is_ok(), b.is_ok()),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn short_plain_decimals_are_what_ecmascript_writes() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut checked = 0;
+        for _ in 0..200_000 {
+            let mut lexeme = String::new();
+            match next(3) {
+                0 => lexeme.push('0'),
+                _ => {
+                    lexeme.push(char::from(b'1' + next(9) as u8));
+                    for _ in 0..next(8) {
+                        lexeme.push(char::from(b'0' + next(10) as u8));
+                    }
+                }
+            }
+            lexeme.push('.');
+            if next(2) == 0 {
+                for _ in 0..next(9) {
+                    lexeme.push('0');
+                }
+            }
+            for _ in 0..1 + next(16) {
+                lexeme.push(char::from(b'0' + next(10) as u8));
+            }
+            let value: f64 = lexeme.parse().unwrap();
+            let mut written = Vec::new();
+            write_number(&mut written, value);
+            if is_short_plain_decimal(lexeme.as_bytes()) {
+                checked += 1;
+                assert_eq!(String::from_utf8(written).unwrap(), lexeme);
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+        for (lexeme, short) in [
+            ("0.5", true),
+            ("0.000001", true),
+            ("0.0000001", false),
+            ("0.50", false),
+            ("123456789012345.6", false),
+            ("12345678901234.5", true),
+            ("0.007455000000000001", false),
+            ("1.5e3", false),
+            ("01.5", false),
+        ] {
+            assert_eq!(is_short_plain_decimal(lexeme.as_bytes()), short, "{lexeme}");
+        }
     }
 
     #[test]
