@@ -169,11 +169,16 @@ pub fn check(
         } else {
             Code::InvalidHeader
         };
+        let what = if title {
+            "the first line is oh-my-pi's title slot (`\"type\":\"title\"`): the file is in oh-my-pi's dialect of the format, which pi does not read".to_string()
+        } else {
+            format!("the first JSON value is not a session header: {reason}")
+        };
         let mut d = Diagnostic::new(
             code,
             Some(whole),
             format!(
-                "the first JSON value is not a session header: {reason}; pi discards the whole file and overwrites it with a new, empty session"
+                "{what}; pi discards the whole file and overwrites it with a new, empty session"
             ),
         );
         if first.value.is_null() && options.pi == PiVersion::V0_73 {
@@ -182,7 +187,6 @@ pub fn check(
                 "the first JSON value is `null`: pi throws a TypeError when it opens the file"
                     .into();
         }
-        let what = format!("the first JSON value is not a session header: {reason}");
         out.push(refused_by_087(d, options, &what));
         return out;
     }
