@@ -122,7 +122,16 @@ fn implement(op: ProtocolOp, leaf: Option<&str>, pi: Pi, mtime: i64) -> Result<(
     let output = match op {
         ProtocolOp::Context | ProtocolOp::Llm => {
             let llm = matches!(op, ProtocolOp::Llm);
-            crate::with_stdout(|out| ops::context(&bytes, &|_| {}, leaf, llm, settings, out))?;
+            crate::with_stdout(|out| {
+                ops::context(
+                    &bytes,
+                    ops::Access::Release(&|_| {}),
+                    leaf,
+                    llm,
+                    settings,
+                    out,
+                )
+            })?;
             return Ok(());
         }
         ProtocolOp::Migrate => ops::migrate(&bytes, settings)?.0,
