@@ -125,7 +125,11 @@ fn implement(op: ProtocolOp, leaf: Option<&str>, pi: Pi, mtime: i64) -> Result<(
             crate::with_stdout(|out| {
                 ops::context(
                     &bytes,
-                    ops::Access::Release(&|_| {}),
+                    // Through the buffered reader, as `pi-session context` reads files.
+                    ops::Access::ReadAt(&|buf: &mut [u8], at: usize| {
+                        buf.copy_from_slice(&bytes[at..at + buf.len()]);
+                        true
+                    }),
                     leaf,
                     llm,
                     settings,
