@@ -146,12 +146,8 @@ impl<'a> Iterator for Lines<'a> {
                 self.pos += len + 1;
                 self.number += 1;
             }
-            if trim_start(raw) == raw.len() {
+            let Some((text, lossy)) = decode(raw) else {
                 continue;
-            }
-            let (text, lossy) = match std::str::from_utf8(raw) {
-                Ok(s) => (Cow::Borrowed(s), false),
-                Err(_) => (String::from_utf8_lossy(raw), true),
             };
             return Some(Line {
                 number,
@@ -163,6 +159,25 @@ impl<'a> Iterator for Lines<'a> {
         }
         None
     }
+}
+
+/// The text of a raw line as pi's `JSON.parse` sees it and whether it had invalid UTF-8;
+/// `None` for a line made only of ECMAScript whitespace (pi skips those).
+pub(crate) fn decode(raw: &[u8]) -> Option<(Cow<'_, str>, bool)> {
+    if trim_start(raw) == raw.len() {
+        return None;
+    }
+    Some(match std::str::from_utf8(raw) {
+        Ok(s) => (Cow::Borrowed(s), false),
+        Err(_) => (String::from_utf8_lossy(raw), true),
+    })
+}
+
+/// The part of `bytes` whose lines pi parses (after the whole-text trim when
+/// `trim_whole_text`) and the number of its first line.
+pub(crate) fn region(bytes: &[u8], trim_whole_text: bool) -> (std::ops::Range<usize>, usize) {
+    let whole = lines_with(bytes, trim_whole_text);
+    (whole.pos..whole.end.max(whole.pos), whole.number)
 }
 
 /// Length of the ECMAScript whitespace character encoded at the start of `bytes`, if any.

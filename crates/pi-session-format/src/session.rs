@@ -207,8 +207,80 @@ pub struct Record<'a> {
     pub message: Option<MessageScan>,
     /// Whether the line held invalid UTF-8 (its text has replacement characters).
     pub lossy: bool,
-    text: Cow<'a, str>,
+    text: Text<'a>,
     value: Option<Box<JsValue>>,
+}
+
+/// Where a record's line text is.
+enum Text<'a> {
+    /// In the input, validated as UTF-8 there.
+    Str(&'a str),
+    /// In the input, which was read through a buffer ([`Session::load_reading`]): read
+    /// again, the same way, the first time the text is asked for, so that records of lines
+    /// nobody asks about never bring their part of the input into memory, and those that
+    /// are asked about cost their own length (not the pages around them).
+    Read {
+        read_at: &'a ReadAt<'a>,
+        /// The line's bytes in the input (copied from when `read_at` fails).
+        source: &'a [u8],
+        offset: usize,
+        text: std::sync::OnceLock<Box<str>>,
+    },
+    /// The decoded text of a line with invalid UTF-8.
+    Owned(Box<str>),
+}
+
+impl fmt::Debug for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Text::Read { offset, source, .. } => {
+                write!(f, "Read({offset}..{})", offset + source.len())
+            }
+            _ => fmt::Debug::fmt(self.as_str(), f),
+        }
+    }
+}
+
+impl<'a> Text<'a> {
+    fn new(text: Cow<'a, str>) -> Text<'a> {
+        match text {
+            Cow::Borrowed(s) => Text::Str(s),
+            Cow::Owned(s) => Text::Owned(s.into_boxed_str()),
+        }
+    }
+
+    /// The text of `range` (which must fall on character boundaries).
+    fn get(&self, range: Range<usize>) -> Option<&str> {
+        match self {
+            Text::Str(s) => s.get(range),
+            Text::Read { .. } => self.as_str().get(range),
+            Text::Owned(s) => s.get(range),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            Text::Str(s) => s,
+            Text::Read {
+                read_at,
+                source,
+                offset,
+                text,
+            } => text.get_or_init(|| {
+                let mut buf = vec![0; source.len()];
+                if !read_at(&mut buf, *offset) {
+                    buf.copy_from_slice(source);
+                }
+                // It was valid UTF-8 when first read; only a file changed since then can
+                // make it invalid.
+                match String::from_utf8(buf) {
+                    Ok(s) => s.into_boxed_str(),
+                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into(),
+                }
+            }),
+            Text::Owned(s) => s,
+        }
+    }
 }
 
 /// A value that is either borrowed from a record or freshly parsed from its line.
@@ -259,13 +331,13 @@ impl<'a> Record<'a> {
         match &self.value {
             Some(v) => ValueRef::Borrowed(v),
             // The text parsed once already while loading, so this cannot fail.
-            None => ValueRef::Owned(json::parse(&self.text).unwrap_or_default()),
+            None => ValueRef::Owned(json::parse(self.text.as_str()).unwrap_or_default()),
         }
     }
 
     /// The line text as it was read (decoded: invalid UTF-8 became U+FFFD).
     pub fn text(&self) -> &str {
-        &self.text
+        self.text.as_str()
     }
 
     /// The text of the `message` member when it is already in `JSON.stringify` form and the
@@ -433,30 +505,80 @@ impl<'a> Session<'a> {
         options: LoadOptions<'_>,
         release: &(dyn Fn(Range<usize>) + Sync),
     ) -> Result<Session<'a>, LoadError> {
+        Self::load_from(bytes, options, Pieces::Borrowed(release))
+    }
+
+    /// Like [`Session::load_with`], but the loader does not read `bytes` itself: it has
+    /// `read_at(buf, at)` fill small per-thread buffers with `bytes[at..at + buf.len()]`
+    /// (say with a positioned read of the file `bytes` maps) and scans those, validating the
+    /// text as UTF-8 as it goes. The records still borrow `bytes`, but only the records whose
+    /// text is asked for later (the entries on the context's path, say) touch them, so a
+    /// caller that maps a file never has most of its pages brought into memory: a record's
+    /// text is read again with `read_at` the first time it is asked for. `read_at` returns
+    /// `false` when it could not read; the loader then copies from `bytes`.
+    pub fn load_reading(
+        bytes: &'a [u8],
+        options: LoadOptions<'_>,
+        read_at: &'a ReadAt<'a>,
+    ) -> Result<Session<'a>, LoadError> {
+        Self::load_from(bytes, options, Pieces::Read(read_at))
+    }
+
+    fn load_from(
+        bytes: &'a [u8],
+        options: LoadOptions<'_>,
+        pieces: Pieces<'_, 'a>,
+    ) -> Result<Session<'a>, LoadError> {
         let current = options.pi == PiVersion::V0_87;
-        // The text is cut into pieces at line boundaries and each piece is split and
-        // scanned on its own core; results come back in file order. Pieces are small so
-        // that the part of the input being read at any time stays small too.
+        // The text is cut into pieces and each piece is split and scanned on its own core;
+        // results come back in file order. Pieces are small so that the part of the input
+        // being read at any time stays small too.
         let threads = rayon::current_num_threads();
         let step = (bytes.len() / (threads * 8).max(1)).clamp(1 << 16, PIECE_MAX);
-        let (first_line, pieces) = read::split_relative(bytes, !current, step);
-        let scanned: Vec<Piece<'a>> = pieces
-            .into_par_iter()
-            .map(|mut lines| {
-                let range = lines.range();
-                let mut scanner = LineScanner::default();
-                let mut piece = Piece::default();
-                for line in lines.by_ref() {
-                    match scan(&mut scanner, line) {
-                        Ok(record) => piece.records.push(record),
-                        Err(d) => piece.dropped.push(d),
-                    }
-                }
-                piece.newlines = lines.newlines();
-                release(range);
-                piece
-            })
-            .collect();
+        let (first_line, scanned) = match pieces {
+            Pieces::Borrowed(release) => {
+                // Cut at line boundaries.
+                let (first_line, pieces) = read::split_relative(bytes, !current, step);
+                let scanned: Vec<Piece<'a>> = pieces
+                    .into_par_iter()
+                    .map(|mut lines| {
+                        let range = lines.range();
+                        let mut scanner = LineScanner::default();
+                        let mut piece = Piece::default();
+                        for line in lines.by_ref() {
+                            match scan(&mut scanner, line, Text::new) {
+                                Ok(record) => piece.records.push(record),
+                                Err(d) => piece.dropped.push(d),
+                            }
+                        }
+                        piece.newlines = lines.newlines();
+                        release(range);
+                        piece
+                    })
+                    .collect();
+                (first_line, scanned)
+            }
+            Pieces::Read(read_at) => {
+                // Cut anywhere: a piece reads the lines that start in it.
+                let (region, first_line) = read::region(bytes, !current);
+                let starts: Vec<usize> = region.clone().step_by(step).collect();
+                let scanned: Vec<Piece<'a>> = starts
+                    .into_par_iter()
+                    .map_init(
+                        || (LineScanner::default(), Vec::new()),
+                        |(scanner, buf), start| {
+                            let reader = Reader {
+                                source: bytes,
+                                read_at,
+                                region: region.clone(),
+                            };
+                            reader.piece(start..(start + step).min(region.end), scanner, buf)
+                        },
+                    )
+                    .collect();
+                (first_line, scanned)
+            }
+        };
         let total = scanned.iter().map(|p| p.records.len()).sum();
         let mut records = Vec::with_capacity(total);
         let mut dropped = Vec::new();
@@ -598,6 +720,138 @@ impl<'a> Session<'a> {
 /// The largest piece of input scanned as one task (see [`Session::load_releasing`]).
 const PIECE_MAX: usize = 4 << 20;
 
+/// `read_at(buf, at)` fills `buf` with the input's bytes from `at` (see
+/// [`Session::load_reading`]).
+pub type ReadAt<'f> = dyn Fn(&mut [u8], usize) -> bool + Sync + 'f;
+
+/// How the loader gets at the bytes it scans.
+enum Pieces<'r, 'a> {
+    /// Scans the input itself, telling `release` which ranges it is done with.
+    Borrowed(&'r (dyn Fn(Range<usize>) + Sync)),
+    /// Reads the input through per-thread buffers (see [`Session::load_reading`]).
+    Read(&'a ReadAt<'a>),
+}
+
+/// The size of the reads of [`Session::load_reading`]: small enough that what is read is
+/// still in the core's cache when it is scanned.
+const CHUNK: usize = 128 << 10;
+
+/// Reads pieces of the input through a buffer.
+struct Reader<'a> {
+    source: &'a [u8],
+    read_at: &'a ReadAt<'a>,
+    /// The part of the input whose lines are parsed.
+    region: Range<usize>,
+}
+
+impl<'a> Reader<'a> {
+    /// Scans the lines that start in `piece` (a line starts at the start of the region
+    /// or after an LF), reading on past its end for the last one.
+    fn piece(
+        &self,
+        piece: Range<usize>,
+        scanner: &mut LineScanner,
+        buf: &mut Vec<u8>,
+    ) -> Piece<'a> {
+        let mut out = Piece::default();
+        let region = &self.region;
+        // `buf[lo..hi]` holds the input from `at` on.
+        let (mut lo, mut hi) = (0, 0);
+        // Before the first line: the LF before it is searched from the byte before the piece.
+        let mut seeking = piece.start > region.start;
+        let mut line_start = if seeking {
+            piece.start - 1
+        } else {
+            piece.start
+        };
+        let mut at = line_start;
+        let mut search = line_start;
+        loop {
+            if line_start >= piece.end {
+                break;
+            }
+            let found = memchr::memchr(b'\n', &buf[lo + (search - at)..hi]);
+            if let Some(i) = found {
+                let lf = search + i;
+                if seeking {
+                    seeking = false;
+                } else {
+                    let raw = &buf[lo + (line_start - at)..lo + (lf - at)];
+                    self.line(raw, line_start, out.newlines, scanner, &mut out);
+                    out.newlines += 1;
+                }
+                line_start = lf + 1;
+                search = line_start;
+                continue;
+            }
+            let end = at + (hi - lo);
+            if end >= region.end || (seeking && end >= piece.end) {
+                if !seeking && line_start < end {
+                    let raw = &buf[lo + (line_start - at)..hi];
+                    self.line(raw, line_start, out.newlines, scanner, &mut out);
+                }
+                break;
+            }
+            // Keep the line being read (nothing while seeking) and read the next chunk.
+            search = end;
+            let keep = if seeking { end } else { line_start };
+            lo += keep - at;
+            at = keep;
+            if lo > 0 {
+                buf.copy_within(lo..hi, 0);
+                hi -= lo;
+                lo = 0;
+            }
+            let n = CHUNK.min(region.end - end);
+            if buf.len() < hi + n {
+                buf.resize(hi + n, 0);
+            }
+            let dest = &mut buf[hi..hi + n];
+            if !(self.read_at)(dest, end) {
+                dest.copy_from_slice(&self.source[end..end + n]);
+            }
+            hi += n;
+        }
+        out
+    }
+
+    /// Scans one raw line read from `offset`, numbered `number` within its piece.
+    fn line(
+        &self,
+        raw: &[u8],
+        offset: usize,
+        number: usize,
+        scanner: &mut LineScanner,
+        out: &mut Piece<'a>,
+    ) {
+        let Some((text, lossy)) = read::decode(raw) else {
+            return;
+        };
+        let len = raw.len();
+        let line = Line {
+            number,
+            offset,
+            text,
+            len,
+            lossy,
+        };
+        let (source, read_at) = (self.source, self.read_at);
+        let result = scan(scanner, line, |text| match text {
+            Cow::Borrowed(_) => Text::Read {
+                read_at,
+                source: &source[offset..offset + len],
+                offset,
+                text: std::sync::OnceLock::new(),
+            },
+            Cow::Owned(s) => Text::Owned(s.into_boxed_str()),
+        });
+        match result {
+            Ok(record) => out.records.push(record),
+            Err(d) => out.dropped.push(d),
+        }
+    }
+}
+
 /// What scanning one piece of the input gave.
 #[derive(Default)]
 struct Piece<'a> {
@@ -658,7 +912,12 @@ fn key_of(raw: Option<&str>, unique: u64) -> Key {
     }
 }
 
-fn scan<'a>(scanner: &mut LineScanner, line: Line<'a>) -> Result<Record<'a>, DroppedLine> {
+/// Scans one line into a record; `text` turns the line's text into the record's.
+fn scan<'a, 'l>(
+    scanner: &mut LineScanner,
+    line: Line<'l>,
+    to_text: impl FnOnce(Cow<'l, str>) -> Text<'a>,
+) -> Result<Record<'a>, DroppedLine> {
     match scanner.scan(line.text.as_bytes()) {
         Ok(skeleton) => {
             // Objects and arrays as ids are equal only to themselves: the line's offset
@@ -694,7 +953,7 @@ fn scan<'a>(scanner: &mut LineScanner, line: Line<'a>) -> Result<Record<'a>, Dro
                 parent_id,
                 message: skeleton.message,
                 lossy: line.lossy,
-                text: line.text,
+                text: to_text(line.text),
                 value: None,
             })
         }
@@ -934,6 +1193,86 @@ mod tests {
         );
         assert!(load87(&format!("\u{feff}{HEADER}\n")).is_err());
         assert!(load(&format!("\u{feff}{HEADER}\n")).is_ok());
+    }
+
+    /// Everything a record or dropped line says, for comparing two loads.
+    fn summary(s: &Session<'_>) -> Vec<String> {
+        let records = s.records.iter().map(|r| {
+            format!(
+                "{} {} {:?} {:?} {:?} {:?} {} {:?}",
+                r.line,
+                r.offset,
+                r.kind,
+                r.id,
+                r.parent_id,
+                r.message.as_ref().map(|m| (m.start, m.end, m.canonical)),
+                r.lossy,
+                r.text()
+            )
+        });
+        let dropped = s.dropped.iter().map(|d| format!("{d:?}"));
+        let skipped = s.skipped.iter().map(|d| format!("{d:?}"));
+        records.chain(dropped).chain(skipped).collect()
+    }
+
+    #[test]
+    fn reading_through_buffers_loads_exactly_like_borrowing() {
+        let mut text = Vec::new();
+        text.extend_from_slice("\u{feff} \n".as_bytes());
+        text.extend_from_slice(HEADER.as_bytes());
+        text.extend_from_slice(b"\r\n");
+        let huge = "x".repeat(300_000);
+        for i in 0..6000 {
+            let line = match i % 11 {
+                0 => format!(
+                    "{{\"type\":\"message\",\"id\":\"{i}\",\"message\":{{\"role\":\"user\",\"content\":\"caf\u{e9}\"}}}}\r\n"
+                ),
+                1 => "\u{a0}\u{3000}\n\n \t\n".to_string(),
+                2 => format!("{{\"type\":\"custom\",\"id\":\"{i}\"}}\r{{\"lone\":1}}\n"),
+                3 => format!("{{\"type\":\"label\",\"id\":\"{i}\",\"s\":\"\u{fffd}"),
+                4 if i % 2000 == 4 => {
+                    format!("{{\"type\":\"custom\",\"id\":\"h{i}\",\"data\":\"{huge}\"}}\n")
+                }
+                5 => "null\n0\n\"\"\nnot json\n".to_string(),
+                _ => format!(
+                    "{{\"type\":\"message\",\"id\":\"{i}\",\"parentId\":\"{}\",\"message\":{{\"role\":\"assistant\",\"content\":[]}}}}\n",
+                    i - 1
+                ),
+            };
+            text.extend_from_slice(line.as_bytes());
+            if i % 11 == 3 {
+                // Invalid UTF-8 inside a string, then the end of the line.
+                text.extend_from_slice(b"\xff\xc3(\"}\n");
+            }
+        }
+        text.extend_from_slice(b"{\"type\":\"label\",\"id\":\"last\"}\n\xe2\x80\xa8 ");
+        for end in [text.len(), text.len() - 5, 70_000, 200_000, 1_000_000] {
+            let bytes = &text[..end.min(text.len())];
+            for pi in [PiVersion::V0_73, PiVersion::V0_87] {
+                let load = |read: Option<&ReadAt<'_>>| {
+                    let options = LoadOptions {
+                        ids: &mut SequentialIds::default(),
+                        pi,
+                    };
+                    let session = match read {
+                        None => Session::load_with(bytes, options),
+                        Some(read) => Session::load_reading(bytes, options, read),
+                    };
+                    session.map(|s| summary(&s)).map_err(|e| e.to_string())
+                };
+                let copy = |buf: &mut [u8], at: usize| {
+                    buf.copy_from_slice(&bytes[at..at + buf.len()]);
+                    true
+                };
+                let expected = load(None);
+                assert_eq!(load(Some(&copy)), expected, "{pi:?} {end}");
+                assert_eq!(
+                    load(Some(&|_: &mut [u8], _| false)),
+                    expected,
+                    "{pi:?} {end}"
+                );
+            }
+        }
     }
 
     #[test]

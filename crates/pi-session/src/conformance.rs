@@ -122,7 +122,20 @@ fn implement(op: ProtocolOp, leaf: Option<&str>, pi: Pi, mtime: i64) -> Result<(
     let output = match op {
         ProtocolOp::Context | ProtocolOp::Llm => {
             let llm = matches!(op, ProtocolOp::Llm);
-            crate::with_stdout(|out| ops::context(&bytes, &|_| {}, leaf, llm, settings, out))?;
+            crate::with_stdout(|out| {
+                ops::context(
+                    &bytes,
+                    // Through the buffered reader, as `pi-session context` reads files.
+                    ops::Access::ReadAt(&|buf: &mut [u8], at: usize| {
+                        buf.copy_from_slice(&bytes[at..at + buf.len()]);
+                        true
+                    }),
+                    leaf,
+                    llm,
+                    settings,
+                    out,
+                )
+            })?;
             return Ok(());
         }
         ProtocolOp::Migrate => ops::migrate(&bytes, settings)?.0,

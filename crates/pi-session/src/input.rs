@@ -6,11 +6,24 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Mutex;
+
+/// The last block of the file read for a small read (see [`Input::read_at`]): where it
+/// starts and its bytes.
+#[derive(Default)]
+pub struct Block(usize, Vec<u8>);
+
+/// Reads smaller than this are served from a block of [`BLOCK`] bytes, so that reading the
+/// texts of many neighbouring records one by one (a long chain's context) costs one system
+/// call per block, not per record.
+const SMALL: usize = 16 << 10;
+const BLOCK: usize = 256 << 10;
 
 /// The bytes of one input.
 pub enum Input {
-    /// A memory-mapped file and its modification time (ms since 1970).
-    Mapped(Mmap, f64),
+    /// A memory-mapped file, the file (for positioned reads) and its modification time (ms
+    /// since 1970).
+    Mapped(Mmap, File, f64, Mutex<Block>),
     /// Bytes read into memory: standard input (`None`) or an empty file (its mtime).
     Owned(Vec<u8>, Option<f64>),
 }
@@ -44,13 +57,13 @@ impl Input {
         // unless all of it is (measured: 1 GB session, 157 MiB of the file resident at the
         // peak instead of 35). A hint only.
         let _ = map.advise(memmap2::Advice::NoHugePage);
-        Ok(Input::Mapped(map, mtime))
+        Ok(Input::Mapped(map, file, mtime, Mutex::default()))
     }
 
     /// The bytes.
     pub fn bytes(&self) -> &[u8] {
         match self {
-            Input::Mapped(map, _) => map,
+            Input::Mapped(map, ..) => map,
             Input::Owned(bytes, _) => bytes,
         }
     }
@@ -63,7 +76,7 @@ impl Input {
     /// ([`pi_session_format::session::Session::load_releasing`]): without it, every page of
     /// the file stays mapped and a 1 GB session would take over 1 GB of resident memory.
     pub fn release(&self, range: Range<usize>) {
-        let Input::Mapped(map, _) = self else {
+        let Input::Mapped(map, ..) = self else {
             return;
         };
         if range.is_empty() || range.end > map.len() {
@@ -86,6 +99,38 @@ impl Input {
         };
     }
 
+    /// Fills `buf` with the bytes at `at` by a positioned read of the file, for
+    /// [`pi_session_format::session::Session::load_reading`]: the loader then scans copies
+    /// in small buffers instead of bringing the mapping's pages into memory. `false` when
+    /// the input is not a file or the read failed (the loader then copies from the bytes).
+    pub fn read_at(&self, buf: &mut [u8], at: usize) -> bool {
+        #[cfg(unix)]
+        if let Input::Mapped(map, file, _, block) = self {
+            use std::os::unix::fs::FileExt;
+            if buf.len() >= SMALL {
+                return file.read_exact_at(buf, at as u64).is_ok();
+            }
+            let Ok(mut block) = block.lock() else {
+                return false;
+            };
+            let end = at + buf.len();
+            if !(block.0 <= at && end <= block.0 + block.1.len()) {
+                let len = BLOCK.min(map.len().saturating_sub(at)).max(buf.len());
+                block.1.resize(len, 0);
+                if file.read_exact_at(&mut block.1, at as u64).is_err() {
+                    block.1.clear();
+                    return false;
+                }
+                block.0 = at;
+            }
+            let from = at - block.0;
+            buf.copy_from_slice(&block.1[from..from + buf.len()]);
+            return true;
+        }
+        let _ = (buf, at);
+        false
+    }
+
     /// Whether the input is standard input.
     pub fn is_stdin(&self) -> bool {
         matches!(self, Input::Owned(_, None))
@@ -94,7 +139,7 @@ impl Input {
     /// The file's modification time in ms since 1970 (0 for standard input).
     pub fn modified_ms(&self) -> f64 {
         match self {
-            Input::Mapped(_, mtime) | Input::Owned(_, Some(mtime)) => *mtime,
+            Input::Mapped(_, _, mtime, _) | Input::Owned(_, Some(mtime)) => *mtime,
             Input::Owned(_, None) => 0.0,
         }
     }

@@ -174,7 +174,13 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
             let settings = Settings::new(file.pi.into(), false);
             let warnings = with_stdout(|out| {
                 let release = |range| input.release(range);
-                ops::context(input.bytes(), &release, leaf.as_deref(), llm, settings, out)
+                let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
+                let access = if std::env::var_os("PI_SESSION_MMAP").is_some() {
+                    ops::Access::Release(&release)
+                } else {
+                    ops::Access::ReadAt(&read_at)
+                };
+                ops::context(input.bytes(), access, leaf.as_deref(), llm, settings, out)
             })?;
             print_warnings(name, &warnings);
             return Ok(());

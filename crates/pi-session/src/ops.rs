@@ -7,7 +7,7 @@ use pi_session_format::info::session_info;
 use pi_session_format::json::{self, JsValue};
 use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
-use pi_session_format::session::{LoadOptions, Session};
+use pi_session_format::session::{LoadOptions, ReadAt, Session};
 use pi_session_format::tree::{self, Index, Leaf};
 use std::io::Write;
 use std::ops::Range;
@@ -49,17 +49,27 @@ impl<E: std::fmt::Display> From<E> for Rejected {
     }
 }
 
+/// How the loader gets at the bytes of the input.
+#[derive(Clone, Copy)]
+pub enum Access<'r> {
+    /// Scans the bytes, telling the function which ranges it is done with (see
+    /// [`Session::load_releasing`]).
+    Release(&'r (dyn Fn(Range<usize>) + Sync)),
+    /// Scans copies read with the function (see [`Session::load_reading`]).
+    ReadAt(&'r ReadAt<'r>),
+}
+
 fn load<'a>(
     bytes: &'a [u8],
     settings: Settings,
     warnings: &mut Vec<String>,
 ) -> Result<Session<'a>, Rejected> {
-    load_releasing(bytes, &|_| {}, settings, warnings)
+    load_accessing(bytes, Access::Release(&|_| {}), settings, warnings)
 }
 
-fn load_releasing<'a>(
+fn load_accessing<'a>(
     bytes: &'a [u8],
-    release: &(dyn Fn(Range<usize>) + Sync),
+    access: Access<'a>,
     settings: Settings,
     warnings: &mut Vec<String>,
 ) -> Result<Session<'a>, Rejected> {
@@ -68,14 +78,14 @@ fn load_releasing<'a>(
     } else {
         Box::new(RandomIds)
     };
-    let session = Session::load_releasing(
-        bytes,
-        LoadOptions {
-            ids: ids.as_mut(),
-            pi: settings.pi,
-        },
-        release,
-    )?;
+    let options = LoadOptions {
+        ids: ids.as_mut(),
+        pi: settings.pi,
+    };
+    let session = match access {
+        Access::Release(release) => Session::load_releasing(bytes, options, release)?,
+        Access::ReadAt(read_at) => Session::load_reading(bytes, options, read_at)?,
+    };
     for s in &session.skipped {
         warnings.push(format!("{}: warning: skipped {}", s.line, s.reason));
     }
@@ -90,18 +100,17 @@ fn json_line(value: &JsValue) -> Vec<u8> {
 }
 
 /// `buildSessionContext` (or `convertToLlm` of it with `llm`), written to `out` followed by
-/// a newline; returns the warnings. `release` is told which byte ranges loading is done with
-/// (see [`Session::load_releasing`]).
-pub fn context(
-    bytes: &[u8],
-    release: &(dyn Fn(Range<usize>) + Sync),
+/// a newline; returns the warnings. `access` tells how loading reads the bytes.
+pub fn context<'a>(
+    bytes: &'a [u8],
+    access: Access<'a>,
     leaf: Option<&str>,
     llm: bool,
     settings: Settings,
     out: &mut dyn Write,
 ) -> Result<Vec<String>, Rejected> {
     let mut warnings = Vec::new();
-    let session = load_releasing(bytes, release, settings, &mut warnings)?;
+    let session = load_accessing(bytes, access, settings, &mut warnings)?;
     let index = Index::build(&session);
     let leaf = leaf.map_or(Leaf::Current, |id| Leaf::Id(id.to_string()));
     let context = build_context(&session, &index, &leaf, settings.pi)?;
