@@ -685,6 +685,11 @@ fn check_migrate(data: &[u8], pi: PiVersion) {
                     .iter()
                     .map(|d| (d.line, session.dropped_bytes(d).to_vec())),
             )
+            // pi 0.87.1's falsy lines, kept verbatim like unparseable ones (D6).
+            .chain(session.skipped.iter().filter_map(|s| {
+                let (offset, len) = s.verbatim?;
+                Some((s.line, session.source.get(offset..offset + len)?.to_vec()))
+            }))
             .collect();
         items.sort_by_key(|(line, _)| *line);
         let v2_file: Vec<u8> = items

@@ -433,6 +433,9 @@ pub struct SkippedValue {
     pub line: usize,
     /// Why pi cannot handle it.
     pub reason: &'static str,
+    /// Where the line is, when it is not among the records (pi 0.87.1's falsy lines), so
+    /// that a rewrite can keep it byte for byte: byte offset and length.
+    pub verbatim: Option<(usize, usize)>,
 }
 
 /// How the version of the file was read and what loading did about it.
@@ -589,9 +592,12 @@ impl<'a> Session<'a> {
                 record.line += base;
                 // pi 0.87.1 keeps only truthy values (`if (entry) entries.push(entry)`).
                 if current && matches!(record.kind, Kind::Null | Kind::Falsy) {
+                    // A falsy value's text is ASCII (`null`, `false`, `0`, `""` and JSON
+                    // whitespace), so its decoded length is its length in the file.
                     skipped.push(SkippedValue {
                         line: record.line,
                         reason: "a falsy JSON value (pi 0.87.1 ignores it)",
+                        verbatim: Some((record.offset, record.text().len())),
                     });
                 } else {
                     records.push(record);
@@ -643,6 +649,7 @@ impl<'a> Session<'a> {
             session.skipped.push(SkippedValue {
                 line: r.line,
                 reason,
+                verbatim: None,
             });
         }
         Ok(session)
@@ -692,18 +699,33 @@ impl<'a> Session<'a> {
             }
             return out;
         }
+        // Lines that are not records (unparseable lines; pi 0.87.1's falsy lines) are kept
+        // byte for byte at their place.
+        let mut verbatim: Vec<(usize, &[u8])> = self
+            .dropped
+            .iter()
+            .map(|d| (d.line, self.dropped_bytes(d)))
+            .chain(self.skipped.iter().filter_map(|s| {
+                let (offset, len) = s.verbatim?;
+                Some((
+                    s.line,
+                    self.source.get(offset..offset + len).unwrap_or_default(),
+                ))
+            }))
+            .collect();
+        verbatim.sort_by_key(|(line, _)| *line);
+        let mut verbatim = verbatim.into_iter().peekable();
         let mut out = Vec::with_capacity(self.source.len());
-        let mut dropped = self.dropped.iter().peekable();
         for r in &self.records {
-            while let Some(d) = dropped.next_if(|d| d.line < r.line) {
-                out.extend_from_slice(self.dropped_bytes(d));
+            while let Some((_, bytes)) = verbatim.next_if(|(line, _)| *line < r.line) {
+                out.extend_from_slice(bytes);
                 out.push(b'\n');
             }
             json::write_value(&mut out, &r.value());
             out.push(b'\n');
         }
-        for d in dropped {
-            out.extend_from_slice(self.dropped_bytes(d));
+        for (_, bytes) in verbatim {
+            out.extend_from_slice(bytes);
             out.push(b'\n');
         }
         out
