@@ -6,8 +6,8 @@
 //! committed file is stale.
 
 use crate::root;
+use crate::validate_reference::{cases, read_json};
 use pi_session_format::validate::{Code, PiEffect};
-use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -46,22 +46,6 @@ struct Example {
     column: Option<u64>,
     message: String,
     path: Option<String>,
-}
-
-fn cases() -> Result<Vec<PathBuf>, String> {
-    let dir = root().join("conformance/validate");
-    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("expected.json").is_file())
-        .collect();
-    out.sort();
-    Ok(out)
-}
-
-fn read_json(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The example of `code`: from the case named after it if there is one, else the first case

@@ -96,7 +96,8 @@ pub fn main(args: &[&str]) -> Result<(), String> {
     Ok(())
 }
 
-fn cases() -> Result<Vec<PathBuf>, String> {
+/// The case directories of `conformance/validate/`, sorted.
+pub fn cases() -> Result<Vec<PathBuf>, String> {
     let dir = root().join("conformance/validate");
     let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
@@ -107,7 +108,8 @@ fn cases() -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-fn read_json(path: &Path) -> Result<Value, String> {
+/// A JSON file.
+pub fn read_json(path: &Path) -> Result<Value, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }

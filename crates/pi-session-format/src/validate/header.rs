@@ -79,7 +79,7 @@ pub fn find(bytes: &[u8], options: &Options<'_>) -> Header {
             continue;
         };
         // pi 0.87.1 keeps only truthy values.
-        if current && !truthy(&parsed.value) {
+        if current && !lines::truthy(&parsed.value) {
             continue;
         }
         return Header {
@@ -92,16 +92,6 @@ pub fn find(bytes: &[u8], options: &Options<'_>) -> Header {
         };
     }
     Header::default()
-}
-
-fn truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
-        Value::String(s) => !s.is_empty(),
-        _ => true,
-    }
 }
 
 /// Why pi rejects the value as a header, if it does.

@@ -400,7 +400,8 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
     (Some(facts), out)
 }
 
-fn truthy(value: &Value) -> bool {
+/// JavaScript truthiness of a JSON value (pi 0.87.1 keeps only truthy lines).
+pub fn truthy(value: &Value) -> bool {
     match value {
         Value::Null => false,
         Value::Bool(b) => *b,
