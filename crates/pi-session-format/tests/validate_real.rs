@@ -1,6 +1,7 @@
 //! Every real session of the corpus (`conformance/cases/real/`) validates without errors,
 //! except for the problems the files really have, listed here with the reason.
 
+use pi_session_format::PiVersion;
 use pi_session_format::validate::{Code, Options, Severity, validate};
 use std::path::Path;
 
@@ -52,10 +53,16 @@ fn real_sessions_have_no_errors_but_their_known_problems() {
         }
         let name = case.file_name().unwrap().to_str().unwrap().to_string();
         let bytes = std::fs::read(&file).unwrap();
-        let report = validate(&bytes, &Options::default());
-        let mut errors: Vec<Code> = report
-            .diagnostics
-            .iter()
+        // With the rules of both pi versions.
+        let mut errors: Vec<Code> = [PiVersion::V0_73, PiVersion::V0_87]
+            .into_iter()
+            .flat_map(|pi| {
+                let options = Options {
+                    pi,
+                    ..Options::default()
+                };
+                validate(&bytes, &options).diagnostics
+            })
             .filter(|d| d.severity == Severity::Error)
             .map(|d| d.code)
             .collect();
