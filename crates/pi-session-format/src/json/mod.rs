@@ -15,6 +15,7 @@
 //! [`parse`] builds a whole value; [`scan_skeleton`] validates a line just as strictly but
 //! builds only the top-level `type`, `id` and `parentId` members, which is all the index needs.
 
+mod blocks;
 mod parse;
 mod scan;
 mod value;

@@ -10,6 +10,7 @@
 //! where the members are instead of building them; [`scan_skeleton`] builds the members from
 //! those ranges.
 
+use super::blocks::simple_string;
 use super::parse::{ParseError, Parser};
 use super::value::JsValue;
 use super::write::write_number;
@@ -551,6 +552,21 @@ impl<'a> Scanner<'a, '_> {
     /// other than `JSON.stringify`'s own (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`,
     /// `\u00xx` for other control characters) make it non-canonical.
     fn string(&mut self, track: bool) -> Result<bool, ParseError> {
+        match simple_string(self.p.bytes, self.p.pos + 1) {
+            Some(found) => {
+                self.p.pos = found.end;
+                if track && found.slash {
+                    self.canonical = false;
+                }
+                Ok(found.escaped)
+            }
+            None => self.string_exact(track),
+        }
+    }
+
+    /// [`Self::string`] byte by byte: every string [`simple_string`] leaves, with the
+    /// parser's error for invalid ones.
+    fn string_exact(&mut self, track: bool) -> Result<bool, ParseError> {
         let bytes = self.p.bytes;
         let mut i = self.p.pos + 1;
         let mut escaped = false;

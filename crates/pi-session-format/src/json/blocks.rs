@@ -1,0 +1,333 @@
+//! The end of a JSON string found 64 bytes at a time with bit masks.
+//!
+//! Session text is mostly string contents, and a generated or real session has a `"` or `\`
+//! every dozen bytes or so, so a scanner that stops at each of them pays a branch per
+//! special byte. Here a 64-byte block is classified at once into three masks (quotes,
+//! backslashes, control characters: SSE2 compares on x86-64, eight-byte words elsewhere),
+//! escaped bytes are found from the backslash mask with an addition whose carries resolve
+//! runs of backslashes (the method of simdjson, Langdale and Lemire, "Parsing gigabytes of
+//! JSON per second", 2019), and the closing quote is the first quote that is not escaped.
+//!
+//! [`simple_string`] only answers for strings whose escapes are the short ones (`\"`, `\\`,
+//! `\/`, `\b`, `\f`, `\n`, `\r`, `\t`) and that are terminated without a control character;
+//! anything else (a `\u` escape, an error) is left to the exact byte-by-byte scanner, which
+//! also produces the error messages.
+
+/// What [`simple_string`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SimpleString {
+    /// The offset just after the closing quote.
+    pub end: usize,
+    /// Whether the string has any escape.
+    pub escaped: bool,
+    /// Whether it has a `\/` escape (which `JSON.stringify` never writes).
+    pub slash: bool,
+}
+
+/// The classes of the bytes of a block, one bit per byte (bit `i` for byte `i`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Masks {
+    quote: u64,
+    backslash: u64,
+    /// Bytes below 0x20, which a JSON string cannot hold.
+    control: u64,
+    /// The bytes that may follow a backslash in a short escape: `"\\/bfnrt`.
+    short_escape: u64,
+    /// `/`.
+    slash: u64,
+}
+
+/// Bits at even positions.
+const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
+
+/// The bytes that `backslash` escapes: bit `i` is set when byte `i` follows an odd run of
+/// backslashes. `carry` says whether the first byte of this block is escaped by the block
+/// before, and is set for the next block.
+fn escaped(backslash: u64, carry: &mut u64) -> u64 {
+    // A backslash escaped by the previous block starts no escape.
+    let backslash = backslash & !*carry;
+    let follows_backslash = (backslash << 1) | *carry;
+    // Adding each run's first bit to the run carries past its end; the carry lands on the
+    // bit after the run, and whether the run started on an even or odd bit and had an odd
+    // length decides the parity of that bit.
+    let odd_starts = backslash & !EVEN_BITS & !follows_backslash;
+    let (sums, overflow) = odd_starts.overflowing_add(backslash);
+    *carry = u64::from(overflow);
+    let invert = sums << 1;
+    (EVEN_BITS ^ invert) & follows_backslash
+}
+
+/// The bytes that follow a backslash in the escapes [`simple_string`] takes.
+const SHORT_ESCAPES: &[u8; 8] = b"\"\\/bfnrt";
+
+/// Finds the end of the string whose contents start at `start` (just after its opening
+/// quote) in `bytes`, when the string is terminated and has only short escapes; `None` for
+/// anything else, which the exact scanner then handles.
+pub(crate) fn simple_string(bytes: &[u8], start: usize) -> Option<SimpleString> {
+    let mut at = start;
+    let mut carry = 0;
+    let (mut any_escape, mut slash) = (0, 0);
+    let mut tail = [b' '; 64];
+    loop {
+        let rest = bytes.get(at..)?;
+        let (block, len): (&[u8; 64], usize) = match rest.first_chunk::<64>() {
+            Some(block) => (block, 64),
+            None => {
+                // The last bytes, padded with spaces (no class of their own); a string
+                // that does not end before the padding is unterminated.
+                tail[..rest.len()].copy_from_slice(rest);
+                tail[rest.len()..].fill(b' ');
+                (&tail, rest.len())
+            }
+        };
+        let masks = classify(block);
+        let escaped = escaped(masks.backslash, &mut carry);
+        let stop = (masks.quote & !escaped) | masks.control;
+        // The bits before the first stop (all of them when there is none).
+        let before = stop.wrapping_sub(1) & !stop;
+        let targets = escaped & before;
+        if targets & !masks.short_escape != 0 {
+            return None;
+        }
+        any_escape |= targets;
+        slash |= targets & masks.slash;
+        if stop != 0 {
+            let first = stop.trailing_zeros();
+            if masks.control >> first & 1 != 0 || first as usize >= len {
+                return None;
+            }
+            return Some(SimpleString {
+                end: at + first as usize + 1,
+                escaped: any_escape != 0,
+                slash: slash != 0,
+            });
+        }
+        if len < 64 {
+            return None;
+        }
+        at += 64;
+    }
+}
+
+/// Classifies a block.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+fn classify(block: &[u8; 64]) -> Masks {
+    #[allow(unsafe_code)]
+    // SAFETY: `classify_sse2` needs SSE2, which this build targets (the `cfg` above).
+    unsafe {
+        classify_sse2(block)
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[target_feature(enable = "sse2")]
+fn classify_sse2(block: &[u8; 64]) -> Masks {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x,
+        _mm_set1_epi8,
+    };
+    let mut masks = Masks::default();
+    for (k, chunk) in block.chunks_exact(16).enumerate() {
+        let word =
+            |w: usize| i64::from_le_bytes(chunk[w * 8..w * 8 + 8].try_into().unwrap_or_default());
+        let v = _mm_set_epi64x(word(1), word(0));
+        // Each compare gives 0xFF per matching byte; movemask packs their high bits.
+        let bits = |m| u64::from(_mm_movemask_epi8(m) as u16) << (16 * k);
+        let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
+        let (quote, backslash, slash) = (eq(b'"'), eq(b'\\'), eq(b'/'));
+        let short_escape = SHORT_ESCAPES[3..].iter().fold(
+            _mm_or_si128(_mm_or_si128(quote, backslash), slash),
+            |m, &b| _mm_or_si128(m, eq(b)),
+        );
+        masks.quote |= bits(quote);
+        masks.backslash |= bits(backslash);
+        masks.slash |= bits(slash);
+        masks.short_escape |= bits(short_escape);
+        // Below 0x20 exactly when max(byte, 0x1F) is 0x1F.
+        let limit = _mm_set1_epi8(0x1F);
+        masks.control |= bits(_mm_cmpeq_epi8(_mm_max_epu8(v, limit), limit));
+    }
+    masks
+}
+
+/// Classifies a block (the portable version, eight bytes at a time).
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+fn classify(block: &[u8; 64]) -> Masks {
+    classify_words(block)
+}
+
+/// Classifies a block eight bytes at a time: each class gives the high bit of its bytes,
+/// and a multiplication gathers the eight high bits of a word into one byte.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn classify_words(block: &[u8; 64]) -> Masks {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    let repeat = |b: u8| 0x0101_0101_0101_0101u64 * u64::from(b);
+    // High bit set iff the byte is zero (exact: no carry crosses a byte).
+    let zero = |v: u64| !(((v & LOW7) + LOW7) | v) & HIGH;
+    // The high bits of a word's bytes, gathered into bits 0..8.
+    let gather = |high: u64| ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56);
+    let mut masks = Masks::default();
+    for (k, chunk) in block.chunks_exact(8).enumerate() {
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        let at_least_space = ((w & LOW7) + repeat(0x80 - 0x20) | w) & HIGH;
+        let eq = |b: u8| gather(zero(w ^ repeat(b))) << (8 * k);
+        masks.quote |= eq(b'"');
+        masks.backslash |= eq(b'\\');
+        masks.slash |= eq(b'/');
+        masks.short_escape |= SHORT_ESCAPES.iter().fold(0, |m, &b| m | eq(b));
+        masks.control |= gather(!at_least_space & HIGH) << (8 * k);
+    }
+    masks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A byte-by-byte model of `escaped` over a sequence of blocks.
+    fn escaped_model(backslashes: &[u64]) -> Vec<u64> {
+        let mut odd = false;
+        let mut out = Vec::new();
+        for &b in backslashes {
+            let mut m = 0;
+            for i in 0..64 {
+                if odd {
+                    m |= 1 << i;
+                    odd = false;
+                } else if b >> i & 1 == 1 {
+                    odd = true;
+                }
+            }
+            out.push(m);
+        }
+        out
+    }
+
+    /// A small deterministic generator (xorshift) for the random tests.
+    fn rng(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
+    #[test]
+    fn escaped_bytes_follow_odd_runs_of_backslashes() {
+        let mut next = rng(0x9E37_79B9_7F4A_7C15);
+        for round in 0..20_000 {
+            // Dense and sparse backslash patterns, and runs across block boundaries.
+            let blocks: Vec<u64> = (0..4)
+                .map(|_| match round % 4 {
+                    0 => next(),
+                    1 => next() | next(),
+                    2 => next() & next(),
+                    _ => !0 << (next() % 64),
+                })
+                .collect();
+            let mut carry = 0;
+            let got: Vec<u64> = blocks.iter().map(|&b| escaped(b, &mut carry)).collect();
+            assert_eq!(got, escaped_model(&blocks), "{blocks:x?}");
+        }
+    }
+
+    #[test]
+    fn both_classifiers_agree_with_the_definition() {
+        let mut next = rng(42);
+        for _ in 0..5_000 {
+            let mut block = [0u8; 64];
+            for b in &mut block {
+                // Bias towards the interesting bytes.
+                *b = match next() % 6 {
+                    0 => b'"',
+                    1 => b'\\',
+                    2 => (next() % 0x21) as u8,
+                    _ => next() as u8,
+                };
+            }
+            let mut want = Masks::default();
+            for (i, &b) in block.iter().enumerate() {
+                want.quote |= u64::from(b == b'"') << i;
+                want.backslash |= u64::from(b == b'\\') << i;
+                want.control |= u64::from(b < 0x20) << i;
+                want.slash |= u64::from(b == b'/') << i;
+                want.short_escape |= u64::from(b"\"\\/bfnrt".contains(&b)) << i;
+            }
+            assert_eq!(classify(&block), want);
+            assert_eq!(classify_words(&block), want);
+        }
+    }
+
+    /// The model: the end of a simple string, byte by byte.
+    fn simple_model(bytes: &[u8], start: usize) -> Option<SimpleString> {
+        let (mut i, mut escaped, mut slash) = (start, false, false);
+        loop {
+            match *bytes.get(i)? {
+                b'"' => {
+                    return Some(SimpleString {
+                        end: i + 1,
+                        escaped,
+                        slash,
+                    });
+                }
+                b'\\' => {
+                    escaped = true;
+                    match *bytes.get(i + 1)? {
+                        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                        b'/' => slash = true,
+                        _ => return None,
+                    }
+                    i += 2;
+                }
+                0..0x20 => return None,
+                _ => i += 1,
+            }
+        }
+    }
+
+    #[test]
+    fn simple_strings_end_where_the_byte_model_says() {
+        let alphabet = b"\"\\\\\\/bnu\x01 aaaaaaaaaa\xC3\xA9";
+        let mut next = rng(7);
+        for round in 0..50_000 {
+            let len = (next() % 200) as usize;
+            let text: Vec<u8> = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect();
+            let start = if round % 3 == 0 || len == 0 {
+                0
+            } else {
+                (next() as usize) % len
+            };
+            assert_eq!(
+                simple_string(&text, start),
+                simple_model(&text, start),
+                "{:?} from {start}",
+                String::from_utf8_lossy(&text)
+            );
+        }
+    }
+
+    #[test]
+    fn long_strings_with_many_escapes() {
+        let body = "a\\\"b\\\\c\\nd\\/e ".repeat(40);
+        let text = format!("{body}\" trailing");
+        let got = simple_string(text.as_bytes(), 0).unwrap();
+        assert_eq!(got.end, body.len() + 1);
+        assert!(got.escaped && got.slash);
+        assert_eq!(simple_string(br#"abc\u0041""#, 0), None);
+        assert_eq!(simple_string(b"abc", 0), None);
+        assert_eq!(simple_string(b"abc\\", 0), None);
+        assert_eq!(
+            simple_string(br#"plain" x"#, 0),
+            Some(SimpleString {
+                end: 6,
+                escaped: false,
+                slash: false
+            })
+        );
+    }
+}
