@@ -166,11 +166,11 @@ fn classify_words(block: &[u8; 64]) -> Masks {
     // High bit set iff the byte is zero (exact: no carry crosses a byte).
     let zero = |v: u64| !(((v & LOW7) + LOW7) | v) & HIGH;
     // The high bits of a word's bytes, gathered into bits 0..8.
-    let gather = |high: u64| ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56);
+    let gather = |high: u64| (high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
     let mut masks = Masks::default();
     for (k, chunk) in block.chunks_exact(8).enumerate() {
         let w = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let at_least_space = ((w & LOW7) + repeat(0x80 - 0x20) | w) & HIGH;
+        let at_least_space = (((w & LOW7) + repeat(0x80 - 0x20)) | w) & HIGH;
         let eq = |b: u8| gather(zero(w ^ repeat(b))) << (8 * k);
         masks.quote |= eq(b'"');
         masks.backslash |= eq(b'\\');
