@@ -137,10 +137,10 @@ fn bless(only: &[String], write: bool) -> Result<(), String> {
     for (case, op, expectation) in &expectations {
         if write {
             write_expectation(case, *op, expectation)?;
-        } else if case.meta.divergence.is_none() {
-            if let Some(d) = compare(case, *op, expectation) {
-                differences.push(d);
-            }
+        } else if case.meta.divergence.is_none()
+            && let Some(d) = compare(case, *op, expectation)
+        {
+            differences.push(d);
         }
     }
     if write {
@@ -273,16 +273,15 @@ fn save_mismatches(kept: &Path, seed: &str, pi: &str) -> Result<usize, String> {
         let mut meta = format!(
             "{{\n  \"description\": \"A random session (seed {seed}, file {name}) on which pi-session and the reference disagreed.\",\n  \"rules\": [\"R1\"]"
         );
-        if let Ok(args) = std::fs::read_to_string(kept.join(format!("{stem}.args.json"))) {
-            if let Some(leaf) = serde_json::from_str::<serde_json::Value>(&args)
+        if let Ok(args) = std::fs::read_to_string(kept.join(format!("{stem}.args.json")))
+            && let Some(leaf) = serde_json::from_str::<serde_json::Value>(&args)
                 .ok()
                 .and_then(|v| v["leaf"].as_str().map(String::from))
-            {
-                meta.push_str(&format!(
-                    ",\n  \"leaf\": {}",
-                    serde_json::Value::String(leaf)
-                ));
-            }
+        {
+            meta.push_str(&format!(
+                ",\n  \"leaf\": {}",
+                serde_json::Value::String(leaf)
+            ));
         }
         if pi != "0.73" {
             meta.push_str(&format!(",\n  \"pi\": \"{pi}\""));

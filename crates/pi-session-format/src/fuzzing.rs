@@ -535,16 +535,15 @@ fn check_preserved(line: usize, original: &JsValue, migrated: &JsValue, session:
         _ => false,
     };
     let mut original = original.clone();
-    if v2 && type_("message") {
-        if let Some(message) = original
+    if v2
+        && type_("message")
+        && let Some(message) = original
             .as_object_mut()
             .and_then(|o| o.get_mut("message"))
             .and_then(JsValue::as_object_mut)
-        {
-            if is(message.get("role"), "hookMessage") {
-                message.set("role", JsValue::string("custom"));
-            }
-        }
+        && is(message.get("role"), "hookMessage")
+    {
+        message.set("role", JsValue::string("custom"));
     }
     let members = |v: &JsValue| -> Vec<(String, String)> {
         v.as_object()

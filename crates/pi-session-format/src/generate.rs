@@ -196,7 +196,7 @@ pub fn size_label(bytes: u64) -> String {
         ("KB", 1_000),
         ("KiB", 1 << 10),
     ] {
-        if bytes >= m && bytes % m == 0 {
+        if bytes >= m && bytes.is_multiple_of(m) {
             return format!("{}{unit}", bytes / m);
         }
     }

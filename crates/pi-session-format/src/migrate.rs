@@ -132,10 +132,10 @@ pub fn v2_to_v3(values: &mut [JsValue]) {
         if !is_str(entry.get("type"), "message") {
             continue;
         }
-        if let Some(message) = entry.get_mut("message").and_then(JsValue::as_object_mut) {
-            if message.get("role").and_then(JsValue::as_str) == Some("hookMessage") {
-                message.set("role", JsValue::string("custom"));
-            }
+        if let Some(message) = entry.get_mut("message").and_then(JsValue::as_object_mut)
+            && message.get("role").and_then(JsValue::as_str) == Some("hookMessage")
+        {
+            message.set("role", JsValue::string("custom"));
         }
     }
 }

@@ -125,10 +125,10 @@ impl Index {
         if key == Key::Null {
             return None;
         }
-        if key.is_truthy() {
-            if let Some(&i) = self.by_id.get(&key) {
-                return Some(i);
-            }
+        if key.is_truthy()
+            && let Some(&i) = self.by_id.get(&key)
+        {
+            return Some(i);
         }
         session.entries.last().copied()
     }

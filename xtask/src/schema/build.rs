@@ -258,17 +258,17 @@ impl Rewriter<'_> {
         }
         // `anyOf: [{$ref}, {type: null}]` → `if null, else $ref`: a validator then reports the
         // errors inside the object instead of "not valid under any of the schemas".
-        if let Some(Value::Array(items)) = out.get("anyOf") {
-            if let [reference, null] = items.as_slice() {
-                let is_ref = reference.as_object().is_some_and(|r| {
-                    r.len() == 1 && r.get("$ref").and_then(Value::as_str).is_some()
-                });
-                if is_ref && null == &json!({"type": "null"}) && !out.contains_key("if") {
-                    let reference = reference.clone();
-                    out.remove("anyOf");
-                    out.insert("if".into(), json!({"type": "null"}));
-                    out.insert("else".into(), reference);
-                }
+        if let Some(Value::Array(items)) = out.get("anyOf")
+            && let [reference, null] = items.as_slice()
+        {
+            let is_ref = reference
+                .as_object()
+                .is_some_and(|r| r.len() == 1 && r.get("$ref").and_then(Value::as_str).is_some());
+            if is_ref && null == &json!({"type": "null"}) && !out.contains_key("if") {
+                let reference = reference.clone();
+                out.remove("anyOf");
+                out.insert("if".into(), json!({"type": "null"}));
+                out.insert("else".into(), reference);
             }
         }
         // The wrapper schemars puts around a variant (`{tag: const, $ref}`) is the variant

@@ -315,10 +315,10 @@ fn v1_is_linear_and_counts_the_header() {
         let k = keys(v);
         assert!(!k.contains(&"id".to_string()) && !k.contains(&"parentId".to_string()));
         assert_eq!(k[..2], ["type", "timestamp"]);
-        if let Some(m) = v.get("message") {
-            if str_of(m, "role") == Some("assistant") {
-                assert!(m.get("usage").unwrap().get("totalTokens").is_none());
-            }
+        if let Some(m) = v.get("message")
+            && str_of(m, "role") == Some("assistant")
+        {
+            assert!(m.get("usage").unwrap().get("totalTokens").is_none());
         }
         if str_of(v, "type") == Some("compaction") {
             assert_eq!(

@@ -64,19 +64,36 @@ const SHORT_ESCAPES: &[u8; 8] = b"\"\\/bfnrt";
 /// quote) in `bytes`, when the string is terminated and has only short escapes; `None` for
 /// anything else, which the exact scanner then handles.
 pub(crate) fn simple_string(bytes: &[u8], start: usize) -> Option<SimpleString> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86::simple_string(bytes, start)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        simple_string_with(bytes, start, classify_words)
+    }
+}
+
+/// [`simple_string`] with a given block classifier (inlined into each instruction-set
+/// variant, so that the classifier is compiled with that variant's instructions).
+#[inline(always)]
+fn simple_string_with(
+    bytes: &[u8],
+    start: usize,
+    classify: impl Fn(&[u8; 64]) -> Masks,
+) -> Option<SimpleString> {
     let mut at = start;
     let mut carry = 0;
     let (mut any_escape, mut slash) = (0, 0);
-    let mut tail = [b' '; 64];
     loop {
         let rest = bytes.get(at..)?;
+        let mut tail = [b' '; 64];
         let (block, len): (&[u8; 64], usize) = match rest.first_chunk::<64>() {
             Some(block) => (block, 64),
             None => {
                 // The last bytes, padded with spaces (no class of their own); a string
                 // that does not end before the padding is unterminated.
                 tail[..rest.len()].copy_from_slice(rest);
-                tail[rest.len()..].fill(b' ');
                 (&tail, rest.len())
             }
         };
@@ -109,56 +126,147 @@ pub(crate) fn simple_string(bytes: &[u8], start: usize) -> Option<SimpleString> 
     }
 }
 
-/// Classifies a block.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-fn classify(block: &[u8; 64]) -> Masks {
-    #[allow(unsafe_code)]
-    // SAFETY: `classify_sse2` needs SSE2, which this build targets (the `cfg` above).
-    unsafe {
-        classify_sse2(block)
-    }
-}
+/// The x86-64 classifiers: SSE2 (part of every x86-64 processor), and AVX2 and AVX-512BW
+/// when the processor has them (detected once, at the first call).
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{Masks, SHORT_ESCAPES, SimpleString, simple_string_with};
+    use std::arch::x86_64::*;
+    use std::sync::atomic::{AtomicU8, Ordering};
 
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-#[target_feature(enable = "sse2")]
-fn classify_sse2(block: &[u8; 64]) -> Masks {
-    use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x,
-        _mm_set1_epi8,
-    };
-    let mut masks = Masks::default();
-    for (k, chunk) in block.chunks_exact(16).enumerate() {
-        let word =
-            |w: usize| i64::from_le_bytes(chunk[w * 8..w * 8 + 8].try_into().unwrap_or_default());
-        let v = _mm_set_epi64x(word(1), word(0));
-        // Each compare gives 0xFF per matching byte; movemask packs their high bits.
-        let bits = |m| u64::from(_mm_movemask_epi8(m) as u16) << (16 * k);
-        let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
+    const UNKNOWN: u8 = 0;
+    const SSE2: u8 = 1;
+    const AVX2: u8 = 2;
+    const AVX512: u8 = 3;
+
+    /// The widest instruction set of this processor that a classifier exists for.
+    static LEVEL: AtomicU8 = AtomicU8::new(UNKNOWN);
+
+    pub(super) fn level() -> u8 {
+        match LEVEL.load(Ordering::Relaxed) {
+            UNKNOWN => {
+                let level = if is_x86_feature_detected!("avx512bw") {
+                    AVX512
+                } else if is_x86_feature_detected!("avx2") {
+                    AVX2
+                } else {
+                    SSE2
+                };
+                LEVEL.store(level, Ordering::Relaxed);
+                level
+            }
+            level => level,
+        }
+    }
+
+    pub(super) fn simple_string(bytes: &[u8], start: usize) -> Option<SimpleString> {
+        #[allow(unsafe_code)]
+        // SAFETY: each variant runs only on a processor that has its instructions: SSE2 is
+        // part of x86-64, AVX2 and AVX-512BW were detected by `level`.
+        unsafe {
+            match level() {
+                AVX512 => simple_string_avx512(bytes, start),
+                AVX2 => simple_string_avx2(bytes, start),
+                _ => simple_string_sse2(bytes, start),
+            }
+        }
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn simple_string_sse2(bytes: &[u8], start: usize) -> Option<SimpleString> {
+        simple_string_with(bytes, start, |block| classify_sse2(block))
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn simple_string_avx2(bytes: &[u8], start: usize) -> Option<SimpleString> {
+        simple_string_with(bytes, start, |block| classify_avx2(block))
+    }
+
+    #[target_feature(enable = "avx512bw")]
+    fn simple_string_avx512(bytes: &[u8], start: usize) -> Option<SimpleString> {
+        simple_string_with(bytes, start, |block| classify_avx512(block))
+    }
+
+    /// The eight-byte words of a block, as the signed integers the intrinsics take.
+    #[inline(always)]
+    fn words(block: &[u8; 64]) -> [i64; 8] {
+        std::array::from_fn(|i| {
+            i64::from_le_bytes(block[i * 8..i * 8 + 8].try_into().unwrap_or_default())
+        })
+    }
+
+    /// 16 bytes at a time; each compare gives 0xFF per matching byte and `movemask` packs
+    /// their high bits.
+    #[target_feature(enable = "sse2")]
+    pub(super) fn classify_sse2(block: &[u8; 64]) -> Masks {
+        let w = words(block);
+        let mut masks = Masks::default();
+        for k in 0..4 {
+            let v = _mm_set_epi64x(w[2 * k + 1], w[2 * k]);
+            let bits = |m| u64::from(_mm_movemask_epi8(m) as u16) << (16 * k);
+            let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
+            let (quote, backslash, slash) = (eq(b'"'), eq(b'\\'), eq(b'/'));
+            let short_escape = SHORT_ESCAPES[3..].iter().fold(
+                _mm_or_si128(_mm_or_si128(quote, backslash), slash),
+                |m, &b| _mm_or_si128(m, eq(b)),
+            );
+            masks.quote |= bits(quote);
+            masks.backslash |= bits(backslash);
+            masks.slash |= bits(slash);
+            masks.short_escape |= bits(short_escape);
+            // Below 0x20 exactly when max(byte, 0x1F) is 0x1F.
+            let limit = _mm_set1_epi8(0x1F);
+            masks.control |= bits(_mm_cmpeq_epi8(_mm_max_epu8(v, limit), limit));
+        }
+        masks
+    }
+
+    /// 32 bytes at a time, as [`classify_sse2`].
+    #[target_feature(enable = "avx2")]
+    pub(super) fn classify_avx2(block: &[u8; 64]) -> Masks {
+        let w = words(block);
+        let mut masks = Masks::default();
+        for k in 0..2 {
+            let v = _mm256_set_epi64x(w[4 * k + 3], w[4 * k + 2], w[4 * k + 1], w[4 * k]);
+            let bits = |m| u64::from(_mm256_movemask_epi8(m) as u32) << (32 * k);
+            let eq = |b: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8));
+            let (quote, backslash, slash) = (eq(b'"'), eq(b'\\'), eq(b'/'));
+            let short_escape = SHORT_ESCAPES[3..].iter().fold(
+                _mm256_or_si256(_mm256_or_si256(quote, backslash), slash),
+                |m, &b| _mm256_or_si256(m, eq(b)),
+            );
+            masks.quote |= bits(quote);
+            masks.backslash |= bits(backslash);
+            masks.slash |= bits(slash);
+            masks.short_escape |= bits(short_escape);
+            let limit = _mm256_set1_epi8(0x1F);
+            masks.control |= bits(_mm256_cmpeq_epi8(_mm256_max_epu8(v, limit), limit));
+        }
+        masks
+    }
+
+    /// The whole block at once: AVX-512 compares give the bit masks directly.
+    #[target_feature(enable = "avx512bw")]
+    pub(super) fn classify_avx512(block: &[u8; 64]) -> Masks {
+        let w = words(block);
+        let v = _mm512_set_epi64(w[7], w[6], w[5], w[4], w[3], w[2], w[1], w[0]);
+        let eq = |b: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b as i8));
         let (quote, backslash, slash) = (eq(b'"'), eq(b'\\'), eq(b'/'));
-        let short_escape = SHORT_ESCAPES[3..].iter().fold(
-            _mm_or_si128(_mm_or_si128(quote, backslash), slash),
-            |m, &b| _mm_or_si128(m, eq(b)),
-        );
-        masks.quote |= bits(quote);
-        masks.backslash |= bits(backslash);
-        masks.slash |= bits(slash);
-        masks.short_escape |= bits(short_escape);
-        // Below 0x20 exactly when max(byte, 0x1F) is 0x1F.
-        let limit = _mm_set1_epi8(0x1F);
-        masks.control |= bits(_mm_cmpeq_epi8(_mm_max_epu8(v, limit), limit));
+        Masks {
+            quote,
+            backslash,
+            slash,
+            short_escape: SHORT_ESCAPES[3..]
+                .iter()
+                .fold(quote | backslash | slash, |m, &b| m | eq(b)),
+            control: _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20)),
+        }
     }
-    masks
-}
-
-/// Classifies a block (the portable version, eight bytes at a time).
-#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-fn classify(block: &[u8; 64]) -> Masks {
-    classify_words(block)
 }
 
 /// Classifies a block eight bytes at a time: each class gives the high bit of its bytes,
 /// and a multiplication gathers the eight high bits of a word into one byte.
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn classify_words(block: &[u8; 64]) -> Masks {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
@@ -256,8 +364,19 @@ mod tests {
                 want.slash |= u64::from(b == b'/') << i;
                 want.short_escape |= u64::from(b"\"\\/bfnrt".contains(&b)) << i;
             }
-            assert_eq!(classify(&block), want);
             assert_eq!(classify_words(&block), want);
+            #[cfg(target_arch = "x86_64")]
+            #[allow(unsafe_code)]
+            // SAFETY: each classifier runs only where the processor has its instructions.
+            unsafe {
+                assert_eq!(x86::classify_sse2(&block), want);
+                if x86::level() >= 2 {
+                    assert_eq!(x86::classify_avx2(&block), want);
+                }
+                if x86::level() >= 3 {
+                    assert_eq!(x86::classify_avx512(&block), want);
+                }
+            }
         }
     }
 

@@ -102,12 +102,12 @@ fn combine_surrogates(high: u16, low: u16) -> u32 {
 
 /// Appends a UTF-16 code unit to a WTF-8 buffer, pairing it with a preceding high surrogate.
 pub(crate) fn push_code_unit(buf: &mut Vec<u8>, unit: u16) {
-    if (0xDC00..0xE000).contains(&unit) {
-        if let Some(high) = trailing_high_surrogate(buf) {
-            buf.truncate(buf.len() - 3);
-            push_code_point(buf, combine_surrogates(high, unit));
-            return;
-        }
+    if (0xDC00..0xE000).contains(&unit)
+        && let Some(high) = trailing_high_surrogate(buf)
+    {
+        buf.truncate(buf.len() - 3);
+        push_code_point(buf, combine_surrogates(high, unit));
+        return;
     }
     push_code_point(buf, u32::from(unit));
 }

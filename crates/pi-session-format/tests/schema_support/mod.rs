@@ -120,15 +120,15 @@ pub fn oracle(value: &Value, version: u32) -> Result<(), String> {
         };
     }
     let mut value = value.clone();
-    if version == 1 {
-        if let Some(object) = value.as_object_mut() {
-            object.insert("id".into(), json!("00000001"));
-            object.insert("parentId".into(), Value::Null);
-            let index = object.get("firstKeptEntryIndex").is_some_and(Value::is_u64);
-            if object.get("type") == Some(&json!("compaction")) && index {
-                object.remove("firstKeptEntryIndex");
-                object.insert("firstKeptEntryId".into(), json!("00000001"));
-            }
+    if version == 1
+        && let Some(object) = value.as_object_mut()
+    {
+        object.insert("id".into(), json!("00000001"));
+        object.insert("parentId".into(), Value::Null);
+        let index = object.get("firstKeptEntryIndex").is_some_and(Value::is_u64);
+        if object.get("type") == Some(&json!("compaction")) && index {
+            object.remove("firstKeptEntryIndex");
+            object.insert("firstKeptEntryId".into(), json!("00000001"));
         }
     }
     serde_json::from_value::<FileEntry>(value)
