@@ -1,18 +1,24 @@
-//! Quick, low-noise throughput of the line scanner and of the parallel loader on one file:
-//! the best of 15 single-threaded passes of `json::scan_skeleton` over every line, and the
-//! best of 10 `Session::load` calls (both cores). Handy between criterion runs when tuning.
+//! Quick, low-noise timings of the phases of `pi-session context` on one file, each the best
+//! of several in-process runs: the line scanner alone (one thread, `json::scan_skeleton` on
+//! every line), loading (`Session::load`, all threads), `Index::build`, the leaf's path, and
+//! `build_context`. Handy between criterion runs when tuning; the file is read once, so no
+//! phase includes reading it.
 //!
 //! `cargo run --release -p pi-session-bench --example scan_throughput -- FILE`
 
+use pi_session_format::PiVersion;
+use pi_session_format::context::build_context;
+use pi_session_format::tree::{Index, Leaf};
 use pi_session_format::{json, session::Session};
 use std::time::Instant;
 
+/// The best wall time of `runs` calls of `f`, in milliseconds.
 fn best_of(runs: usize, mut f: impl FnMut()) -> f64 {
     (0..runs)
         .map(|_| {
             let start = Instant::now();
             f();
-            start.elapsed().as_secs_f64()
+            start.elapsed().as_secs_f64() * 1e3
         })
         .fold(f64::MAX, f64::min)
 }
@@ -24,6 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bytes = std::fs::read(&path)?;
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
+    let mb = bytes.len() as f64 / 1e6;
     let scan = best_of(15, || {
         let objects = lines
             .iter()
@@ -34,13 +41,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let load = best_of(10, || {
         std::hint::black_box(Session::load(&bytes).ok());
     });
-    let mb = bytes.len() as f64 / 1e6;
     println!(
-        "{path}: {mb:.1} MB; scan (1 thread) {:.1} ms = {:.0} MB/s; load (all threads) {:.1} ms = {:.0} MB/s",
-        scan * 1e3,
-        mb / scan,
-        load * 1e3,
-        mb / load
+        "{path}: {mb:.1} MB; scan (1 thread) {scan:.1} ms = {:.0} MB/s; load (all threads) {load:.1} ms = {:.0} MB/s",
+        mb / scan * 1e3,
+        mb / load * 1e3
+    );
+    let session = Session::load(&bytes)?;
+    let index = Index::build(&session);
+    let leaf = index.leaf_record(&session, &Leaf::Current).unwrap_or(0);
+    let path_len = index.path(&session, leaf).map_or(0, |p| p.len());
+    println!(
+        "index {:.2} ms ({} entries), path {:.2} ms ({path_len} entries), context {:.2} ms",
+        best_of(10, || {
+            std::hint::black_box(Index::build(&session));
+        }),
+        session.entries.len(),
+        best_of(10, || {
+            std::hint::black_box(index.path(&session, leaf).ok());
+        }),
+        best_of(10, || {
+            std::hint::black_box(
+                build_context(&session, &index, &Leaf::Current, PiVersion::V0_73).ok(),
+            );
+        }),
     );
     Ok(())
 }
