@@ -167,7 +167,8 @@ pub(crate) fn decode(raw: &[u8]) -> Option<(Cow<'_, str>, bool)> {
     if trim_start(raw) == raw.len() {
         return None;
     }
-    Some(match std::str::from_utf8(raw) {
+    // SIMD validation (the common case: valid); the standard library decodes the rest.
+    Some(match simdutf8::basic::from_utf8(raw) {
         Ok(s) => (Cow::Borrowed(s), false),
         Err(_) => (String::from_utf8_lossy(raw), true),
     })

@@ -8,15 +8,19 @@
 use crate::date;
 use crate::json::{self, JsValue};
 use crate::session::{Key, Session};
-use rustc_hash::{FxHashMap, FxHashSet};
+use hashbrown::hash_table::{Entry, HashTable};
+use rayon::prelude::*;
+use rustc_hash::{FxBuildHasher, FxHashSet};
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::BuildHasher;
 
 /// `byId`, the leaf and the labels of a loaded session.
 #[derive(Debug)]
 pub struct Index {
-    /// Entry id → record index; the last entry with an id wins (rule L2).
-    pub by_id: FxHashMap<Key, usize>,
+    /// `byId`: entry id → record index, the last entry with an id winning (rule L2); see
+    /// [`Index::get`].
+    by_id: ById,
     /// The leaf id after loading: the id of the last entry, `null` without entries (L4).
     pub leaf: Key,
     /// Label target → label, in file order, falsy labels clearing (L3).
@@ -72,14 +76,14 @@ impl std::error::Error for CycleError {}
 impl Index {
     /// Builds the index of `session` (`_buildIndex`).
     pub fn build(session: &Session<'_>) -> Index {
-        let mut by_id =
-            FxHashMap::with_capacity_and_hasher(session.entries.len(), Default::default());
+        let by_id = ById::build(session);
         let mut labels: HashMap<Key, Label> = HashMap::new();
-        let mut leaf = Key::Null;
+        let leaf = session
+            .entries
+            .last()
+            .map_or(Key::Null, |&i| session.records[i].id.clone());
         for &i in &session.entries {
             let r = &session.records[i];
-            by_id.insert(r.id.clone(), i);
-            leaf = r.id.clone();
             if r.entry_type() == Some("label") {
                 let value = r.value();
                 let target = Key::of(value.get("targetId"), u64::MAX);
@@ -108,6 +112,11 @@ impl Index {
         }
     }
 
+    /// `byId.get(id)`: the record of the last entry with this id.
+    pub fn get(&self, session: &Session<'_>, id: &Key) -> Option<usize> {
+        self.by_id.get(session, id)
+    }
+
     /// The labels in `labelsById` order (first set, not cleared since).
     pub fn labels_in_order(&self) -> Vec<&Label> {
         let mut labels: Vec<&Label> = self.labels.values().collect();
@@ -126,7 +135,7 @@ impl Index {
             return None;
         }
         if key.is_truthy()
-            && let Some(&i) = self.by_id.get(&key)
+            && let Some(i) = self.get(session, &key)
         {
             return Some(i);
         }
@@ -146,7 +155,7 @@ impl Index {
             if !parent.is_truthy() {
                 break;
             }
-            let Some(&next) = self.by_id.get(parent) else {
+            let Some(next) = self.get(session, parent) else {
                 break;
             };
             if std::mem::replace(&mut seen[next], true) {
@@ -176,7 +185,7 @@ impl Index {
                 if !seen.insert(key.clone()) {
                     return None;
                 }
-                let winner = self.by_id[key];
+                let winner = self.get(session, key)?;
                 (session.records[winner].parent_id == *parent).then_some(winner)
             })
             .collect()
@@ -359,6 +368,53 @@ pub fn tree_to_json(session: &Session<'_>, roots: &[TreeNode]) -> JsValue {
     ))
 }
 
+/// `byId` as a table of record indices (a word a slot, so that a session's table stays in
+/// the processor's caches), keyed by the records' ids. The ids are hashed on every core
+/// before the table is filled in file order, so a later entry replaces an earlier one with
+/// the same id, as `Map.set` does.
+#[derive(Debug, Default)]
+struct ById {
+    table: HashTable<usize>,
+}
+
+impl ById {
+    fn hash(key: &Key) -> u64 {
+        FxBuildHasher.hash_one(key)
+    }
+
+    fn build(session: &Session<'_>) -> ById {
+        let records = &session.records;
+        let hashes: Vec<u64> = session
+            .entries
+            .par_iter()
+            .with_min_len(4096)
+            .map(|&i| Self::hash(&records[i].id))
+            .collect();
+        let mut table: HashTable<usize> = HashTable::with_capacity(session.entries.len());
+        for (&i, &hash) in session.entries.iter().zip(&hashes) {
+            let id = &records[i].id;
+            match table.entry(
+                hash,
+                |&j| records[j].id == *id,
+                |&j| Self::hash(&records[j].id),
+            ) {
+                Entry::Occupied(mut slot) => *slot.get_mut() = i,
+                Entry::Vacant(slot) => {
+                    slot.insert(i);
+                }
+            }
+        }
+        ById { table }
+    }
+
+    fn get(&self, session: &Session<'_>, id: &Key) -> Option<usize> {
+        let records = &session.records;
+        self.table
+            .find(Self::hash(id), |&j| records[j].id == *id)
+            .copied()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,7 +453,7 @@ mod tests {
                 r#"{"type":"message","id":"a","parentId":null,"x":2}"#,
             ],
             |s, index| {
-                assert_eq!(index.by_id[&Key::string("a")], 3);
+                assert_eq!(index.get(s, &Key::string("a")), Some(3));
                 assert_eq!(index.leaf, Key::string("a"));
                 let leaf = index.leaf_record(s, &Leaf::Current).unwrap();
                 assert_eq!(leaf, 3);
