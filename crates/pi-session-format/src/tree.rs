@@ -14,6 +14,7 @@ use rustc_hash::{FxBuildHasher, FxHashSet};
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::BuildHasher;
+use std::sync::OnceLock;
 
 /// `byId`, the leaf and the labels of a loaded session.
 #[derive(Debug)]
@@ -23,8 +24,9 @@ pub struct Index {
     by_id: ById,
     /// The leaf id after loading: the id of the last entry, `null` without entries (L4).
     pub leaf: Key,
-    /// Label target → label, in file order, falsy labels clearing (L3).
-    pub labels: HashMap<Key, Label>,
+    /// Label target → label (L3), built on first use by [`Index::labels`]: building it
+    /// parses every label entry, which `buildSessionContext` never needs.
+    labels: OnceLock<HashMap<Key, Label>>,
 }
 
 /// The current label of an entry.
@@ -76,39 +78,13 @@ impl std::error::Error for CycleError {}
 impl Index {
     /// Builds the index of `session` (`_buildIndex`).
     pub fn build(session: &Session<'_>) -> Index {
-        let by_id = ById::build(session);
-        let mut labels: HashMap<Key, Label> = HashMap::new();
-        let leaf = session
-            .entries
-            .last()
-            .map_or(Key::Null, |&i| session.records[i].id.clone());
-        for &i in &session.entries {
-            let r = &session.records[i];
-            if r.entry_type() == Some("label") {
-                let value = r.value();
-                let target = Key::of(value.get("targetId"), u64::MAX);
-                match value.get("label") {
-                    Some(label) if label.is_truthy() => {
-                        // A `Map` keeps the position of a key that is set again.
-                        let order = labels.get(&target).map_or(i as u64, |l| l.order);
-                        let label = Label {
-                            label: label.clone(),
-                            target: value.get("targetId").cloned().unwrap_or_default(),
-                            timestamp: value.get("timestamp").cloned(),
-                            order,
-                        };
-                        labels.insert(target, label);
-                    }
-                    _ => {
-                        labels.remove(&target);
-                    }
-                }
-            }
-        }
         Index {
-            by_id,
-            leaf,
-            labels,
+            by_id: ById::build(session),
+            leaf: session
+                .entries
+                .last()
+                .map_or(Key::Null, |&i| session.records[i].id.clone()),
+            labels: OnceLock::new(),
         }
     }
 
@@ -117,9 +93,15 @@ impl Index {
         self.by_id.get(session, id)
     }
 
+    /// Label target → label, in file order, falsy labels clearing (L3), built on first
+    /// use. `session` must be the session the index was built from.
+    pub fn labels(&self, session: &Session<'_>) -> &HashMap<Key, Label> {
+        self.labels.get_or_init(|| build_labels(session))
+    }
+
     /// The labels in `labelsById` order (first set, not cleared since).
-    pub fn labels_in_order(&self) -> Vec<&Label> {
-        let mut labels: Vec<&Label> = self.labels.values().collect();
+    pub fn labels_in_order(&self, session: &Session<'_>) -> Vec<&Label> {
+        let mut labels: Vec<&Label> = self.labels(session).values().collect();
         labels.sort_by_key(|l| l.order);
         labels
     }
@@ -263,7 +245,7 @@ fn expand(
     let node = |i: usize| TreeNode {
         record: i,
         label: index
-            .labels
+            .labels(session)
             .get(&session.records[i].id)
             .map(|l| l.label.clone()),
         children: Vec::new(),
@@ -366,6 +348,35 @@ pub fn tree_to_json(session: &Session<'_>, roots: &[TreeNode]) -> JsValue {
     JsValue::Array(json::JsArray(
         roots.iter().map(|n| node_json(session, n)).collect(),
     ))
+}
+
+/// The labels of `session` (the label part of `_buildIndex`).
+fn build_labels(session: &Session<'_>) -> HashMap<Key, Label> {
+    let mut labels: HashMap<Key, Label> = HashMap::new();
+    for &i in &session.entries {
+        let r = &session.records[i];
+        if r.entry_type() == Some("label") {
+            let value = r.value();
+            let target = Key::of(value.get("targetId"), u64::MAX);
+            match value.get("label") {
+                Some(label) if label.is_truthy() => {
+                    // A `Map` keeps the position of a key that is set again.
+                    let order = labels.get(&target).map_or(i as u64, |l| l.order);
+                    let label = Label {
+                        label: label.clone(),
+                        target: value.get("targetId").cloned().unwrap_or_default(),
+                        timestamp: value.get("timestamp").cloned(),
+                        order,
+                    };
+                    labels.insert(target, label);
+                }
+                _ => {
+                    labels.remove(&target);
+                }
+            }
+        }
+    }
+    labels
 }
 
 /// `byId` as a table of record indices (a word a slot, so that a session's table stays in
@@ -505,9 +516,10 @@ mod tests {
                 r#"{"type":"label","id":"l3","parentId":"l2","targetId":"x","label":42}"#,
                 r#"{"type":"label","id":"l4","parentId":"l3","targetId":"x","label":""}"#,
             ],
-            |_, index| {
-                assert_eq!(index.labels[&Key::string("a")].label.as_str(), Some("two"));
-                assert!(!index.labels.contains_key(&Key::string("x")));
+            |s, index| {
+                let labels = index.labels(s);
+                assert_eq!(labels[&Key::string("a")].label.as_str(), Some("two"));
+                assert!(!labels.contains_key(&Key::string("x")));
             },
         );
     }
