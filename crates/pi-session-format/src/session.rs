@@ -457,7 +457,7 @@ pub struct Session<'a> {
     /// The bytes the session was loaded from.
     pub source: &'a [u8],
     /// Every parsed value in file order; `records[0]` is the header.
-    pub records: Vec<Record<'a>>,
+    pub records: Records<'a>,
     /// Indices into `records` of the entries: every value except `type: "session"` lines.
     pub entries: Vec<usize>,
     /// Lines that are not JSON.
@@ -469,6 +469,89 @@ pub struct Session<'a> {
     pub version: VersionInfo,
     /// Whose loading rules were followed.
     pub pi: PiVersion,
+}
+
+/// The records of a session in file order, indexed like a slice. They are stored as the
+/// loader's pieces came back from the worker threads: joining them into one vector would
+/// copy every record again, into memory the kernel has to supply page by page.
+#[derive(Debug, Default)]
+pub struct Records<'a> {
+    chunks: Vec<Vec<Record<'a>>>,
+    /// The index of the first record of each chunk (strictly ascending: no chunk is empty).
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl<'a> Records<'a> {
+    fn from_chunks(chunks: Vec<Vec<Record<'a>>>) -> Records<'a> {
+        let chunks: Vec<Vec<Record<'a>>> = chunks.into_iter().filter(|c| !c.is_empty()).collect();
+        let mut starts = Vec::with_capacity(chunks.len());
+        let mut len = 0;
+        for chunk in &chunks {
+            starts.push(len);
+            len += chunk.len();
+        }
+        Records {
+            chunks,
+            starts,
+            len,
+        }
+    }
+
+    /// The number of records.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no records.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The record at `index`, if there is one.
+    pub fn get(&self, index: usize) -> Option<&Record<'a>> {
+        let chunk = self
+            .starts
+            .partition_point(|&start| start <= index)
+            .checked_sub(1)?;
+        self.chunks[chunk].get(index - self.starts[chunk])
+    }
+
+    /// The first record (the header, in a loaded session).
+    pub fn first(&self) -> Option<&Record<'a>> {
+        self.get(0)
+    }
+
+    /// The records in file order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Record<'a>> {
+        self.chunks.iter().flatten()
+    }
+
+    /// The records in file order, mutably.
+    pub fn iter_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Record<'a>> {
+        self.chunks.iter_mut().flatten()
+    }
+}
+
+impl<'a> std::ops::Index<usize> for Records<'a> {
+    type Output = Record<'a>;
+
+    /// The record at `index`; panics when out of bounds, like a slice.
+    fn index(&self, index: usize) -> &Record<'a> {
+        match self.get(index) {
+            Some(record) => record,
+            None => panic!("record index {index} out of bounds ({} records)", self.len),
+        }
+    }
+}
+
+impl<'r, 'a> IntoIterator for &'r Records<'a> {
+    type Item = &'r Record<'a>;
+    type IntoIter = std::iter::Flatten<std::slice::Iter<'r, Vec<Record<'a>>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.chunks.iter().flatten()
+    }
 }
 
 /// Options for [`Session::load_with`].
@@ -582,33 +665,51 @@ impl<'a> Session<'a> {
                 (first_line, scanned)
             }
         };
-        let total = scanned.iter().map(|p| p.records.len()).sum();
-        let mut records = Vec::with_capacity(total);
+        // Each piece numbered its lines from 0: shift them by the lines of the pieces
+        // before, on every core (this touches every record once; the records themselves stay
+        // where the workers wrote them).
+        let mut base = first_line;
+        let mut scanned: Vec<(usize, Piece<'a>)> = scanned
+            .into_iter()
+            .map(|piece| {
+                let start = base;
+                base += piece.newlines;
+                (start, piece)
+            })
+            .collect();
+        scanned.par_iter_mut().for_each(|(base, piece)| {
+            for record in &mut piece.records {
+                record.line += *base;
+            }
+            for d in &mut piece.dropped {
+                d.line += *base;
+            }
+            // pi 0.87.1 keeps only truthy values (`if (entry) entries.push(entry)`).
+            if current {
+                piece.records.retain(|record| {
+                    let falsy = matches!(record.kind, Kind::Null | Kind::Falsy);
+                    if falsy {
+                        // A falsy value's text is ASCII (`null`, `false`, `0`, `""` and
+                        // JSON whitespace), so its decoded length is its length in the file.
+                        piece.skipped.push(SkippedValue {
+                            line: record.line,
+                            reason: "a falsy JSON value (pi 0.87.1 ignores it)",
+                            verbatim: Some((record.offset, record.text().len())),
+                        });
+                    }
+                    !falsy
+                });
+            }
+        });
         let mut dropped = Vec::new();
         let mut skipped = Vec::new();
-        let mut base = first_line;
-        for piece in scanned {
-            for mut record in piece.records {
-                record.line += base;
-                // pi 0.87.1 keeps only truthy values (`if (entry) entries.push(entry)`).
-                if current && matches!(record.kind, Kind::Null | Kind::Falsy) {
-                    // A falsy value's text is ASCII (`null`, `false`, `0`, `""` and JSON
-                    // whitespace), so its decoded length is its length in the file.
-                    skipped.push(SkippedValue {
-                        line: record.line,
-                        reason: "a falsy JSON value (pi 0.87.1 ignores it)",
-                        verbatim: Some((record.offset, record.text().len())),
-                    });
-                } else {
-                    records.push(record);
-                }
-            }
-            dropped.extend(piece.dropped.into_iter().map(|mut d| {
-                d.line += base;
-                d
-            }));
-            base += piece.newlines;
+        let mut chunks = Vec::with_capacity(scanned.len());
+        for (_, piece) in scanned {
+            dropped.extend(piece.dropped);
+            skipped.extend(piece.skipped);
+            chunks.push(piece.records);
         }
+        let records = Records::from_chunks(chunks);
         let header = records.first().ok_or(LoadError::Empty)?;
         check_header(header)?;
         let header_value = header.value();
@@ -879,6 +980,8 @@ impl<'a> Reader<'a> {
 struct Piece<'a> {
     records: Vec<Record<'a>>,
     dropped: Vec<DroppedLine>,
+    /// pi 0.87.1's falsy values, taken out of `records` once lines are numbered.
+    skipped: Vec<SkippedValue>,
     /// LFs in the piece (its lines are numbered from 0 until the pieces are joined).
     newlines: usize,
 }
