@@ -377,24 +377,37 @@ fn append_0_73<'s>(entry: &PathEntry<'s>, out: &mut Vec<Message<'s>>) {
 
 /// The index of the compaction `K` as `path.findIndex(...)` finds it: the first entry with
 /// K's id (0.73.1 also requires `type === "compaction"`).
+///
+/// A truthy id is on the path once at most: every entry but the leaf was found as
+/// `byId.get(id)`, the leaf is `byId.get` of its own id too (or the last entry, which is),
+/// and the walk stops at a repeated record. Only falsy ids (missing, `null`, `""`, …) can
+/// repeat, so only they need the search.
 fn compaction_index(path: &[PathEntry<'_>], k: usize, require_type: bool) -> usize {
+    if path[k].id().is_truthy() {
+        return k;
+    }
     path.iter()
         .position(|e| e.id() == path[k].id() && (!require_type || e.type_is("compaction")))
         .unwrap_or(k)
 }
 
-/// Indices of the kept window `[firstKeptEntryId, compaction)`.
+/// Indices of the kept window `[firstKeptEntryId, compaction)`: from the first entry before
+/// the compaction with that id. A truthy id is on the path once at most (see
+/// [`compaction_index`]), so it is searched from the compaction back, which stops after the
+/// kept window instead of walking the whole path.
 fn kept_window<'p>(
     path: &'p [PathEntry<'_>],
     k: usize,
     compaction_at: usize,
 ) -> impl Iterator<Item = usize> + 'p {
     let first_kept = Key::of(path[k].value().get("firstKeptEntryId"), u64::MAX);
-    let start = path[..compaction_at]
-        .iter()
-        .position(|e| *e.id() == first_kept)
-        .unwrap_or(compaction_at);
-    start..compaction_at
+    let before = &path[..compaction_at];
+    let start = if first_kept.is_truthy() {
+        before.iter().rposition(|e| *e.id() == first_kept)
+    } else {
+        before.iter().position(|e| *e.id() == first_kept)
+    };
+    start.unwrap_or(compaction_at)..compaction_at
 }
 
 fn messages_0_73<'s>(path: &[PathEntry<'s>], compaction: Option<usize>) -> Vec<Message<'s>> {

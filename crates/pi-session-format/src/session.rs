@@ -510,10 +510,20 @@ impl<'a> Records<'a> {
 
     /// The record at `index`, if there is one.
     pub fn get(&self, index: usize) -> Option<&Record<'a>> {
-        let chunk = self
-            .starts
-            .partition_point(|&start| start <= index)
-            .checked_sub(1)?;
+        if index >= self.len {
+            return None;
+        }
+        // Pieces cover equal byte ranges, so records spread about evenly over the chunks:
+        // try the proportional chunk first, then search.
+        let guess = (index as u128 * self.starts.len() as u128 / self.len as u128) as usize;
+        let fits = |c: usize| {
+            self.starts[c] <= index && self.starts.get(c + 1).is_none_or(|&next| index < next)
+        };
+        let chunk = if fits(guess) {
+            guess
+        } else {
+            self.starts.partition_point(|&start| start <= index) - 1
+        };
         self.chunks[chunk].get(index - self.starts[chunk])
     }
 
@@ -1398,6 +1408,36 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn records_are_indexed_across_uneven_chunks() {
+        // Lines of very different lengths, so that the loader's pieces hold very different
+        // numbers of records and the proportional guess of `Records::get` often misses.
+        let mut text = String::from(r#"{"type":"session","version":3,"id":"s"}"#);
+        text.push('\n');
+        for i in 0..3000 {
+            let pad = if i % 500 < 5 { 70_000 } else { 0 };
+            text.push_str(&format!(
+                r#"{{"type":"message","id":"{i:08x}","pad":"{}"}}"#,
+                "x".repeat(pad)
+            ));
+            text.push('\n');
+        }
+        let s = load(&text).unwrap();
+        assert!(
+            s.records.chunks.len() > 1,
+            "one chunk only: {}",
+            s.records.chunks.len()
+        );
+        assert_eq!(s.records.len(), 3001);
+        assert!(s.records.get(3001).is_none() && s.records.get(usize::MAX).is_none());
+        for (i, r) in s.records.iter().enumerate() {
+            assert!(std::ptr::eq(&s.records[i], r));
+            assert_eq!(r.line, i + 1);
+        }
+        assert_eq!(s.records.iter().rev().count(), 3001);
+        assert_eq!(Records::default().first().map(|r| r.line), None);
     }
 
     #[test]
