@@ -3,10 +3,12 @@
 //! Session text is mostly string contents, and a generated or real session has a `"` or `\`
 //! every dozen bytes or so, so a scanner that stops at each of them pays a branch per
 //! special byte. Here a 64-byte block is classified at once into three masks (quotes,
-//! backslashes, control characters: SSE2 compares on x86-64, eight-byte words elsewhere),
-//! escaped bytes are found from the backslash mask with an addition whose carries resolve
-//! runs of backslashes (the method of simdjson, Langdale and Lemire, "Parsing gigabytes of
-//! JSON per second", 2019), and the closing quote is the first quote that is not escaped.
+//! backslashes, control characters: SSE2, AVX2 or AVX-512 compares on x86-64, chosen at run
+//! time; eight-byte words elsewhere), escaped bytes are found from the backslash mask with
+//! an addition whose carries resolve runs of backslashes (the method of simdjson, Langdale
+//! and Lemire, "Parsing gigabytes of JSON per second", 2019), and the closing quote is the
+//! first quote that is not escaped. Only blocks with escapes are classified further, to
+//! check what follows each backslash.
 //!
 //! [`simple_string`] only answers for strings whose escapes are the short ones (`\"`, `\\`,
 //! `\/`, `\b`, `\f`, `\n`, `\r`, `\t`) and that are terminated without a control character;
@@ -24,14 +26,20 @@ pub(crate) struct SimpleString {
     pub slash: bool,
 }
 
-/// The classes of the bytes of a block, one bit per byte (bit `i` for byte `i`).
+/// The classes of the bytes of a block that every block needs, one bit per byte (bit `i`
+/// for byte `i`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Masks {
     quote: u64,
     backslash: u64,
     /// Bytes below 0x20, which a JSON string cannot hold.
     control: u64,
-    /// The bytes that may follow a backslash in a short escape: `"\\/bfnrt`.
+}
+
+/// The classes that only blocks with escapes need.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct EscapeMasks {
+    /// The bytes that may follow a backslash in a short escape: `"\/bfnrt` and `\`.
     short_escape: u64,
     /// `/`.
     slash: u64,
@@ -70,17 +78,18 @@ pub(crate) fn simple_string(bytes: &[u8], start: usize) -> Option<SimpleString> 
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        simple_string_with(bytes, start, classify_words)
+        simple_string_with(bytes, start, classify_words, escape_classes_words)
     }
 }
 
-/// [`simple_string`] with a given block classifier (inlined into each instruction-set
-/// variant, so that the classifier is compiled with that variant's instructions).
+/// [`simple_string`] with given block classifiers (inlined into each instruction-set
+/// variant, so that the classifiers are compiled with that variant's instructions).
 #[inline(always)]
 fn simple_string_with(
     bytes: &[u8],
     start: usize,
     classify: impl Fn(&[u8; 64]) -> Masks,
+    escape_classes: impl Fn(&[u8; 64]) -> EscapeMasks,
 ) -> Option<SimpleString> {
     let mut at = start;
     let mut carry = 0;
@@ -103,11 +112,14 @@ fn simple_string_with(
         // The bits before the first stop (all of them when there is none).
         let before = stop.wrapping_sub(1) & !stop;
         let targets = escaped & before;
-        if targets & !masks.short_escape != 0 {
-            return None;
+        if targets != 0 {
+            let classes = escape_classes(block);
+            if targets & !classes.short_escape != 0 {
+                return None;
+            }
+            any_escape |= targets;
+            slash |= targets & classes.slash;
         }
-        any_escape |= targets;
-        slash |= targets & masks.slash;
         if stop != 0 {
             let first = stop.trailing_zeros();
             if masks.control >> first & 1 != 0 || first as usize >= len {
@@ -130,14 +142,14 @@ fn simple_string_with(
 /// when the processor has them (detected once, at the first call).
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{Masks, SHORT_ESCAPES, SimpleString, simple_string_with};
+    use super::{EscapeMasks, Masks, SHORT_ESCAPES, SimpleString, simple_string_with};
     use std::arch::x86_64::*;
     use std::sync::atomic::{AtomicU8, Ordering};
 
     const UNKNOWN: u8 = 0;
     const SSE2: u8 = 1;
-    const AVX2: u8 = 2;
-    const AVX512: u8 = 3;
+    pub(super) const AVX2: u8 = 2;
+    pub(super) const AVX512: u8 = 3;
 
     /// The widest instruction set of this processor that a classifier exists for.
     static LEVEL: AtomicU8 = AtomicU8::new(UNKNOWN);
@@ -174,17 +186,32 @@ mod x86 {
 
     #[target_feature(enable = "sse2")]
     fn simple_string_sse2(bytes: &[u8], start: usize) -> Option<SimpleString> {
-        simple_string_with(bytes, start, |block| classify_sse2(block))
+        simple_string_with(
+            bytes,
+            start,
+            |block| classify_sse2(block),
+            |block| escape_classes_sse2(block),
+        )
     }
 
     #[target_feature(enable = "avx2")]
     fn simple_string_avx2(bytes: &[u8], start: usize) -> Option<SimpleString> {
-        simple_string_with(bytes, start, |block| classify_avx2(block))
+        simple_string_with(
+            bytes,
+            start,
+            |block| classify_avx2(block),
+            |block| escape_classes_avx2(block),
+        )
     }
 
     #[target_feature(enable = "avx512bw")]
     fn simple_string_avx512(bytes: &[u8], start: usize) -> Option<SimpleString> {
-        simple_string_with(bytes, start, |block| classify_avx512(block))
+        simple_string_with(
+            bytes,
+            start,
+            |block| classify_avx512(block),
+            |block| escape_classes_avx512(block),
+        )
     }
 
     /// The eight-byte words of a block, as the signed integers the intrinsics take.
@@ -195,98 +222,174 @@ mod x86 {
         })
     }
 
-    /// 16 bytes at a time; each compare gives 0xFF per matching byte and `movemask` packs
-    /// their high bits.
+    /// The 16-byte vectors of a block.
+    #[target_feature(enable = "sse2")]
+    fn vectors_128(block: &[u8; 64]) -> [__m128i; 4] {
+        let w = words(block);
+        std::array::from_fn(|k| _mm_set_epi64x(w[2 * k + 1], w[2 * k]))
+    }
+
+    /// Each compare gives 0xFF per matching byte; `movemask` packs their high bits.
+    #[target_feature(enable = "sse2")]
+    fn bits_128(vectors: [__m128i; 4]) -> u64 {
+        vectors.iter().enumerate().fold(0, |bits, (k, &m)| {
+            bits | u64::from(_mm_movemask_epi8(m) as u16) << (16 * k)
+        })
+    }
+
+    /// 16 bytes at a time.
     #[target_feature(enable = "sse2")]
     pub(super) fn classify_sse2(block: &[u8; 64]) -> Masks {
-        let w = words(block);
-        let mut masks = Masks::default();
-        for k in 0..4 {
-            let v = _mm_set_epi64x(w[2 * k + 1], w[2 * k]);
-            let bits = |m| u64::from(_mm_movemask_epi8(m) as u16) << (16 * k);
-            let eq = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
-            let (quote, backslash, slash) = (eq(b'"'), eq(b'\\'), eq(b'/'));
-            let short_escape = SHORT_ESCAPES[3..].iter().fold(
-                _mm_or_si128(_mm_or_si128(quote, backslash), slash),
-                |m, &b| _mm_or_si128(m, eq(b)),
-            );
-            masks.quote |= bits(quote);
-            masks.backslash |= bits(backslash);
-            masks.slash |= bits(slash);
-            masks.short_escape |= bits(short_escape);
-            // Below 0x20 exactly when max(byte, 0x1F) is 0x1F.
-            let limit = _mm_set1_epi8(0x1F);
-            masks.control |= bits(_mm_cmpeq_epi8(_mm_max_epu8(v, limit), limit));
+        let v = vectors_128(block);
+        let eq = |b: u8| bits_128(v.map(|v| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8))));
+        // Below 0x20 exactly when max(byte, 0x1F) is 0x1F.
+        let limit = _mm_set1_epi8(0x1F);
+        Masks {
+            quote: eq(b'"'),
+            backslash: eq(b'\\'),
+            control: bits_128(v.map(|v| _mm_cmpeq_epi8(_mm_max_epu8(v, limit), limit))),
         }
-        masks
+    }
+
+    #[target_feature(enable = "sse2")]
+    pub(super) fn escape_classes_sse2(block: &[u8; 64]) -> EscapeMasks {
+        let v = vectors_128(block);
+        let eq = |v, b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
+        EscapeMasks {
+            short_escape: bits_128(v.map(|v| {
+                SHORT_ESCAPES
+                    .iter()
+                    .fold(_mm_setzero_si128(), |m, &b| _mm_or_si128(m, eq(v, b)))
+            })),
+            slash: bits_128(v.map(|v| eq(v, b'/'))),
+        }
+    }
+
+    /// The 32-byte vectors of a block.
+    #[target_feature(enable = "avx2")]
+    fn vectors_256(block: &[u8; 64]) -> [__m256i; 2] {
+        let w = words(block);
+        std::array::from_fn(|k| {
+            _mm256_set_epi64x(w[4 * k + 3], w[4 * k + 2], w[4 * k + 1], w[4 * k])
+        })
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn bits_256(vectors: [__m256i; 2]) -> u64 {
+        u64::from(_mm256_movemask_epi8(vectors[0]) as u32)
+            | u64::from(_mm256_movemask_epi8(vectors[1]) as u32) << 32
     }
 
     /// 32 bytes at a time, as [`classify_sse2`].
     #[target_feature(enable = "avx2")]
     pub(super) fn classify_avx2(block: &[u8; 64]) -> Masks {
-        let w = words(block);
-        let mut masks = Masks::default();
-        for k in 0..2 {
-            let v = _mm256_set_epi64x(w[4 * k + 3], w[4 * k + 2], w[4 * k + 1], w[4 * k]);
-            let bits = |m| u64::from(_mm256_movemask_epi8(m) as u32) << (32 * k);
-            let eq = |b: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8));
-            let (quote, backslash, slash) = (eq(b'"'), eq(b'\\'), eq(b'/'));
-            let short_escape = SHORT_ESCAPES[3..].iter().fold(
-                _mm256_or_si256(_mm256_or_si256(quote, backslash), slash),
-                |m, &b| _mm256_or_si256(m, eq(b)),
-            );
-            masks.quote |= bits(quote);
-            masks.backslash |= bits(backslash);
-            masks.slash |= bits(slash);
-            masks.short_escape |= bits(short_escape);
-            let limit = _mm256_set1_epi8(0x1F);
-            masks.control |= bits(_mm256_cmpeq_epi8(_mm256_max_epu8(v, limit), limit));
+        let v = vectors_256(block);
+        let eq = |b: u8| bits_256(v.map(|v| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8))));
+        let limit = _mm256_set1_epi8(0x1F);
+        Masks {
+            quote: eq(b'"'),
+            backslash: eq(b'\\'),
+            control: bits_256(v.map(|v| _mm256_cmpeq_epi8(_mm256_max_epu8(v, limit), limit))),
         }
-        masks
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) fn escape_classes_avx2(block: &[u8; 64]) -> EscapeMasks {
+        let v = vectors_256(block);
+        let eq = |v, b: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8));
+        EscapeMasks {
+            short_escape: bits_256(v.map(|v| {
+                SHORT_ESCAPES
+                    .iter()
+                    .fold(_mm256_setzero_si256(), |m, &b| _mm256_or_si256(m, eq(v, b)))
+            })),
+            slash: bits_256(v.map(|v| eq(v, b'/'))),
+        }
+    }
+
+    /// The block as one vector.
+    #[target_feature(enable = "avx512bw")]
+    fn vector_512(block: &[u8; 64]) -> __m512i {
+        let w = words(block);
+        _mm512_set_epi64(w[7], w[6], w[5], w[4], w[3], w[2], w[1], w[0])
     }
 
     /// The whole block at once: AVX-512 compares give the bit masks directly.
     #[target_feature(enable = "avx512bw")]
     pub(super) fn classify_avx512(block: &[u8; 64]) -> Masks {
-        let w = words(block);
-        let v = _mm512_set_epi64(w[7], w[6], w[5], w[4], w[3], w[2], w[1], w[0]);
+        let v = vector_512(block);
         let eq = |b: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b as i8));
-        let (quote, backslash, slash) = (eq(b'"'), eq(b'\\'), eq(b'/'));
         Masks {
-            quote,
-            backslash,
-            slash,
-            short_escape: SHORT_ESCAPES[3..]
-                .iter()
-                .fold(quote | backslash | slash, |m, &b| m | eq(b)),
+            quote: eq(b'"'),
+            backslash: eq(b'\\'),
             control: _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20)),
+        }
+    }
+
+    #[target_feature(enable = "avx512bw")]
+    pub(super) fn escape_classes_avx512(block: &[u8; 64]) -> EscapeMasks {
+        let v = vector_512(block);
+        let eq = |b: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b as i8));
+        EscapeMasks {
+            short_escape: SHORT_ESCAPES.iter().fold(0, |m, &b| m | eq(b)),
+            slash: eq(b'/'),
         }
     }
 }
 
-/// Classifies a block eight bytes at a time: each class gives the high bit of its bytes,
-/// and a multiplication gathers the eight high bits of a word into one byte.
+/// The portable classifiers, eight bytes at a time: each class gives the high bit of its
+/// bytes, and a multiplication gathers the eight high bits of a word into one byte.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn classify_words(block: &[u8; 64]) -> Masks {
+mod words {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    let repeat = |b: u8| 0x0101_0101_0101_0101u64 * u64::from(b);
-    // High bit set iff the byte is zero (exact: no carry crosses a byte).
-    let zero = |v: u64| !(((v & LOW7) + LOW7) | v) & HIGH;
-    // The high bits of a word's bytes, gathered into bits 0..8.
-    let gather = |high: u64| (high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-    let mut masks = Masks::default();
-    for (k, chunk) in block.chunks_exact(8).enumerate() {
-        let w = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let at_least_space = (((w & LOW7) + repeat(0x80 - 0x20)) | w) & HIGH;
-        let eq = |b: u8| gather(zero(w ^ repeat(b))) << (8 * k);
-        masks.quote |= eq(b'"');
-        masks.backslash |= eq(b'\\');
-        masks.slash |= eq(b'/');
-        masks.short_escape |= SHORT_ESCAPES.iter().fold(0, |m, &b| m | eq(b));
-        masks.control |= gather(!at_least_space & HIGH) << (8 * k);
+
+    fn repeat(b: u8) -> u64 {
+        0x0101_0101_0101_0101u64 * u64::from(b)
     }
-    masks
+
+    /// The mask of the bytes of the block for which `high` sets the high bit.
+    pub(super) fn bits(block: &[u8; 64], high: impl Fn(u64) -> u64) -> u64 {
+        block
+            .chunks_exact(8)
+            .enumerate()
+            .fold(0, |bits, (k, chunk)| {
+                let w = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+                // The high bits of a word's bytes, gathered into bits 0..8.
+                let gathered = ((high(w) & HIGH) >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+                bits | gathered << (8 * k)
+            })
+    }
+
+    /// High bit set iff the byte is `b` (exact: no carry crosses a byte).
+    pub(super) fn equal(w: u64, b: u8) -> u64 {
+        let v = w ^ repeat(b);
+        !(((v & LOW7) + LOW7) | v)
+    }
+
+    /// High bit set iff the byte is below 0x20.
+    pub(super) fn control(w: u64) -> u64 {
+        !((((w & LOW7) + repeat(0x80 - 0x20)) | w) & HIGH)
+    }
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn classify_words(block: &[u8; 64]) -> Masks {
+    Masks {
+        quote: words::bits(block, |w| words::equal(w, b'"')),
+        backslash: words::bits(block, |w| words::equal(w, b'\\')),
+        control: words::bits(block, words::control),
+    }
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn escape_classes_words(block: &[u8; 64]) -> EscapeMasks {
+    EscapeMasks {
+        short_escape: words::bits(block, |w| {
+            SHORT_ESCAPES.iter().fold(0, |m, &b| m | words::equal(w, b))
+        }),
+        slash: words::bits(block, |w| words::equal(w, b'/')),
+    }
 }
 
 #[cfg(test)]
@@ -343,38 +446,47 @@ mod tests {
     }
 
     #[test]
-    fn both_classifiers_agree_with_the_definition() {
+    fn every_classifier_agrees_with_the_definition() {
         let mut next = rng(42);
         for _ in 0..5_000 {
             let mut block = [0u8; 64];
             for b in &mut block {
                 // Bias towards the interesting bytes.
-                *b = match next() % 6 {
+                *b = match next() % 7 {
                     0 => b'"',
                     1 => b'\\',
                     2 => (next() % 0x21) as u8,
+                    3 => SHORT_ESCAPES[(next() % 8) as usize],
                     _ => next() as u8,
                 };
             }
-            let mut want = Masks::default();
-            for (i, &b) in block.iter().enumerate() {
-                want.quote |= u64::from(b == b'"') << i;
-                want.backslash |= u64::from(b == b'\\') << i;
-                want.control |= u64::from(b < 0x20) << i;
-                want.slash |= u64::from(b == b'/') << i;
-                want.short_escape |= u64::from(b"\"\\/bfnrt".contains(&b)) << i;
-            }
-            assert_eq!(classify_words(&block), want);
+            let bits = |class: &dyn Fn(u8) -> bool| {
+                (0..64).fold(0u64, |m, i| m | u64::from(class(block[i])) << i)
+            };
+            let masks = Masks {
+                quote: bits(&|b| b == b'"'),
+                backslash: bits(&|b| b == b'\\'),
+                control: bits(&|b| b < 0x20),
+            };
+            let escapes = EscapeMasks {
+                short_escape: bits(&|b| SHORT_ESCAPES.contains(&b)),
+                slash: bits(&|b| b == b'/'),
+            };
+            assert_eq!(classify_words(&block), masks);
+            assert_eq!(escape_classes_words(&block), escapes);
             #[cfg(target_arch = "x86_64")]
             #[allow(unsafe_code)]
             // SAFETY: each classifier runs only where the processor has its instructions.
             unsafe {
-                assert_eq!(x86::classify_sse2(&block), want);
-                if x86::level() >= 2 {
-                    assert_eq!(x86::classify_avx2(&block), want);
+                assert_eq!(x86::classify_sse2(&block), masks);
+                assert_eq!(x86::escape_classes_sse2(&block), escapes);
+                if x86::level() >= x86::AVX2 {
+                    assert_eq!(x86::classify_avx2(&block), masks);
+                    assert_eq!(x86::escape_classes_avx2(&block), escapes);
                 }
-                if x86::level() >= 3 {
-                    assert_eq!(x86::classify_avx512(&block), want);
+                if x86::level() >= x86::AVX512 {
+                    assert_eq!(x86::classify_avx512(&block), masks);
+                    assert_eq!(x86::escape_classes_avx512(&block), escapes);
                 }
             }
         }
