@@ -118,6 +118,7 @@ fn implement(op: ProtocolOp, leaf: Option<&str>, pi: Pi, mtime: i64) -> Result<(
     let settings = Settings {
         pi: pi.into(),
         sequential_ids: true,
+        exits_after: false,
     };
     let output = match op {
         ProtocolOp::Context | ProtocolOp::Llm => {

@@ -171,7 +171,10 @@ fn run_file_command(command: Command) -> ExitCode {
 fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
     let output = match command {
         Command::Context { file, leaf, llm } => {
-            let settings = Settings::new(file.pi.into(), false);
+            let settings = Settings {
+                exits_after: true,
+                ..Settings::new(file.pi.into(), false)
+            };
             let warnings = with_stdout(|out| {
                 let release = |range| input.release(range);
                 let read_at = |buf: &mut [u8], at| input.read_at(buf, at);

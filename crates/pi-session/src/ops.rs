@@ -27,6 +27,10 @@ pub struct Settings {
     pub pi: PiVersion,
     /// Number migration ids `00000001`, … instead of random ones.
     pub sequential_ids: bool,
+    /// The process exits right after the operation: the loaded session is left for the
+    /// kernel to free at exit (dropping tens of thousands of records and unmapping their
+    /// memory piece by piece takes milliseconds of the command's time).
+    pub exits_after: bool,
 }
 
 impl Settings {
@@ -36,6 +40,7 @@ impl Settings {
         Settings {
             pi,
             sequential_ids: sequential_ids || from_env,
+            exits_after: false,
         }
     }
 }
@@ -123,6 +128,10 @@ pub fn context<'a>(
         context.write_json(out)?;
     }
     out.write_all(b"\n")?;
+    if settings.exits_after {
+        std::mem::forget(index);
+        std::mem::forget(session);
+    }
     Ok(warnings)
 }
 
