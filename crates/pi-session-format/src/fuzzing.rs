@@ -239,6 +239,16 @@ fn check_load(data: &[u8], pi: PiVersion) {
     );
     let entries: HashSet<usize> = session.entries.iter().copied().collect();
     for (i, r) in session.records.iter().enumerate() {
+        // The loader's fast path copies a message that this calls canonical.
+        if let Some(text) = r.canonical_message_text() {
+            let value = r.message_value().expect("a record with a message text");
+            assert_eq!(
+                text,
+                to_string(&value),
+                "{pi:?}: line {}: a canonical message is not JSON.stringify's",
+                r.line
+            );
+        }
         match (
             r.is_header(),
             entries.contains(&i),

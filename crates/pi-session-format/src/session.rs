@@ -341,13 +341,12 @@ impl<'a> Record<'a> {
     }
 
     /// The text of the `message` member when it is already in `JSON.stringify` form and the
-    /// record was not rewritten: it can be copied to the output as is.
+    /// record was not rewritten: it can be copied to the output as is. (The loader does not
+    /// check the form of every message; this checks the one asked for.)
     pub fn canonical_message_text(&self) -> Option<&str> {
-        let m = self
-            .message
-            .as_ref()
-            .filter(|m| m.canonical && self.value.is_none())?;
-        self.text.get(m.start..m.end)
+        let m = self.message.as_ref().filter(|_| self.value.is_none())?;
+        let text = self.text.get(m.start..m.end)?;
+        (m.canonical || json::is_canonical(text.as_bytes())).then_some(text)
     }
 
     /// The value of the `message` member, parsed from its text alone (or taken from the

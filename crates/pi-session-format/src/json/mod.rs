@@ -23,7 +23,7 @@ mod write;
 
 pub use parse::{ParseError, parse};
 pub use scan::{Content, MessageScan, Role, Skeleton, SkeletonMembers, scan_skeleton};
-pub(crate) use scan::{LineScanner, Span};
+pub(crate) use scan::{LineScanner, Span, is_canonical};
 pub use value::{JsArray, JsObject, JsString, JsValue, is_str, truthy};
 pub use write::{to_string, write_value};
 pub(crate) use write::{write_number, write_string};

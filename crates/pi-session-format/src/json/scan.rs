@@ -49,8 +49,11 @@ pub struct MessageScan {
     pub start: usize,
     /// End of the range (exclusive).
     pub end: usize,
-    /// Whether `text[start..end]` is exactly what `JSON.stringify` writes for its value, so
-    /// it can be copied instead of parsed and written again.
+    /// Whether `text[start..end]` is known to be exactly what `JSON.stringify` writes for
+    /// its value, so that it can be copied instead of parsed and written again.
+    /// [`scan_skeleton`] always checks; the session loader does not (it leaves `false`, and
+    /// `Record::canonical_message_text` checks the messages that are asked for), because the
+    /// check costs a third of the scan and a context copies few of a session's messages.
     pub canonical: bool,
     /// Whether the value is an object (anything else is passed through as is).
     pub is_object: bool,
@@ -158,7 +161,11 @@ pub(crate) struct RawSkeleton {
 /// Validates `text` exactly as [`super::parse`] does but builds only the skeleton.
 pub fn scan_skeleton(text: &str) -> Result<Skeleton, ParseError> {
     let bytes = text.as_bytes();
-    let raw = LineScanner::default().scan(bytes)?;
+    let raw = LineScanner {
+        track_canonical: true,
+        ..LineScanner::default()
+    }
+    .scan(bytes)?;
     // The ranges hold validated JSON values, so they parse.
     let value = |span: Option<Span>| {
         span.map(|(start, end)| {
@@ -179,10 +186,26 @@ pub fn scan_skeleton(text: &str) -> Result<Skeleton, ParseError> {
     })
 }
 
+/// Whether `value` (one JSON value, validated) is exactly what `JSON.stringify` writes for
+/// it: the check [`scan_skeleton`] makes of a `message` member, for a member found without it.
+pub(crate) fn is_canonical(value: &[u8]) -> bool {
+    let mut buffers = Buffers::default();
+    let mut s = Scanner {
+        p: Parser::new(value),
+        canonical: true,
+        b: &mut buffers,
+    };
+    s.message::<true>()
+        .is_ok_and(|m| m.canonical && m.end == value.len())
+}
+
 /// A skeleton scanner whose buffers are kept from one line to the next.
 #[derive(Debug, Default)]
 pub(crate) struct LineScanner {
     buffers: Buffers,
+    /// Whether to check the `message` member's canonical form (the loader does not: it
+    /// checks, with [`is_canonical`], only the messages it copies to an output).
+    track_canonical: bool,
 }
 
 #[derive(Debug, Default)]
@@ -201,6 +224,7 @@ impl LineScanner {
     /// Validates `bytes` (one line) exactly as [`super::parse`] does and finds where the
     /// members the loader needs are.
     pub(crate) fn scan(&mut self, bytes: &[u8]) -> Result<RawSkeleton, ParseError> {
+        let track = self.track_canonical;
         let b = &mut self.buffers;
         b.key_ranges.clear();
         b.key_frames.clear();
@@ -228,7 +252,13 @@ impl LineScanner {
                                 _ => skeleton.parent_id = span,
                             }
                         }
-                        b"message" => skeleton.message = Some(s.message()?),
+                        b"message" => {
+                            skeleton.message = Some(if track {
+                                s.message::<true>()?
+                            } else {
+                                s.message::<false>()?
+                            });
+                        }
                         _ => s.skip_value::<false>()?,
                     }
                     Ok(())
@@ -336,9 +366,9 @@ impl<'a> Scanner<'a, '_> {
         }
     }
 
-    /// Scans a `message` member's value, tracking canonical form and reading `role` and
-    /// whether `content` is there.
-    fn message(&mut self) -> Result<MessageScan, ParseError> {
+    /// Scans a `message` member's value, reading `role` and whether `content` is there;
+    /// with `TRACK`, also whether it is in canonical form (`MessageScan::canonical`).
+    fn message<const TRACK: bool>(&mut self) -> Result<MessageScan, ParseError> {
         let start = self.p.pos;
         let saved = std::mem::replace(&mut self.canonical, true);
         let mut scan = MessageScan {
@@ -349,25 +379,31 @@ impl<'a> Scanner<'a, '_> {
             Some(b'{') => {
                 scan.is_object = true;
                 self.p.pos += 1;
-                self.open_tracked_object();
+                if TRACK {
+                    self.open_tracked_object();
+                }
                 let mut first = true;
-                self.ws(true);
+                self.ws(TRACK);
                 if self.p.peek() == Some(b'}') {
                     self.p.pos += 1;
                 } else {
                     loop {
                         if !first {
-                            self.ws(true);
+                            self.ws(TRACK);
                         }
                         first = false;
-                        let key = self.tracked_key()?;
-                        self.ws(true);
+                        let key = if TRACK {
+                            self.tracked_key()?
+                        } else {
+                            self.key()?
+                        };
+                        self.ws(TRACK);
                         self.p.expect(b':')?;
-                        self.ws(true);
+                        self.ws(TRACK);
                         let value_start = self.p.pos;
                         match &*key {
                             b"role" => {
-                                self.skip_value::<true>()?;
+                                self.skip_value::<TRACK>()?;
                                 scan.role = Role::of_raw(&self.p.bytes[value_start..self.p.pos]);
                             }
                             b"content" => {
@@ -376,11 +412,11 @@ impl<'a> Scanner<'a, '_> {
                                 } else {
                                     Content::Present
                                 };
-                                self.skip_value::<true>()?;
+                                self.skip_value::<TRACK>()?;
                             }
-                            _ => self.skip_value::<true>()?,
+                            _ => self.skip_value::<TRACK>()?,
                         }
-                        self.ws(true);
+                        self.ws(TRACK);
                         match self.p.next_byte() {
                             Some(b',') => continue,
                             Some(b'}') => break,
@@ -388,16 +424,19 @@ impl<'a> Scanner<'a, '_> {
                         }
                     }
                 }
-                self.close_tracked_object();
+                if TRACK {
+                    self.close_tracked_object();
+                }
             }
             Some(b'n') => {
                 scan.is_null = true;
-                self.skip_value::<true>()?;
+                self.skip_value::<TRACK>()?;
             }
-            _ => self.skip_value::<true>()?,
+            _ => self.skip_value::<TRACK>()?,
         }
         scan.end = self.p.pos;
-        scan.canonical = std::mem::replace(&mut self.canonical, saved);
+        scan.canonical = TRACK && self.canonical;
+        self.canonical = saved;
         Ok(scan)
     }
 
