@@ -514,7 +514,9 @@ impl<'a> Records<'a> {
         }
         // Pieces cover equal byte ranges, so records spread about evenly over the chunks:
         // try the proportional chunk first, then search.
-        let guess = (index as u128 * self.starts.len() as u128 / self.len as u128) as usize;
+        let guess = index
+            .checked_mul(self.starts.len())
+            .map_or(0, |scaled| scaled / self.len);
         let fits = |c: usize| {
             self.starts[c] <= index && self.starts.get(c + 1).is_none_or(|&next| index < next)
         };
