@@ -591,7 +591,18 @@ impl<'a> Scanner<'a, '_> {
     /// other than `JSON.stringify`'s own (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`,
     /// `\u00xx` for other control characters) make it non-canonical.
     fn string(&mut self, track: bool) -> Result<bool, ParseError> {
-        match simple_string(self.p.bytes, self.p.pos + 1) {
+        // Most strings are short keys and values: when the first eight bytes hold the closing
+        // quote and nothing else that needs attention, that is the end.
+        let start = self.p.pos + 1;
+        if let Some(word) = self.p.bytes.get(start..).and_then(<[u8]>::first_chunk::<8>) {
+            let special = special_bytes(u64::from_le_bytes(*word));
+            let first = (special.trailing_zeros() / 8) as usize;
+            if special != 0 && word[first] == b'"' {
+                self.p.pos = start + first + 1;
+                return Ok(false);
+            }
+        }
+        match simple_string(self.p.bytes, start) {
             Some(found) => {
                 self.p.pos = found.end;
                 if track && found.slash {
