@@ -22,6 +22,10 @@ pub struct Index {
     /// `byId`: entry id → record index, the last entry with an id winning (rule L2); see
     /// [`Index::get`].
     by_id: ById,
+    /// For each record, the record its `parentId` names through `byId`, or [`NO_PARENT`]
+    /// when that is falsy or names no entry: the links the path walk follows, found for
+    /// every record on every core.
+    parents: Vec<usize>,
     /// The leaf id after loading: the id of the last entry, `null` without entries (L4).
     pub leaf: Key,
     /// Label target → label (L3), built on first use by [`Index::labels`]: building it
@@ -78,8 +82,23 @@ impl std::error::Error for CycleError {}
 impl Index {
     /// Builds the index of `session` (`_buildIndex`).
     pub fn build(session: &Session<'_>) -> Index {
+        let by_id = ById::build(session);
+        let records = &session.records;
+        let parents = (0..records.len())
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|i| {
+                let parent = &records[i].parent_id;
+                parent
+                    .is_truthy()
+                    .then(|| by_id.get(session, parent))
+                    .flatten()
+                    .unwrap_or(NO_PARENT)
+            })
+            .collect();
         Index {
-            by_id: ById::build(session),
+            by_id,
+            parents,
             leaf: session
                 .entries
                 .last()
@@ -133,13 +152,10 @@ impl Index {
         seen[leaf] = true;
         let mut current = leaf;
         loop {
-            let parent = &session.records[current].parent_id;
-            if !parent.is_truthy() {
+            let next = self.parents[current];
+            if next == NO_PARENT {
                 break;
             }
-            let Some(next) = self.get(session, parent) else {
-                break;
-            };
             if std::mem::replace(&mut seen[next], true) {
                 let start = path.iter().position(|&i| i == next).unwrap_or(0);
                 let cycle = path[start..]
@@ -378,6 +394,9 @@ fn build_labels(session: &Session<'_>) -> HashMap<Key, Label> {
     }
     labels
 }
+
+/// [`Index::parents`] for a record without a parent entry.
+const NO_PARENT: usize = usize::MAX;
 
 /// `byId` as a table of record indices (a word a slot, so that a session's table stays in
 /// the processor's caches), keyed by the records' ids. The ids are hashed on every core
