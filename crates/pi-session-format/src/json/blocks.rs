@@ -533,11 +533,15 @@ mod tests {
             } else {
                 (next() as usize) % len
             };
+            let want = simple_model(&text, start);
+            let context = || format!("{:?} from {start}", String::from_utf8_lossy(&text));
+            assert_eq!(simple_string(&text, start), want, "{}", context());
+            // The portable classifiers, which other processors use, on the same loop.
             assert_eq!(
-                simple_string(&text, start),
-                simple_model(&text, start),
-                "{:?} from {start}",
-                String::from_utf8_lossy(&text)
+                simple_string_with(&text, start, classify_words, escape_classes_words),
+                want,
+                "portable: {}",
+                context()
             );
         }
     }
