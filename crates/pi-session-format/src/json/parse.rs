@@ -109,16 +109,22 @@ impl<'a> Parser<'a> {
         Parser { bytes, pos: 0 }
     }
 
+    #[inline]
     pub(super) fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
 
+    #[inline]
     pub(super) fn next_byte(&mut self) -> Option<u8> {
         let b = self.peek()?;
         self.pos += 1;
         Some(b)
     }
 
+    /// An error at `offset` (kept out of line: errors are rare, and the scanners' hot
+    /// paths stay small).
+    #[cold]
+    #[inline(never)]
     pub(super) fn error_at(&self, offset: usize, message: &str) -> ParseError {
         let found = match self.bytes.get(offset) {
             None => "end of line".to_string(),
@@ -141,13 +147,20 @@ impl<'a> Parser<'a> {
         self.error_at(self.pos.saturating_sub(1), message)
     }
 
+    #[inline]
     pub(super) fn expect(&mut self, byte: u8) -> Result<(), ParseError> {
         if self.peek() == Some(byte) {
             self.pos += 1;
             Ok(())
         } else {
-            Err(self.error_at(self.pos, &format!("expected '{}'", byte as char)))
+            Err(self.expected(byte))
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn expected(&self, byte: u8) -> ParseError {
+        self.error_at(self.pos, &format!("expected '{}'", byte as char))
     }
 
     pub(super) fn expect_end(&mut self) -> Result<(), ParseError> {
@@ -159,6 +172,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline]
     pub(super) fn skip_ws(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
             self.pos += 1;
