@@ -4,12 +4,12 @@
 //!
 //! [`validate`] reads the file the way pi does ([`crate::read`]) and works in three passes:
 //!
-//! 1. the header: the first JSON value, its fields and version ([`header`]);
+//! 1. the header: the first JSON value, its fields and version (`validate/header.rs`);
 //! 2. every line, in parallel: JSON, encoding and line endings, the line's JSON Schema
-//!    ([`schema`]) and the checks one entry allows on its own ([`entry`]); each line leaves a
+//!    ([`schema`]) and the checks one entry allows on its own (`validate/entry.rs`); each line leaves a
 //!    few facts (`id`, `parentId`, tool call ids, …) for
 //! 3. the tree: duplicate ids, dangling parents, cycles, compaction windows, labels and tool
-//!    results on their path ([`tree`]), and the file's name and directory ([`layout`]).
+//!    results on their path (`validate/tree.rs`), and the file's name and directory (`validate/layout.rs`).
 //!
 //! The catalogue of codes is [`Code`]; `docs/diagnostics.md` documents each one.
 
