@@ -5,7 +5,7 @@
 //! - `cargo xtask schema --check` writes nothing and fails, with a diff, when a file is stale,
 //!   missing or unexpected. The unit test `schemas_are_up_to_date` runs the same check.
 //!
-//! Every file is Draft 2020-12 with `$id` = [`BASE_URI`] + file name, a `title` (the Rust
+//! Every file is Draft 2020-12 with `$id` = [`base_uri`] + file name, a `title` (the Rust
 //! type), the type's doc comment as `description` and a `$comment` saying it is generated.
 //! What is changed after schemars, and why, is in `build.rs`/`legacy.rs` and listed in
 //! `schemas/README.md`.
