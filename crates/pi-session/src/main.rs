@@ -186,7 +186,9 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
                 ops::context(input.bytes(), access, leaf.as_deref(), llm, settings, out)
             })?;
             print_warnings(name, &warnings);
-            return Ok(());
+            // The context was streamed as it was built: a file that shrank meanwhile makes
+            // what was printed wrong, which the exit status says.
+            return Ok(input.verify()?);
         }
         Command::Tree { file } => ops::tree(input.bytes(), Settings::new(file.pi.into(), false))?,
         Command::Info { file, mtime } => {
@@ -224,6 +226,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         }
         Command::Schema { .. } => unreachable!("dispatched in main"),
     };
+    input.verify()?;
     print_warnings(name, &output.warnings);
     write_stdout(&output.bytes)
 }

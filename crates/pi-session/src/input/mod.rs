@@ -1,6 +1,14 @@
 //! Reading a session file: memory-mapped when it is a regular file (so large sessions are
-//! never copied into memory as a whole), read fully from standard input for `-`.
+//! never copied into memory as a whole), read fully when it is a stream: standard input
+//! (`-`), a pipe, a FIFO, `/dev/stdin` or a process substitution (`<(…)`).
+//!
+//! A mapped file that another program truncates while we read it does not crash us
+//! ([`fault`]): the pages past the new end read as zeros, and [`Input::verify`] reports the
+//! file as changed so that the caller discards what it computed.
 
+mod fault;
+
+use fault::Guard;
 use memmap2::{Mmap, UncheckedAdvice};
 use std::fs::File;
 use std::io::{self, Read};
@@ -21,49 +29,109 @@ const BLOCK: usize = 256 << 10;
 
 /// The bytes of one input.
 pub enum Input {
-    /// A memory-mapped file, the file (for positioned reads) and its modification time (ms
-    /// since 1970).
-    Mapped(Mmap, File, f64, Mutex<Block>),
-    /// Bytes read into memory: standard input (`None`) or an empty file (its mtime).
+    /// A memory-mapped regular file.
+    Mapped(Mapped),
+    /// Bytes read into memory: a stream (`None`), or a file that is empty, cannot be
+    /// mapped or guarded (its mtime).
     Owned(Vec<u8>, Option<f64>),
 }
 
+/// A memory-mapped file.
+pub struct Mapped {
+    /// Declared before `map`: unregistered before the map is unmapped.
+    guard: Guard,
+    map: Mmap,
+    /// The file, for positioned reads and the check that it did not shrink.
+    file: File,
+    /// Modification time in ms since 1970.
+    mtime: f64,
+    /// The last block served to small reads.
+    block: Mutex<Block>,
+}
+
 impl Input {
-    /// Opens `path`, or standard input for `-`.
+    /// Opens `path`, or standard input for `-`. A directory is refused ("is a directory");
+    /// anything that is not a regular file (a pipe, FIFO, character device, socket) is read
+    /// as a stream, to its end.
     pub fn open(path: &Path) -> io::Result<Input> {
         if path.as_os_str() == "-" {
-            let mut bytes = Vec::new();
-            io::stdin().lock().read_to_end(&mut bytes)?;
-            return Ok(Input::Owned(bytes, None));
+            return read_stream(io::stdin().lock());
         }
+        let metadata = std::fs::metadata(path)?;
+        if metadata.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory, not a session file (`pi-session validate DIR` checks the sessions in a directory)",
+            ));
+        }
+        // A FIFO's open waits for a writer, as reading it should.
         let file = File::open(path)?;
         let metadata = file.metadata()?;
+        if !metadata.is_file() {
+            return read_stream(file);
+        }
         let mtime = metadata
             .modified()
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0.0, |d| d.as_millis() as f64);
         if metadata.len() == 0 {
-            return Ok(Input::Owned(Vec::new(), Some(mtime)));
+            // Empty, or a file whose size the kernel does not know (procfs): read it.
+            let mut bytes = Vec::new();
+            (&file).read_to_end(&mut bytes)?;
+            return Ok(Input::Owned(bytes, Some(mtime)));
         }
         // SAFETY: the map is read-only and lives as long as `Input`. Another process
-        // truncating the file while we read it could fault; that is the accepted cost of
-        // mapping (ripgrep and others make the same trade) and pi itself would be reading
-        // a file in the middle of being rewritten.
+        // truncating the file while we read it makes reads past the new end fault; the
+        // guard registered next turns that fault into zeros and a flag (see `fault`), and
+        // `verify` reports it.
         #[allow(unsafe_code)]
         let map = unsafe { Mmap::map(&file)? };
+        let Some(guard) = Guard::register(map.as_ptr(), map.len()) else {
+            // No guard to be had: read the file into memory rather than risk the fault.
+            drop(map);
+            let mut bytes = Vec::with_capacity(metadata.len() as usize);
+            (&file).read_to_end(&mut bytes)?;
+            return Ok(Input::Owned(bytes, Some(mtime)));
+        };
         // No huge (2 MiB) mappings of the page cache: a freshly written file is often held in
         // large folios, and a range mapped as one huge page is not given back by `release`
         // unless all of it is (measured: 1 GB session, 157 MiB of the file resident at the
         // peak instead of 35). A hint only.
         let _ = map.advise(memmap2::Advice::NoHugePage);
-        Ok(Input::Mapped(map, file, mtime, Mutex::default()))
+        Ok(Input::Mapped(Mapped {
+            guard,
+            map,
+            file,
+            mtime,
+            block: Mutex::default(),
+        }))
+    }
+
+    /// Checks that the file did not change under us while it was read: `Err` when it
+    /// shrank (a read past its new end was caught, or it is now shorter than what was
+    /// mapped). Call it after computing from [`Input::bytes`] and before trusting the result.
+    /// A file that grew is fine: what was read is the file as it was when opened.
+    pub fn verify(&self) -> io::Result<()> {
+        let Input::Mapped(mapped) = self else {
+            return Ok(());
+        };
+        let now = mapped.file.metadata()?.len();
+        let was = mapped.map.len() as u64;
+        if mapped.guard.faulted() || now < was {
+            return Err(io::Error::other(format!(
+                "the file shrank while it was read ({was} bytes when opened, {now} now): another \
+                 program truncated or rewrote it, so nothing computed from it is shown; run \
+                 again once nothing is writing it"
+            )));
+        }
+        Ok(())
     }
 
     /// The bytes.
     pub fn bytes(&self) -> &[u8] {
         match self {
-            Input::Mapped(map, ..) => map,
+            Input::Mapped(mapped) => &mapped.map,
             Input::Owned(bytes, _) => bytes,
         }
     }
@@ -76,7 +144,7 @@ impl Input {
     /// ([`pi_session_format::session::Session::load_releasing`]): without it, every page of
     /// the file stays mapped and a 1 GB session would take over 1 GB of resident memory.
     pub fn release(&self, range: Range<usize>) {
-        let Input::Mapped(map, ..) = self else {
+        let Input::Mapped(Mapped { map, .. }) = self else {
             return;
         };
         if range.is_empty() || range.end > map.len() {
@@ -105,7 +173,10 @@ impl Input {
     /// the input is not a file or the read failed (the loader then copies from the bytes).
     pub fn read_at(&self, buf: &mut [u8], at: usize) -> bool {
         #[cfg(unix)]
-        if let Input::Mapped(map, file, _, block) = self {
+        if let Input::Mapped(Mapped {
+            map, file, block, ..
+        }) = self
+        {
             use std::os::unix::fs::FileExt;
             if buf.len() >= SMALL {
                 return file.read_exact_at(buf, at as u64).is_ok();
@@ -131,7 +202,8 @@ impl Input {
         false
     }
 
-    /// Whether the input is standard input.
+    /// Whether the input is standard input or another stream (a pipe, FIFO or device):
+    /// there is no file to replace.
     pub fn is_stdin(&self) -> bool {
         matches!(self, Input::Owned(_, None))
     }
@@ -139,8 +211,15 @@ impl Input {
     /// The file's modification time in ms since 1970 (0 for standard input).
     pub fn modified_ms(&self) -> f64 {
         match self {
-            Input::Mapped(_, _, mtime, _) | Input::Owned(_, Some(mtime)) => *mtime,
+            Input::Mapped(Mapped { mtime, .. }) | Input::Owned(_, Some(mtime)) => *mtime,
             Input::Owned(_, None) => 0.0,
         }
     }
+}
+
+/// Reads a stream to its end.
+fn read_stream(mut stream: impl Read) -> io::Result<Input> {
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes)?;
+    Ok(Input::Owned(bytes, None))
 }

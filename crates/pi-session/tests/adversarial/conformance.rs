@@ -1,0 +1,4 @@
+//! Adversarial cases: conformance.
+
+#[allow(unused_imports)]
+use super::common::*;

@@ -1,0 +1,4 @@
+//! Adversarial cases: info.
+
+#[allow(unused_imports)]
+use super::common::*;

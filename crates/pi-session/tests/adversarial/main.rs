@@ -1,0 +1,17 @@
+//! The adversarial suite: every way a hostile user, a live pi or a broken disk has made the
+//! command-line tool crash, hang, blow up or lose data (issue 12), each as a test that failed
+//! before its fix. Test names are the recipe: what was done to which command.
+//!
+//! Cases that need long runs, big files or root run only with `--ignored` (`.ci/run` does):
+//! `cargo test -p pi-session --test adversarial -- --ignored`.
+//!
+//! One module per area, each owning its tests; [`common`] holds the shared helpers.
+
+mod common;
+mod conformance;
+mod info;
+mod input;
+mod migrate_file;
+mod migrate_stream;
+mod tree;
+mod validate;

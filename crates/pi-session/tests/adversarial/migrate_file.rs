@@ -1,0 +1,4 @@
+//! Adversarial cases: migrate_file.
+
+#[allow(unused_imports)]
+use super::common::*;

@@ -1,0 +1,4 @@
+//! Adversarial cases: migrate_stream.
+
+#[allow(unused_imports)]
+use super::common::*;

@@ -1,0 +1,4 @@
+//! Adversarial cases: tree.
+
+#[allow(unused_imports)]
+use super::common::*;

@@ -1,0 +1,4 @@
+//! Adversarial cases: validate.
+
+#[allow(unused_imports)]
+use super::common::*;
