@@ -95,7 +95,7 @@ fn check_load(data: &[u8], pi: PiVersion) {
     let keeps = |i: usize| parsed[i].as_ref().is_ok_and(|v| kept(v, pi));
     let first = (0..lines.len()).find(|&i| keeps(i));
     let session = match load(data, pi) {
-        Err(LoadError::Empty) => {
+        Err(LoadError::Empty { .. }) => {
             assert!(
                 first.is_none(),
                 "{pi:?}: refused as empty, but line {} holds a value",
@@ -103,7 +103,7 @@ fn check_load(data: &[u8], pi: PiVersion) {
             );
             return;
         }
-        Err(LoadError::InvalidHeader { line, reason }) => {
+        Err(LoadError::InvalidHeader { line, reason, .. }) => {
             let i = first.expect("refused for its header, but no line holds a value");
             assert_eq!(line, lines[i].number, "{pi:?}: the refused header's line");
             let value = parsed[i].as_ref().expect("kept values parse");

@@ -88,9 +88,22 @@ impl Key {
                 json::write_value(&mut out, &JsValue::Number(f64::from_bits(*bits)));
                 String::from_utf8_lossy(&out).into_owned()
             }
-            Key::String(s) => format!("{:?}", String::from_utf8_lossy(s)),
+            Key::String(s) => quoted(&String::from_utf8_lossy(s)),
             Key::Unique(_) => "(object)".into(),
         }
+    }
+}
+
+/// The longest text of a file quoted whole in a message; longer texts are cut.
+pub const QUOTE_MAX: usize = 64;
+
+/// `text` quoted for a message: control characters escaped (`{:?}`), and cut after
+/// [`QUOTE_MAX`] characters with a count of what was left out, so that text from a file
+/// (a 10 MB id, an escape sequence) never floods or drives a terminal.
+pub fn quoted(text: &str) -> String {
+    match text.char_indices().nth(QUOTE_MAX) {
+        None => format!("{text:?}"),
+        Some((cut, _)) => format!("{:?}…(+{} bytes)", &text[..cut], text.len() - cut),
     }
 }
 
@@ -396,29 +409,48 @@ pub struct DroppedLine {
 /// Why a file cannot be loaded as a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
-    /// The file has no parseable line at all (pi rewrites it to a fresh header).
-    Empty,
+    /// The file has no parseable line at all (pi 0.73.1 rewrites it to a fresh header; pi
+    /// 0.87.1 does so only for an empty file and refuses any other).
+    Empty {
+        /// Whose rules the file was loaded with.
+        pi: PiVersion,
+        /// Whether the file has no bytes at all.
+        blank: bool,
+    },
     /// The first parseable value is not an object with `type: "session"` and a string `id`
-    /// (pi truncates the file to a fresh header; we refuse and leave it untouched).
+    /// (pi 0.73.1 truncates the file to a fresh header, pi 0.87.1 refuses to open it; we
+    /// refuse and leave it untouched).
     InvalidHeader {
         /// Line of the first parseable value.
         line: usize,
         /// What is wrong with it.
         reason: String,
+        /// Whose rules the file was loaded with.
+        pi: PiVersion,
     },
 }
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const REFUSED: &str = "pi 0.87.1 refuses to open it: \"not a valid pi session\"";
         match self {
-            LoadError::Empty => write!(
-                f,
-                "no session header: the file has no JSON line (pi would overwrite it with a new, empty session)"
-            ),
-            LoadError::InvalidHeader { line, reason } => write!(
-                f,
-                "line {line}: not a valid session header: {reason} (pi would truncate the file to a new, empty session)"
-            ),
+            LoadError::Empty { pi, blank } => {
+                let effect = match (pi, blank) {
+                    (PiVersion::V0_87, false) => REFUSED,
+                    _ => "pi would overwrite it with a new, empty session",
+                };
+                write!(f, "no session header: the file has no JSON line ({effect})")
+            }
+            LoadError::InvalidHeader { line, reason, pi } => {
+                let effect = match pi {
+                    PiVersion::V0_87 => REFUSED,
+                    PiVersion::V0_73 => "pi would truncate the file to a new, empty session",
+                };
+                write!(
+                    f,
+                    "line {line}: not a valid session header: {reason} ({effect})"
+                )
+            }
         }
     }
 }
@@ -721,8 +753,11 @@ impl<'a> Session<'a> {
             chunks.push(piece.records);
         }
         let records = Records::from_chunks(chunks);
-        let header = records.first().ok_or(LoadError::Empty)?;
-        check_header(header)?;
+        let header = records.first().ok_or(LoadError::Empty {
+            pi: options.pi,
+            blank: bytes.is_empty(),
+        })?;
+        check_header(header, options.pi)?;
         let header_value = header.value();
         let effective = version_number(header_value.get("version"));
         drop(header_value);
@@ -1108,11 +1143,13 @@ fn scan<'a, 'l>(
     }
 }
 
-fn check_header(first: &Record<'_>) -> Result<(), LoadError> {
+fn check_header(first: &Record<'_>, pi: PiVersion) -> Result<(), LoadError> {
     let reason = match (&first.kind, &first.id) {
         (Kind::Header, Key::String(_)) => return Ok(()),
         (Kind::Header, id) => format!("`id` must be a string, found {}", id.display()),
-        (Kind::Entry { type_: Some(t) }, _) => format!("`type` is {t:?}, expected \"session\""),
+        (Kind::Entry { type_: Some(t) }, _) => {
+            format!("`type` is {}, expected \"session\"", quoted(t))
+        }
         (Kind::Entry { type_: None }, _) => "the first JSON line has no string `type`".into(),
         (Kind::Null, _) => "the first JSON line is `null` (pi throws a TypeError)".into(),
         (Kind::Other | Kind::Falsy, _) => "the first JSON line is not an object".into(),
@@ -1120,6 +1157,7 @@ fn check_header(first: &Record<'_>) -> Result<(), LoadError> {
     Err(LoadError::InvalidHeader {
         line: first.line,
         reason,
+        pi,
     })
 }
 
@@ -1215,8 +1253,14 @@ mod tests {
 
     #[test]
     fn invalid_headers_are_refused() {
-        assert_eq!(load("").unwrap_err(), LoadError::Empty);
-        assert_eq!(load("not json").unwrap_err(), LoadError::Empty);
+        assert!(matches!(
+            load(""),
+            Err(LoadError::Empty { blank: true, .. })
+        ));
+        assert!(matches!(
+            load("not json"),
+            Err(LoadError::Empty { blank: false, .. })
+        ));
         for text in [
             r#"{"type":"session","id":1}"#,
             r#"{"type":"message","id":"a"}"#,

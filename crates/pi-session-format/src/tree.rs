@@ -64,15 +64,25 @@ pub struct CycleError {
 
 impl fmt::Display for CycleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ids: Vec<String> = self
-            .cycle
-            .iter()
-            .map(|(line, id)| format!("{id} (line {line})"))
-            .collect();
+        // A cycle can be as long as the file: name its first and last entries only.
+        const SHOWN: usize = 4;
+        let entry = |(line, id): &(usize, String)| format!("{id} (line {line})");
+        let n = self.cycle.len();
+        let ids = if n <= 2 * SHOWN {
+            self.cycle.iter().map(entry).collect::<Vec<_>>().join(" → ")
+        } else {
+            let head: Vec<String> = self.cycle[..SHOWN].iter().map(entry).collect();
+            let tail: Vec<String> = self.cycle[n - SHOWN..].iter().map(entry).collect();
+            format!(
+                "{} → …({} more entries)… → {}",
+                head.join(" → "),
+                n - 2 * SHOWN,
+                tail.join(" → ")
+            )
+        };
         write!(
             f,
-            "parent cycle on the path: {} (pi would loop forever here)",
-            ids.join(" → ")
+            "parent cycle on the path: {ids} (pi would loop forever here)"
         )
     }
 }

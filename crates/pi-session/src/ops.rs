@@ -7,7 +7,7 @@ use pi_session_format::info::session_info;
 use pi_session_format::json::{self, JsValue};
 use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
-use pi_session_format::session::{LoadOptions, ReadAt, Session};
+use pi_session_format::session::{Key, LoadOptions, ReadAt, Session, quoted};
 use pi_session_format::tree::{self, Index, Leaf};
 use std::io::Write;
 use std::ops::Range;
@@ -117,6 +117,14 @@ pub fn context<'a>(
     let mut warnings = Vec::new();
     let session = load_accessing(bytes, access, settings, &mut warnings)?;
     let index = Index::build(&session);
+    if let Some(id) = leaf
+        && index.get(&session, &Key::string(id)).is_none()
+    {
+        warnings.push(format!(
+            " warning: --leaf {}: no entry has this id; the context is built from the last entry, as pi does",
+            quoted(id)
+        ));
+    }
     let leaf = leaf.map_or(Leaf::Current, |id| Leaf::Id(id.to_string()));
     let context = build_context(&session, &index, &leaf, settings.pi)?;
     for line in &context.skipped_lines {

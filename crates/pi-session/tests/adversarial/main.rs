@@ -11,6 +11,7 @@ mod common;
 mod conformance;
 mod info;
 mod input;
+mod messages;
 mod migrate_file;
 mod migrate_stream;
 mod tree;
