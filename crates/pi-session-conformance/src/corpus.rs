@@ -219,8 +219,18 @@ pub fn load_cases(cases_dir: &Path) -> Result<Vec<Case>, CorpusError> {
                 continue;
             }
             let meta_path = dir.join("case.json");
-            let text = std::fs::read_to_string(&meta_path)
-                .map_err(|e| CorpusError(format!("{}: {e}", meta_path.display())))?;
+            let text = std::fs::read_to_string(&meta_path).map_err(|e| {
+                let hint = if e.kind() == std::io::ErrorKind::NotFound {
+                    format!(
+                        " (every directory AREA/CASE of a corpus is a case: is {} the \
+                         corpus's cases directory?)",
+                        cases_dir.display()
+                    )
+                } else {
+                    String::new()
+                };
+                CorpusError(format!("{}: {e}{hint}", meta_path.display()))
+            })?;
             let meta: CaseMeta = serde_json::from_str(&text)
                 .map_err(|e| CorpusError(format!("{}: {e}", meta_path.display())))?;
             let id = format!(

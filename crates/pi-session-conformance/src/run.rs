@@ -72,7 +72,27 @@ pub fn select<'c>(
         .collect())
 }
 
-/// Runs one operation of `case` and compares it with the expectation.
+/// Output allowed beyond the expected output (and for an expected rejection): 1 MiB.
+pub const OUTPUT_SLACK: usize = 1 << 20;
+
+/// The bounds of one operation: stdout may be twice the expected output plus
+/// [`OUTPUT_SLACK`], stderr [`OUTPUT_SLACK`] plus the same; anything more is a failure,
+/// so a runaway implementation costs little memory whatever the number of threads.
+fn limits(expected: &Expected, timeout: Duration) -> protocol::Limits {
+    let expected_len = match expected {
+        Expected::Output(bytes) => bytes.len(),
+        Expected::Error(_) => 0,
+    };
+    let max = expected_len.saturating_mul(2).saturating_add(OUTPUT_SLACK);
+    protocol::Limits {
+        timeout,
+        max_stdout: max,
+        max_stderr: max,
+    }
+}
+
+/// Runs one operation of `case` and compares it with the expectation (see
+/// [`protocol::run_limited`] for how the implementation is bounded).
 pub fn check(case: &Case, op: Op, implementation: &str, timeout: Duration) -> OpResult {
     let verdict = (|| {
         let expected = case
@@ -82,8 +102,9 @@ pub fn check(case: &Case, op: Op, implementation: &str, timeout: Duration) -> Op
         let session = std::fs::read(case.session_path()).map_err(|e| e.to_string())?;
         let mut args = vec![op.name().to_string()];
         args.extend(case.args(op));
+        let limits = limits(&expected, timeout);
         match (
-            protocol::run(implementation, &args, &session, timeout),
+            protocol::run_limited(implementation, &args, &session, &limits),
             expected,
         ) {
             (Outcome::Output(actual), Expected::Output(expected)) => {
@@ -100,7 +121,18 @@ pub fn check(case: &Case, op: Op, implementation: &str, timeout: Duration) -> Op
                 Err(format!("rejected the input: {}", stderr.trim()))
             }
             (Outcome::Crashed(e), _) => Err(format!("crashed: {}", e.trim())),
-            (Outcome::TimedOut, _) => Err(format!("no answer within {timeout:?}")),
+            (Outcome::TimedOut, _) => Err(format!(
+                "no answer within {timeout:?} (its process group was killed)"
+            )),
+            (Outcome::TooLarge { stream, limit }, expected) => Err(format!(
+                "output too large: more than {limit} bytes on {stream}{}; stopped it",
+                match expected {
+                    Expected::Output(bytes) if stream == "stdout" => {
+                        format!(" (the expected output is {} bytes)", bytes.len())
+                    }
+                    _ => String::new(),
+                }
+            )),
         }
     })();
     OpResult {

@@ -14,12 +14,20 @@ use std::time::Duration;
 #[derive(Subcommand)]
 pub enum Command {
     /// Run an implementation over the corpus and print a pass/fail summary.
+    ///
+    /// Each operation runs in its own process group, killed as a whole on the timeout, when
+    /// an output goes past twice the expected output plus 1 MiB, and after the
+    /// implementation exits (nothing it started outlives its operation).
+    ///
+    /// Exit status: 0 when every selected operation passed; 1 when one failed, or when
+    /// --only/--skip selected no case; 2 for a usage error, or a --corpus that cannot be read
+    /// or holds no case.
     Run {
         /// The implementation's command line; it is called as `IMPL OP [ARGS…]` with the
         /// session on stdin (see conformance/README.md).
         #[arg(long = "impl", value_name = "COMMAND")]
         implementation: String,
-        /// The corpus directory.
+        /// The corpus directory (holding `<area>/<case>/case.json`).
         #[arg(long, default_value = "conformance/cases")]
         corpus: PathBuf,
         /// Run only the cases whose id (`area/name`) matches this glob (repeatable).
@@ -31,9 +39,9 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
-        /// Seconds an implementation may take for one operation.
-        #[arg(long, default_value_t = 10.0)]
-        timeout: f64,
+        /// Seconds an implementation may take for one operation (more than 0).
+        #[arg(long, default_value = "10", value_parser = parse_timeout)]
+        timeout: Duration,
     },
     /// Act as an implementation of the protocol: read the session on stdin, print the
     /// result of OP.
@@ -91,7 +99,7 @@ pub fn main(command: Command) -> ExitCode {
                 implementation,
                 only,
                 skip,
-                timeout: Duration::from_secs_f64(timeout),
+                timeout,
             },
             &corpus,
             format,
@@ -109,6 +117,19 @@ pub fn main(command: Command) -> ExitCode {
             }
         },
     }
+}
+
+/// `--timeout`: positive, finite seconds (a fraction is allowed).
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if seconds.is_nan() || seconds <= 0.0 {
+        return Err(format!("{text:?}: the timeout must be more than 0 seconds"));
+    }
+    // Anything beyond what a `Duration` holds is as good as no limit.
+    Ok(Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
 }
 
 fn implement(op: ProtocolOp, leaf: Option<&str>, pi: Pi, mtime: i64) -> Result<(), Rejected> {
@@ -139,7 +160,10 @@ fn implement(op: ProtocolOp, leaf: Option<&str>, pi: Pi, mtime: i64) -> Result<(
             })?;
             return Ok(());
         }
-        ProtocolOp::Migrate => ops::migrate(&bytes, settings)?.0,
+        ProtocolOp::Migrate => {
+            crate::with_stdout(|out| ops::migrate(&bytes, settings, out).map(|_| ()))?;
+            return Ok(());
+        }
         ProtocolOp::Tree => ops::tree(&bytes, settings)?,
         ProtocolOp::Info => ops::info(&bytes, mtime as f64, settings),
     };
@@ -148,6 +172,14 @@ fn implement(op: ProtocolOp, leaf: Option<&str>, pi: Pi, mtime: i64) -> Result<(
 
 fn run_corpus(options: RunOptions, corpus_dir: &std::path::Path, format: Format) -> ExitCode {
     let cases = match corpus::load_cases(corpus_dir) {
+        Ok(cases) if cases.is_empty() => {
+            eprintln!(
+                "pi-session: {}: no case in this directory (a corpus holds \
+                 AREA/CASE/case.json); give the corpus's cases directory with --corpus",
+                corpus_dir.display()
+            );
+            return ExitCode::from(2);
+        }
         Ok(cases) => cases,
         Err(e) => {
             eprintln!("pi-session: {e}");
@@ -161,6 +193,16 @@ fn run_corpus(options: RunOptions, corpus_dir: &std::path::Path, format: Format)
             return ExitCode::from(2);
         }
     };
+    if selected.is_empty() {
+        eprintln!(
+            "pi-session: {}: no case selected by --only/--skip among {} cases; case ids are \
+             AREA/CASE, e.g. {}",
+            corpus_dir.display(),
+            cases.len(),
+            cases.first().map_or("", |c| c.id.as_str())
+        );
+        return ExitCode::FAILURE;
+    }
     let report = run::run(&selected, &options);
     match format {
         Format::Json => println!(
