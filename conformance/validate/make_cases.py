@@ -80,6 +80,10 @@ nest=None
 for _ in range(130): nest=[nest]
 deep["data"]=nest
 case("deep-nesting",["PS0010"],lines(H(),u,a,deep),"A custom entry whose data nests 130 arrays: read by pi, checked by the schema only down to 120 levels.")
+num='{"type":"custom","customType":"my-ext","data":{"big":123456789012345678901234567890,"huge":1E400,"fine":1.50},"id":"c3d4e5f6","parentId":"b2c3d4e5","timestamp":"%s"}'%ts(3)
+case("number-not-exact",["PS0011"],lines(H(),u,a,num),"Numbers a double cannot hold as written: pi reads 1.2345678901234568e+29 and Infinity (written back as null); 1.50 is only spelled differently.")
+dup='{"type":"custom","customType":"my-ext","data":{"k":1,"other":true,"k":2},"id":"c3d4e5f6","parentId":"b2c3d4e5","timestamp":"%s"}'%ts(3)
+case("duplicate-key",["PS0012"],lines(H(),u,a,dup),"A key twice in one object: pi keeps only the last value.")
 # PS01xx
 case("no-header-empty-file",["PS0101"],b"","An empty file: pi overwrites it with a new session.")
 case("no-header-empty-file-pi-0.87",["PS0101"],b"","An empty file: pi 0.87.1 writes a new session into it.",pi="0.87")

@@ -19,6 +19,8 @@ const BYTE_TARGETS: &[&str] = &[
     "migrate",
     "streaming_eq_whole",
     "validate",
+    "tree",
+    "info",
 ];
 const STRUCTURED_TARGETS: &[&str] = &["context", "to_llm"];
 
@@ -109,6 +111,11 @@ fn seed() -> Result<(), String> {
                 // Three chunk sizes (see fuzzing::split_chunk_sizes): 1, 7 and 64 bytes.
                 let mut input = vec![3, 0, 6, 63];
                 input.extend_from_slice(cut(&bytes, max - 4));
+                write(dir.join(name), &input)?;
+            } else if *target == "info" {
+                // The mode byte (see fuzzing::info): raw bytes, pieces of 7 bytes.
+                let mut input = vec![3 << 1];
+                input.extend_from_slice(cut(&bytes, max - 1));
                 write(dir.join(name), &input)?;
             } else {
                 write(dir.join(name), cut(&bytes, max))?;

@@ -13,13 +13,19 @@
 //! | [`migrate`] | loading (v1→v3 at once) equals the migration functions, and equals writing the v2 file and loading that; a v3 file and a migrated file load unchanged; records, their order and every member but the ids survive; v1 ids are unique and chained |
 //! | [`context`] | on generated sessions ([`spec::SessionSpec`]): the context terminates, reports exactly the parent cycles there are, and equals the rules' model ([`model::context`]): every message from an entry on the path, compaction window, settings |
 //! | [`to_llm`] | on generated messages ([`spec::LlmSpec`]): `convertToLlm` equals the rules' templates ([`model::to_llm`]) |
+//! | [`tree()`] | `getTree()` terminates, writes JSON bounded by the input's size, each reachable node once when not pi's form, and exactly pi's output (a literal model of `getTree()`) when it says so |
+//! | [`info()`] | the streamed listing entry, read in pieces of any size, equals the former whole-file implementation ([`crate::info::oracle`]) on any bytes and on generated sessions, and is bounded by the input's size |
 //! | [`validate`] | the validator never panics, its report is consistent (counts, verdicts, locations inside the file), a file without errors loads without dropping or skipping a line and builds its context, and a pi-loadable file also loads without a rewrite |
 
 pub mod arb;
+mod info;
 pub mod model;
 pub mod spec;
+mod tree;
 
+pub use info::{check_info, info};
 pub use spec::{LlmSpec, SessionSpec};
+pub use tree::tree;
 
 use crate::PiVersion;
 use crate::context::{Message, build_context};
@@ -661,6 +667,7 @@ fn check_migrate(data: &[u8], pi: PiVersion) {
         );
         check_preserved(r.line, original, &r.value(), &session);
     }
+    check_streamed(data, &session, &values, pi);
     if v2 {
         let mut again = values.clone();
         migrate::v2_to_v3(&mut again);
@@ -746,6 +753,61 @@ fn check_migrate(data: &[u8], pi: PiVersion) {
         }
         assert!(out == expected, "{pi:?}: a v3 file was changed");
     }
+}
+
+/// The rewritten file, [`Session::to_jsonl`] and the streaming migration
+/// ([`Session::load_for_migration`]) are exactly pi's whole-array result `values` written one
+/// per line, with the lines that are not records kept verbatim at their place.
+fn check_streamed(data: &[u8], session: &Session<'_>, values: &[JsValue], pi: PiVersion) {
+    if !session.version.rewrite {
+        return;
+    }
+    let mut items: Vec<(usize, Vec<u8>)> = session
+        .records
+        .iter()
+        .zip(values)
+        .map(|(r, v)| (r.line, to_string(v).into_bytes()))
+        .chain(
+            session
+                .dropped
+                .iter()
+                .map(|d| (d.line, session.dropped_bytes(d).to_vec())),
+        )
+        .chain(session.skipped.iter().filter_map(|s| {
+            let (offset, len) = s.verbatim?;
+            Some((s.line, session.source.get(offset..offset + len)?.to_vec()))
+        }))
+        .collect();
+    items.sort_by_key(|(line, _)| *line);
+    let expected: Vec<u8> = items
+        .into_iter()
+        .flat_map(|(_, mut bytes)| {
+            bytes.push(b'\n');
+            bytes
+        })
+        .collect();
+    assert!(
+        session.to_jsonl() == expected,
+        "{pi:?}: to_jsonl differs from the whole-array migration"
+    );
+    let migration = Session::load_for_migration(
+        data,
+        LoadOptions {
+            ids: &mut SequentialIds::default(),
+            pi,
+        },
+        &|_| {},
+    )
+    .expect("loads like load_with");
+    let mut streamed = Vec::new();
+    let mut changes = crate::session::Changes::new(3);
+    migration
+        .write(&mut streamed, &mut changes, &|_| {})
+        .expect("writing to a vector");
+    assert!(
+        streamed == expected,
+        "{pi:?}: the streaming migration differs from the whole-array migration"
+    );
 }
 
 /// M1–M5: v1 entries get unique ids chained in file order; `firstKeptEntryIndex` becomes the
@@ -1120,7 +1182,8 @@ pub fn validate(data: &[u8]) {
             .diagnostics
             .iter()
             .filter(|d| d.severity == Severity::Error)
-            .count();
+            .map(|d| d.occurrences())
+            .sum::<usize>();
         assert_eq!(report.stats.errors, errors, "{pi:?}: error count");
         assert_eq!(report.verdict.strict, errors == 0, "{pi:?}: strict verdict");
         assert_eq!(

@@ -14,7 +14,6 @@
 //! - [`types`]: the typed serde model of every entry and message;
 //! - [`validate`]: diagnostics with stable codes, and the strict and pi-loadable verdicts;
 //! - [`schemas`]: the JSON Schemas generated from [`types`];
-//! - [`atomic`]: crash-safe file replacement.
 
 pub mod date;
 pub mod generate;
@@ -34,7 +33,6 @@ pub enum PiVersion {
     V0_87,
 }
 
-pub mod atomic;
 pub mod context;
 #[cfg(feature = "arbitrary")]
 pub mod fuzzing;

@@ -1,6 +1,6 @@
-//! The v1→v2 and v2→v3 migrations (rules M1–M6), as pure functions over parsed values.
+//! The v1→v2 and v2→v3 migrations (rules M1–M6).
 //!
-//! Both take pi's array of every parsed value of the file, header first, and change it in
+//! [`v1_to_v2`] and [`v2_to_v3`] take pi's array of every parsed value of the file, header first, and change it in
 //! place exactly as pi's `migrateV1ToV2` / `migrateV2ToV3` do, with two deliberate
 //! differences, both where pi crashes or corrupts:
 //!
@@ -8,14 +8,22 @@
 //!   generator checks a set it never fills, so large files get duplicate ids and cycles);
 //! - values that are not objects (`null`, numbers, strings, arrays) are left alone; pi's
 //!   v1→v2 throws a `TypeError` on them.
+//!
+//! They are the reference model: files are migrated one entry at a time by
+//! [`crate::session::Migration`], with the per-entry steps of this module (`v1_entry`,
+//! `v2_entry`) and only the ids assigned kept for the whole file. [`lossy`] finds what
+//! `JSON.parse` then `JSON.stringify` changes in a line (duplicate keys, inexact numbers).
 
-use crate::json::{JsValue, is_str};
+use crate::json::{JsObject, JsValue, is_str};
 use std::collections::HashSet;
+
+pub mod lossy;
 
 /// Makes entry ids for the v1→v2 migration.
 pub trait IdGenerator {
-    /// Returns a new id that is not in `taken`.
-    fn next_id(&mut self, taken: &HashSet<String>) -> String;
+    /// Returns a new id for which `taken` is false (`taken` tells the ids handed out so far
+    /// in this file).
+    fn next_id(&mut self, taken: &dyn Fn(&str) -> bool) -> String;
 }
 
 /// pi's id shape: the first 8 hex digits of a random UUID v4 (lowercase), never repeated.
@@ -23,23 +31,45 @@ pub trait IdGenerator {
 pub struct RandomIds;
 
 impl IdGenerator for RandomIds {
-    fn next_id(&mut self, taken: &HashSet<String>) -> String {
+    fn next_id(&mut self, taken: &dyn Fn(&str) -> bool) -> String {
+        let mut attempt = 0u32;
         loop {
-            let mut bytes = [0u8; 4];
-            // Without an OS random source, fall back to a time-seeded value; uniqueness is
-            // still guaranteed by the loop.
-            if getrandom::fill(&mut bytes).is_err() {
+            let bytes = random_word().unwrap_or_else(|| {
+                // Without an OS random source, fall back to a time-seeded value; uniqueness
+                // is still guaranteed by the loop.
                 let nanos = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.subsec_nanos());
-                bytes = (nanos ^ taken.len() as u32).to_le_bytes();
-            }
+                (nanos ^ attempt.wrapping_mul(0x9E37_79B9)).to_le_bytes()
+            });
+            attempt = attempt.wrapping_add(1);
             let id = format!("{:08x}", u32::from_le_bytes(bytes));
-            if !taken.contains(&id) {
+            if !taken(&id) {
                 return id;
             }
         }
     }
+}
+
+/// Four random bytes from the OS, drawn 4 KiB at a time (one system call per id made a
+/// migration of 400,000 entries spend a tenth of its time in `getrandom`).
+fn random_word() -> Option<[u8; 4]> {
+    use std::cell::RefCell;
+    thread_local! {
+        static POOL: RefCell<(Vec<u8>, usize)> = const { RefCell::new((Vec::new(), 0)) };
+    }
+    POOL.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        let (buf, at) = &mut *pool;
+        if *at + 4 > buf.len() {
+            buf.resize(4096, 0);
+            getrandom::fill(buf).ok()?;
+            *at = 0;
+        }
+        let word = [buf[*at], buf[*at + 1], buf[*at + 2], buf[*at + 3]];
+        *at += 4;
+        Some(word)
+    })
 }
 
 /// Deterministic ids `00000001`, `00000002`, … in assignment order (for tests and for
@@ -50,14 +80,81 @@ pub struct SequentialIds {
 }
 
 impl IdGenerator for SequentialIds {
-    fn next_id(&mut self, taken: &HashSet<String>) -> String {
+    fn next_id(&mut self, taken: &dyn Fn(&str) -> bool) -> String {
         loop {
             self.next = self.next.wrapping_add(1);
             let id = format!("{:08x}", self.next);
-            if !taken.contains(&id) {
+            if !taken(&id) {
                 return id;
             }
         }
+    }
+}
+
+/// What v1→v2 does to a compaction's `firstKeptEntryIndex` (see [`first_kept_index`]).
+#[derive(Debug, Clone)]
+pub(crate) enum FirstKept {
+    /// Not a compaction with a numeric `firstKeptEntryIndex`: nothing to do.
+    Untouched,
+    /// `entries[index]` is missing, falsy or a header: pi sets nothing and deletes the index.
+    NoTarget,
+    /// The target's `id` (`None`: undefined, so `firstKeptEntryId` ends up absent).
+    Target(Option<JsValue>),
+}
+
+/// The numeric `firstKeptEntryIndex` of a compaction entry, which v1→v2 resolves.
+pub(crate) fn first_kept_index(entry: &JsObject) -> Option<f64> {
+    if !is_str(entry.get("type"), "compaction") {
+        return None;
+    }
+    match entry.get("firstKeptEntryIndex") {
+        Some(&JsValue::Number(index)) => Some(index),
+        _ => None,
+    }
+}
+
+/// The position `entries[index]` addresses in an array of `len` values, if any: JS property
+/// access addresses elements only with canonical non-negative integers (and -0).
+pub(crate) fn element_index(index: f64, len: usize) -> Option<usize> {
+    if index.fract() != 0.0 || index < 0.0 || index >= len as f64 {
+        return None;
+    }
+    Some(index as usize)
+}
+
+/// v1→v2 on one entry (not a header): the fresh `id`, the previous entry's id as
+/// `parentId` (existing members overwritten in place, new ones appended), then the
+/// compaction's `firstKeptEntryIndex` as resolved by the caller.
+pub(crate) fn v1_entry(
+    entry: &mut JsObject,
+    id: &str,
+    parent: Option<&str>,
+    first_kept: FirstKept,
+) {
+    entry.set("id", JsValue::string(id));
+    entry.set("parentId", parent.map_or(JsValue::Null, JsValue::string));
+    match first_kept {
+        FirstKept::Untouched => return,
+        FirstKept::NoTarget => {}
+        FirstKept::Target(Some(id)) => entry.set("firstKeptEntryId", id),
+        // `target.id` is undefined: the property is set to undefined, i.e. absent.
+        FirstKept::Target(None) => {
+            entry.remove("firstKeptEntryId");
+        }
+    }
+    entry.remove("firstKeptEntryIndex");
+}
+
+/// v2→v3 on one entry (not a header): a `message` entry whose message has role
+/// `hookMessage` gets role `custom`.
+pub(crate) fn v2_entry(entry: &mut JsObject) {
+    if !is_str(entry.get("type"), "message") {
+        return;
+    }
+    if let Some(message) = entry.get_mut("message").and_then(JsValue::as_object_mut)
+        && message.get("role").and_then(JsValue::as_str) == Some("hookMessage")
+    {
+        message.set("role", JsValue::string("custom"));
     }
 }
 
@@ -65,57 +162,44 @@ impl IdGenerator for SequentialIds {
 /// previous entry's id as `parentId` (a linear chain, existing values overwritten, new keys
 /// appended); a compaction's numeric `firstKeptEntryIndex` (an index into `values`, header
 /// at 0) becomes `firstKeptEntryId`.
+///
+/// This is pi's whole-array function, kept as the reference model the streaming migration
+/// ([`crate::session::Migration`]) is checked against.
 pub fn v1_to_v2(values: &mut [JsValue], ids: &mut dyn IdGenerator) {
     let mut taken = HashSet::new();
     let mut prev_id: Option<String> = None;
     for i in 0..values.len() {
-        let Some(entry) = values[i].as_object_mut() else {
+        let Some(entry) = values[i].as_object() else {
             continue;
         };
         if is_str(entry.get("type"), "session") {
+            let entry = values[i].as_object_mut().expect("checked above");
             entry.set("version", JsValue::Number(2.0));
             continue;
         }
-        let id = ids.next_id(&taken);
+        let index = first_kept_index(entry);
+        let id = ids.next_id(&|id| taken.contains(id));
         taken.insert(id.clone());
-        entry.set("id", JsValue::string(id.as_str()));
-        entry.set(
-            "parentId",
-            prev_id.as_deref().map_or(JsValue::Null, JsValue::string),
-        );
-        prev_id = Some(id);
-        if !is_str(entry.get("type"), "compaction") {
-            continue;
-        }
-        let Some(&JsValue::Number(index)) = entry.get("firstKeptEntryIndex") else {
-            continue;
+        let first_kept = match index {
+            None => FirstKept::Untouched,
+            Some(index) => match element_index(index, values.len()) {
+                // The entry itself: its new id.
+                Some(t) if t == i => FirstKept::Target(Some(JsValue::string(id.as_str()))),
+                Some(t) => {
+                    let target = &values[t];
+                    if !target.is_truthy() || is_str(target.get("type"), "session") {
+                        FirstKept::NoTarget
+                    } else {
+                        FirstKept::Target(target.get("id").cloned())
+                    }
+                }
+                None => FirstKept::NoTarget,
+            },
         };
-        let target = first_kept_target(values, index);
         let entry = values[i].as_object_mut().expect("checked above");
-        match target {
-            Some(Some(id)) => entry.set("firstKeptEntryId", id),
-            // `target.id` is undefined: the property is set to undefined, i.e. absent.
-            Some(None) => {
-                entry.remove("firstKeptEntryId");
-            }
-            None => {}
-        }
-        entry.remove("firstKeptEntryIndex");
+        v1_entry(entry, &id, prev_id.as_deref(), first_kept);
+        prev_id = Some(id);
     }
-}
-
-/// `entries[index]` when it is an existing non-header value: `Some(its id)`, where the id is
-/// `None` when the target has none (yet). `None` when pi sets nothing.
-fn first_kept_target(values: &[JsValue], index: f64) -> Option<Option<JsValue>> {
-    // JS property access: only canonical non-negative integers (and -0) address elements.
-    if index.fract() != 0.0 || index < 0.0 || index >= values.len() as f64 {
-        return None;
-    }
-    let target = &values[index as usize];
-    if !target.is_truthy() || is_str(target.get("type"), "session") {
-        return None;
-    }
-    Some(target.get("id").cloned())
 }
 
 /// `migrateV2ToV3`: headers get `version: 3`; `message` entries whose message has role
@@ -129,14 +213,7 @@ pub fn v2_to_v3(values: &mut [JsValue]) {
             entry.set("version", JsValue::Number(3.0));
             continue;
         }
-        if !is_str(entry.get("type"), "message") {
-            continue;
-        }
-        if let Some(message) = entry.get_mut("message").and_then(JsValue::as_object_mut)
-            && message.get("role").and_then(JsValue::as_str) == Some("hookMessage")
-        {
-            message.set("role", JsValue::string("custom"));
-        }
+        v2_entry(entry);
     }
 }
 

@@ -19,6 +19,11 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Deref, Range};
 
+mod rewrite;
+
+use rewrite::Plan;
+pub use rewrite::{Change, ChangeKind, Changes};
+
 /// A value compared the way JavaScript compares `id`/`parentId` values (`===`, and `Map`
 /// keys, which agree for everything JSON can hold).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -482,6 +487,53 @@ pub struct VersionInfo {
     pub rewrite: bool,
 }
 
+impl VersionInfo {
+    /// What loading does with a file whose `header.version` converts to `effective`.
+    pub fn of(effective: f64) -> VersionInfo {
+        VersionInfo {
+            effective,
+            migrated_v1: effective < 2.0,
+            migrated_v2: effective < 3.0,
+            // `!(version >= 3)`: NaN versions are rewritten too.
+            rewrite: effective.partial_cmp(&3.0).is_none_or(|o| o.is_lt()),
+        }
+    }
+}
+
+/// A session loaded for rewriting ([`Session::load_for_migration`]): read, its migration
+/// ids assigned, its values not migrated yet.
+#[derive(Debug)]
+pub struct Migration<'a> {
+    session: Session<'a>,
+    plan: Plan,
+}
+
+impl<'a> Migration<'a> {
+    /// The session as read: the records hold the file's own values and ids, not the
+    /// migrated ones (`version`, `dropped` and `skipped` are those of a normal load).
+    pub fn session(&self) -> &Session<'a> {
+        &self.session
+    }
+
+    /// Whether pi rewrites the file (any version below 3, or not a number).
+    pub fn changed(&self) -> bool {
+        self.session.version.rewrite
+    }
+
+    /// Writes the file as pi leaves it after loading (exactly [`Session::to_jsonl`] of the
+    /// same file loaded with the same ids), migrating one line at a time, and collects in
+    /// `changes` what `JSON.parse`/`JSON.stringify` lose on the way. `release` is told which
+    /// byte ranges of the input are done with (see [`Session::load_releasing`]).
+    pub fn write(
+        &self,
+        out: &mut dyn std::io::Write,
+        changes: &mut Changes,
+        release: &(dyn Fn(Range<usize>) + Sync),
+    ) -> std::io::Result<()> {
+        rewrite::write_lines(&self.session, &self.plan, out, changes, release)
+    }
+}
+
 /// A loaded session file.
 #[derive(Debug)]
 pub struct Session<'a> {
@@ -658,7 +710,58 @@ impl<'a> Session<'a> {
         options: LoadOptions<'_>,
         pieces: Pieces<'_, 'a>,
     ) -> Result<Session<'a>, LoadError> {
-        let current = options.pi == PiVersion::V0_87;
+        let mut session = Self::load_unmigrated(bytes, options.pi, pieces)?;
+        let (v1, v2) = (session.version.migrated_v1, session.version.migrated_v2);
+        if v1 || v2 {
+            session.migrate(v1, v2, options.ids);
+        }
+        Ok(session)
+    }
+
+    /// Loads for rewriting (`pi-session migrate`): like [`Session::load_releasing`], but a
+    /// v1/v2 file is not migrated in memory. [`Migration::write`] migrates it line by line
+    /// into a writer, so memory holds the skeleton and the ids, not the file's values.
+    pub fn load_for_migration(
+        bytes: &'a [u8],
+        options: LoadOptions<'_>,
+        release: &(dyn Fn(Range<usize>) + Sync),
+    ) -> Result<Migration<'a>, LoadError> {
+        let session = Self::load_unmigrated(bytes, options.pi, Pieces::Borrowed(release))?;
+        let (v1, v2) = (session.version.migrated_v1, session.version.migrated_v2);
+        let plan = Plan::new(&session.records, v1, v2, options.ids);
+        Ok(Migration { session, plan })
+    }
+
+    /// The version of the file, from its header alone (the first line that parses, as pi
+    /// reads it): whether loading it migrates and rewrites it. The same error as loading
+    /// when there is no valid header.
+    pub fn read_version(bytes: &[u8], pi: PiVersion) -> Result<VersionInfo, LoadError> {
+        let mut scanner = LineScanner::default();
+        for line in read::lines_with(bytes, pi != PiVersion::V0_87) {
+            let Ok(record) = scan(&mut scanner, line, Text::new) else {
+                continue;
+            };
+            if pi == PiVersion::V0_87 && matches!(record.kind, Kind::Null | Kind::Falsy) {
+                continue;
+            }
+            check_header(&record, pi)?;
+            return Ok(VersionInfo::of(version_number(
+                record.value().get("version"),
+            )));
+        }
+        Err(LoadError::Empty {
+            pi,
+            blank: bytes.is_empty(),
+        })
+    }
+
+    /// Loads without running the migrations: records are as read.
+    fn load_unmigrated(
+        bytes: &'a [u8],
+        pi: PiVersion,
+        pieces: Pieces<'_, 'a>,
+    ) -> Result<Session<'a>, LoadError> {
+        let current = pi == PiVersion::V0_87;
         // The text is cut into pieces and each piece is split and scanned on its own core;
         // results come back in file order. Pieces are small so that the part of the input
         // being read at any time stays small too.
@@ -754,33 +857,24 @@ impl<'a> Session<'a> {
         }
         let records = Records::from_chunks(chunks);
         let header = records.first().ok_or(LoadError::Empty {
-            pi: options.pi,
+            pi,
             blank: bytes.is_empty(),
         })?;
-        check_header(header, options.pi)?;
+        check_header(header, pi)?;
         let header_value = header.value();
         let effective = version_number(header_value.get("version"));
         drop(header_value);
-        let migrate_v1 = effective < 2.0;
-        let migrate_v2 = effective < 3.0;
+        let version = VersionInfo::of(effective);
+        let migrate_v1 = version.migrated_v1;
         let mut session = Session {
             source: bytes,
-            pi: options.pi,
+            pi,
             records,
             entries: Vec::new(),
             dropped,
             skipped,
-            version: VersionInfo {
-                effective,
-                migrated_v1: migrate_v1,
-                migrated_v2: migrate_v2,
-                // `!(version >= 3)`: NaN versions are rewritten too.
-                rewrite: effective.partial_cmp(&3.0).is_none_or(|o| o.is_lt()),
-            },
+            version,
         };
-        if migrate_v1 || migrate_v2 {
-            session.migrate(migrate_v1, migrate_v2, options.ids);
-        }
         for (i, r) in session.records.iter().enumerate() {
             let reason = match r.kind {
                 Kind::Header => continue,
@@ -805,20 +899,33 @@ impl<'a> Session<'a> {
     fn migrate(&mut self, v1: bool, v2: bool, ids: &mut dyn IdGenerator) {
         // pi migrates its array of every parsed value (header included); positions in it
         // are what `firstKeptEntryIndex` counts, so every value takes part, even those the
-        // migration functions skip.
-        let mut values: Vec<JsValue> = self
+        // migration functions skip. Every value is computed before any is replaced: a
+        // compaction may name a later entry by its original id.
+        let plan = Plan::new(&self.records, v1, v2, ids);
+        let mut parent: Option<usize> = None;
+        let values: Vec<Option<JsValue>> = self
             .records
             .iter()
-            .map(|r| r.value().into_owned())
+            .enumerate()
+            .map(|(i, r)| {
+                if !matches!(r.kind, Kind::Header | Kind::Entry { .. }) {
+                    return None;
+                }
+                let mut value = r.value().into_owned();
+                plan.apply(
+                    &self.records,
+                    i,
+                    parent.and_then(|p| plan.id(p)),
+                    &mut value,
+                );
+                if plan.id(i).is_some() {
+                    parent = Some(i);
+                }
+                Some(value)
+            })
             .collect();
-        if v1 {
-            migrate::v1_to_v2(&mut values, ids);
-        }
-        if v2 {
-            migrate::v2_to_v3(&mut values);
-        }
         for (record, value) in self.records.iter_mut().zip(values) {
-            if matches!(record.kind, Kind::Header | Kind::Entry { .. }) {
+            if let Some(value) = value {
                 record.set_value(value);
             }
         }
@@ -838,44 +945,19 @@ impl<'a> Session<'a> {
     /// rewrites every value with `JSON.stringify`, one per line; unlike pi, lines that are
     /// not JSON are kept, byte for byte, at their place. Otherwise the file is unchanged,
     /// except that pi 0.87.1 ends an unterminated last line with a newline.
+    ///
+    /// The whole output in memory: [`Session::write_jsonl`] streams it, and
+    /// [`Session::load_for_migration`] does not even build the migrated values.
     pub fn to_jsonl(&self) -> Vec<u8> {
-        if !self.version.rewrite {
-            let mut out = self.source.to_vec();
-            if self.pi == PiVersion::V0_87 && out.last().is_some_and(|&b| b != b'\n') {
-                out.push(b'\n');
-            }
-            return out;
-        }
-        // Lines that are not records (unparseable lines; pi 0.87.1's falsy lines) are kept
-        // byte for byte at their place.
-        let mut verbatim: Vec<(usize, &[u8])> = self
-            .dropped
-            .iter()
-            .map(|d| (d.line, self.dropped_bytes(d)))
-            .chain(self.skipped.iter().filter_map(|s| {
-                let (offset, len) = s.verbatim?;
-                Some((
-                    s.line,
-                    self.source.get(offset..offset + len).unwrap_or_default(),
-                ))
-            }))
-            .collect();
-        verbatim.sort_by_key(|(line, _)| *line);
-        let mut verbatim = verbatim.into_iter().peekable();
         let mut out = Vec::with_capacity(self.source.len());
-        for r in &self.records {
-            while let Some((_, bytes)) = verbatim.next_if(|(line, _)| *line < r.line) {
-                out.extend_from_slice(bytes);
-                out.push(b'\n');
-            }
-            json::write_value(&mut out, &r.value());
-            out.push(b'\n');
-        }
-        for (_, bytes) in verbatim {
-            out.extend_from_slice(bytes);
-            out.push(b'\n');
-        }
+        // Writing into a vector cannot fail.
+        let _ = self.write_jsonl(&mut out);
         out
+    }
+
+    /// [`Session::to_jsonl`], written to `out` a batch of lines at a time.
+    pub fn write_jsonl(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        rewrite::write_lines(self, &Plan::identity(), out, &mut Changes::new(0), &|_| {})
     }
 
     /// The original bytes of a line that is not JSON.

@@ -3,10 +3,14 @@
 //!
 //! Everything here works on the skeleton of each record (`type`, `id`, `parentId`); only
 //! label and `session_info` entries are parsed. Walks are iterative and detect parent
-//! cycles, where pi loops forever.
+//! cycles, where pi loops forever. `getTree()` is [`view`] (its V8 sort is `tree/sort.rs`).
 
-use crate::date;
-use crate::json::{self, JsValue};
+pub(crate) mod sort;
+pub mod view;
+
+pub use view::{Form, PI_FORM_FACTOR, PI_FORM_SLACK, Tree, Why};
+
+use crate::json::JsValue;
 use crate::session::{Key, Session};
 use hashbrown::hash_table::{Entry, HashTable};
 use rayon::prelude::*;
@@ -216,166 +220,6 @@ pub fn session_name(session: &Session<'_>) -> Option<String> {
     (!trimmed.is_empty()).then(|| trimmed.to_owned())
 }
 
-/// A node of [`tree`]: an entry and its children.
-#[derive(Debug, Clone)]
-pub struct TreeNode {
-    /// Record index of the entry.
-    pub record: usize,
-    /// Its label, if any.
-    pub label: Option<JsValue>,
-    /// Child nodes, sorted by timestamp as pi sorts them.
-    pub children: Vec<TreeNode>,
-}
-
-/// `getTree()`: roots in file order, children sorted by timestamp with V8's sort.
-///
-/// Entries reachable only through a parent cycle appear nowhere, as in pi. Where duplicate
-/// ids make the node graph cyclic (pi hangs), a node is not expanded below itself.
-pub fn tree(session: &Session<'_>, index: &Index) -> Vec<TreeNode> {
-    // One node per id (later duplicates replace earlier ones), as pi's nodeMap.
-    let mut node_of: HashMap<&Key, usize> = HashMap::new();
-    for &i in &session.entries {
-        node_of.insert(&session.records[i].id, i);
-    }
-    let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut roots = Vec::new();
-    for &i in &session.entries {
-        let r = &session.records[i];
-        let node = node_of[&r.id];
-        if r.parent_id == Key::Null || r.parent_id == r.id {
-            roots.push(node);
-        } else if let Some(&parent) = node_of.get(&r.parent_id) {
-            children.entry(parent).or_default().push(node);
-        } else {
-            roots.push(node);
-        }
-    }
-    let time = |i: usize| date::new_date_time(session.records[i].value().get("timestamp"));
-    for list in children.values_mut() {
-        v8_sort(list, |&a, &b| time(a) - time(b));
-    }
-    let mut out = Vec::with_capacity(roots.len());
-    for root in roots {
-        out.push(expand(root, &children, index, session));
-    }
-    out
-}
-
-/// Builds the nested node for `root` without recursion, never expanding a node inside itself.
-fn expand(
-    root: usize,
-    children: &HashMap<usize, Vec<usize>>,
-    index: &Index,
-    session: &Session<'_>,
-) -> TreeNode {
-    let node = |i: usize| TreeNode {
-        record: i,
-        label: index
-            .labels(session)
-            .get(&session.records[i].id)
-            .map(|l| l.label.clone()),
-        children: Vec::new(),
-    };
-    // Stack of (node being built, its remaining children).
-    let mut stack: Vec<(TreeNode, std::slice::Iter<'_, usize>)> = vec![(
-        node(root),
-        children.get(&root).map_or([].iter(), |c| c.iter()),
-    )];
-    loop {
-        let next = stack.last_mut().and_then(|(_, rest)| rest.next().copied());
-        match next {
-            Some(child) => {
-                if stack.iter().any(|(n, _)| n.record == child) {
-                    continue;
-                }
-                let rest = children.get(&child).map_or([].iter(), |c| c.iter());
-                stack.push((node(child), rest));
-            }
-            None => {
-                let (done, _) = stack.pop().expect("stack is never empty here");
-                match stack.last_mut() {
-                    Some((parent, _)) => parent.children.push(done),
-                    None => return done,
-                }
-            }
-        }
-    }
-}
-
-/// `Array.prototype.sort` as V8 runs it for fewer than 64 elements (a leading run, then
-/// binary insertion), which decides the order when the comparator returns `NaN`; a stable
-/// sort for longer arrays.
-fn v8_sort<T: Copy>(items: &mut [T], compare: impl Fn(&T, &T) -> f64) {
-    let n = items.len();
-    if n < 2 {
-        return;
-    }
-    if n >= 64 {
-        items.sort_by(|a, b| {
-            compare(a, b)
-                .partial_cmp(&0.0)
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
-        return;
-    }
-    // CountAndMakeRun
-    let descending = compare(&items[1], &items[0]) < 0.0;
-    let mut run = 2;
-    while run < n {
-        let order = compare(&items[run], &items[run - 1]);
-        // A NaN order ends a descending run and continues an ascending one.
-        if descending != (order < 0.0) {
-            break;
-        }
-        run += 1;
-    }
-    if descending {
-        items[..run].reverse();
-    }
-    // BinaryInsertionSort
-    for start in run..n {
-        let pivot = items[start];
-        let (mut left, mut right) = (0, start);
-        while left < right {
-            let mid = left + (right - left) / 2;
-            if compare(&pivot, &items[mid]) < 0.0 {
-                right = mid;
-            } else {
-                left = mid + 1;
-            }
-        }
-        items.copy_within(left..start, left + 1);
-        items[left] = pivot;
-    }
-}
-
-/// The tree as JSON: `[{"id":…,"type":…,"label":…,"children":[…]}]` (`label` only when set).
-pub fn tree_to_json(session: &Session<'_>, roots: &[TreeNode]) -> JsValue {
-    fn node_json(session: &Session<'_>, node: &TreeNode) -> JsValue {
-        let value = session.records[node.record].value();
-        let mut o = json::JsObject::new();
-        if let Some(id) = value.get("id") {
-            o.set("id", id.clone());
-        }
-        if let Some(t) = value.get("type") {
-            o.set("type", t.clone());
-        }
-        if let Some(label) = &node.label {
-            o.set("label", label.clone());
-        }
-        let children = node
-            .children
-            .iter()
-            .map(|c| node_json(session, c))
-            .collect();
-        o.set("children", JsValue::Array(json::JsArray(children)));
-        JsValue::Object(o)
-    }
-    JsValue::Array(json::JsArray(
-        roots.iter().map(|n| node_json(session, n)).collect(),
-    ))
-}
-
 /// The labels of `session` (the label part of `_buildIndex`).
 fn build_labels(session: &Session<'_>) -> HashMap<Key, Label> {
     let mut labels: HashMap<Key, Label> = HashMap::new();
@@ -445,6 +289,11 @@ impl ById {
             }
         }
         ById { table }
+    }
+
+    /// The number of distinct ids.
+    fn len(&self) -> usize {
+        self.table.len()
     }
 
     fn get(&self, session: &Session<'_>, id: &Key) -> Option<usize> {
@@ -567,41 +416,6 @@ mod tests {
                 r#"{"type":"session_info","id":"b","parentId":"a","name":" "}"#,
             ],
             |s, _| assert_eq!(session_name(s), None),
-        );
-    }
-
-    #[test]
-    fn v8_sort_keeps_nan_quirk() {
-        // children c3(03s), bad(NaN), c1(01s) stay in that order in V8
-        let mut items = [3.0, f64::NAN, 1.0];
-        v8_sort(&mut items, |a, b| a - b);
-        assert_eq!(items[0], 3.0);
-        assert!(items[1].is_nan());
-        assert_eq!(items[2], 1.0);
-        let mut items = [3.0, 1.0, 2.0, 1.0];
-        v8_sort(&mut items, |a, b| a - b);
-        assert_eq!(items, [1.0, 1.0, 2.0, 3.0]);
-    }
-
-    #[test]
-    fn tree_roots_children_and_cycles() {
-        with(
-            &[
-                r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00Z"}"#,
-                r#"{"type":"message","id":"c","parentId":"a","timestamp":"2025-01-01T00:00:02Z"}"#,
-                r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:01Z"}"#,
-                r#"{"type":"message","id":"x","parentId":"y"}"#,
-                r#"{"type":"message","id":"y","parentId":"x"}"#,
-                r#"{"type":"message","id":"s","parentId":"s"}"#,
-            ],
-            |s, index| {
-                let roots = tree(s, index);
-                let text = json::to_string(&tree_to_json(s, &roots));
-                assert_eq!(
-                    text,
-                    r#"[{"id":"a","type":"message","children":[{"id":"b","type":"message","children":[]},{"id":"c","type":"message","children":[]}]},{"id":"s","type":"message","children":[]}]"#
-                );
-            },
         );
     }
 }

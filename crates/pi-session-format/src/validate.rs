@@ -13,6 +13,7 @@
 //!
 //! The catalogue of codes is [`Code`]; `docs/diagnostics.md` documents each one.
 
+mod aggregate;
 mod catalogue;
 mod entry;
 mod header;
@@ -24,6 +25,7 @@ mod report;
 pub mod schema;
 mod tree;
 
+pub use aggregate::LISTED_PER_CODE;
 pub use catalogue::{Code, CodeInfo, PiEffect, Severity};
 pub use output::{FORMAT_VERSION, FileReport, Summary, Tool, ValidateReport, VerdictMode};
 pub use report::{Diagnostic, Location, Report, Stats, Verdict};
@@ -62,36 +64,43 @@ impl Default for Options<'_> {
 }
 
 /// Validates a session file's bytes.
+///
+/// The report lists at most [`LISTED_PER_CODE`] diagnostics of each code; further
+/// occurrences are summarised (see [`Diagnostic::omitted`]), so that memory stays bounded
+/// whatever the file.
 pub fn validate(bytes: &[u8], options: &Options<'_>) -> Report {
-    let mut diagnostics = Vec::new();
     let mut stats = report::Stats {
         bytes: bytes.len(),
         lines: memchr::memchr_iter(b'\n', bytes).count()
             + usize::from(bytes.last().is_some_and(|&b| b != b'\n')),
         ..Default::default()
     };
+    let mut first = Vec::new();
     if !options.schema_only {
-        diagnostics.extend(too_large(bytes, options.max_text_units));
+        first.extend(too_large(bytes, options.max_text_units));
     }
     let header = header::find(bytes, options);
     stats.version = header.version();
     let scanned = lines::scan(bytes, &header, options);
     stats.entries = scanned.facts.iter().filter(|f| f.is_entry()).count();
-    diagnostics.extend(scanned.diagnostics);
-    if let Some(last) = scanned.facts.iter().rev().find(|f| f.is_entry()) {
-        no_leaf(last, &mut diagnostics);
-    }
+    let mut diagnostics = aggregate::Sink::default();
+    diagnostics.extend(first);
+    diagnostics.absorb(scanned.diagnostics);
     if !options.schema_only {
         diagnostics.extend(header::check(bytes, &header, &scanned.facts, options));
         // Without a header pi discards the file: its tree does not matter.
         if header.valid().is_some() {
-            diagnostics.extend(tree::check(&scanned.facts, &header, options));
+            tree::check(&scanned.facts, &header, options, &mut diagnostics);
         }
         if let Some(path) = options.path {
             diagnostics.extend(layout::check(path, &header));
         }
     }
-    Report::new(lines::aggregate(diagnostics), stats)
+    let mut diagnostics = diagnostics.finish();
+    if let Some(last) = scanned.facts.iter().rev().find(|f| f.is_entry()) {
+        no_leaf(last, &mut diagnostics);
+    }
+    Report::new(diagnostics, stats)
 }
 
 /// A non-object last entry leaves pi without a leaf: its diagnostic says so.

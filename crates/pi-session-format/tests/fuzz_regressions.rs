@@ -17,6 +17,7 @@ fn check(target: &str) -> fn(&[u8]) {
         "migrate" => fuzzing::migrate,
         "context" => fuzzing::context,
         "to_llm" => fuzzing::to_llm,
+        "info" => fuzzing::info,
         other => panic!("fuzz/regressions/{other}: no such target"),
     }
 }

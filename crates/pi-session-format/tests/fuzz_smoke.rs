@@ -274,6 +274,33 @@ fn to_llm() {
 }
 
 #[test]
+fn tree() {
+    bytes_target("tree", 8, 2000, 16384, fuzzing::tree);
+}
+
+#[test]
+fn info() {
+    // Corpus files, mutated files and noise as raw bytes (checked with pieces of 1, 7 and
+    // 1 MiB bytes, chosen by length), then generated sessions through the target's own
+    // entry point.
+    let pieces = [1, 7, 1 << 20];
+    bytes_target("info", 9, 1500, 64 * 1024, |data| {
+        let piece = if data.len() > 4096 {
+            1 << 20
+        } else {
+            pieces[data.len() % 3]
+        };
+        fuzzing::check_info(data, piece);
+    });
+    let mut rng = Rng(10);
+    for i in 0..500 {
+        let mut input = rng.bytes(2048);
+        input.insert(0, (i as u8) | 1);
+        run("info", &format!("generated-10-{i}"), &input, fuzzing::info);
+    }
+}
+
+#[test]
 fn validate() {
     // The validator's own corpus first: every diagnostic code at least once.
     let dir = root().join("conformance/validate");

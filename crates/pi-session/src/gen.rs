@@ -72,7 +72,7 @@ pub fn main(args: GenArgs) -> ExitCode {
         Err(e) => {
             let target = args.out.as_ref().map_or_else(
                 || "standard output".to_string(),
-                |p| p.display().to_string(),
+                |p| crate::display::path(p),
             );
             eprintln!("pi-session: gen: {target}: {e}");
             ExitCode::FAILURE

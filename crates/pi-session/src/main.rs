@@ -6,17 +6,20 @@
 //! Exit codes: 0 success, 1 the input is invalid or the operation failed on it, 2 usage.
 
 mod conformance;
+pub mod display;
 #[path = "gen.rs"]
 mod gen_command;
 mod input;
+mod migrate;
 mod ops;
+mod replace;
 mod schema;
 mod validate;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use input::Input;
 use ops::{Rejected, Settings};
-use pi_session_format::{PiVersion, atomic};
+use pi_session_format::PiVersion;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -47,27 +50,7 @@ enum Command {
         llm: bool,
     },
     /// Print or write the file migrated to version 3, as pi leaves it after opening it.
-    Migrate {
-        #[command(flatten)]
-        file: FileArgs,
-        /// Print the migrated file on stdout.
-        #[arg(
-            long,
-            conflicts_with = "in_place",
-            required_unless_present = "in_place"
-        )]
-        stdout: bool,
-        /// Replace the file atomically (temporary file, fsync, rename).
-        #[arg(long)]
-        in_place: bool,
-        /// With --in-place: keep the original as FILE.bak.
-        #[arg(long, requires = "in_place")]
-        backup: bool,
-        /// Number new ids 00000001, 00000002, … instead of random ids (also set by the
-        /// environment variable PI_SESSION_DETERMINISTIC_IDS=1).
-        #[arg(long)]
-        sequential_ids: bool,
-    },
+    Migrate(migrate::MigrateArgs),
     /// Print the entry tree as pi's `getTree()` orders it: `[{"id","type","label"?,"children"}]`.
     Tree {
         #[command(flatten)]
@@ -140,22 +123,23 @@ fn main() -> ExitCode {
         Command::Schema { name } => schema::main(name.as_deref()),
         Command::Gen(args) => gen_command::main(args),
         Command::Validate(args) => validate::main(args),
+        Command::Migrate(args) => migrate::main(args),
         command => run_file_command(command),
     }
 }
 
 fn run_file_command(command: Command) -> ExitCode {
     let file = match &command {
-        Command::Context { file, .. }
-        | Command::Migrate { file, .. }
-        | Command::Tree { file }
-        | Command::Info { file, .. } => file.file.clone(),
-        Command::Conformance { .. } | Command::Gen(_) | Command::Validate(_) => {
-            unreachable!("dispatched in main")
+        Command::Context { file, .. } | Command::Tree { file } | Command::Info { file, .. } => {
+            file.file.clone()
         }
+        Command::Conformance { .. }
+        | Command::Gen(_)
+        | Command::Validate(_)
+        | Command::Migrate(_) => unreachable!("dispatched in main"),
         Command::Schema { .. } => unreachable!("dispatched in main"),
     };
-    let name = file.display().to_string();
+    let name = crate::display::path(&file);
     let result = Input::open(&file)
         .map_err(Rejected::from)
         .and_then(|input| run(command, &input, &name));
@@ -193,37 +177,17 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         Command::Tree { file } => ops::tree(input.bytes(), Settings::new(file.pi.into(), false))?,
         Command::Info { file, mtime } => {
             let mtime = mtime.map_or_else(|| input.modified_ms(), |ms| ms as f64);
-            ops::info(input.bytes(), mtime, Settings::new(file.pi.into(), false))
+            let settings = Settings::new(file.pi.into(), false);
+            let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
+            with_stdout(|out| ops::info_to(input.bytes(), Some(&read_at), mtime, settings, out))?;
+            // Streamed in two passes: a file that shrank meanwhile makes what was printed
+            // wrong, which the exit status says.
+            return Ok(input.verify()?);
         }
-        Command::Migrate {
-            file,
-            stdout,
-            in_place: _,
-            backup,
-            sequential_ids,
-        } => {
-            let (output, changed) =
-                ops::migrate(input.bytes(), Settings::new(file.pi.into(), sequential_ids))?;
-            print_warnings(name, &output.warnings);
-            if stdout {
-                return write_stdout(&output.bytes);
-            }
-            if input.is_stdin() {
-                return Err(Rejected(
-                    "--in-place needs a file, not standard input".into(),
-                ));
-            }
-            if !changed {
-                eprintln!(
-                    "pi-session: {name}: already version 3; nothing to migrate, file unchanged"
-                );
-                return Ok(());
-            }
-            return Ok(atomic::replace_file(&file.file, &output.bytes, backup)?);
-        }
-        Command::Conformance { .. } | Command::Gen(_) | Command::Validate(_) => {
-            unreachable!("dispatched in main")
-        }
+        Command::Conformance { .. }
+        | Command::Gen(_)
+        | Command::Validate(_)
+        | Command::Migrate(_) => unreachable!("dispatched in main"),
         Command::Schema { .. } => unreachable!("dispatched in main"),
     };
     input.verify()?;

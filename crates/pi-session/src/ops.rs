@@ -3,11 +3,10 @@
 
 use pi_session_format::PiVersion;
 use pi_session_format::context::{build_context, write_messages};
-use pi_session_format::info::session_info;
-use pi_session_format::json::{self, JsValue};
+use pi_session_format::info::{session_info_json, write_session_info};
 use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
-use pi_session_format::session::{Key, LoadOptions, ReadAt, Session, quoted};
+use pi_session_format::session::{ChangeKind, Changes, Key, LoadOptions, ReadAt, Session, quoted};
 use pi_session_format::tree::{self, Index, Leaf};
 use std::io::Write;
 use std::ops::Range;
@@ -97,13 +96,6 @@ fn load_accessing<'a>(
     Ok(session)
 }
 
-fn json_line(value: &JsValue) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    json::write_value(&mut bytes, value);
-    bytes.push(b'\n');
-    bytes
-}
-
 /// `buildSessionContext` (or `convertToLlm` of it with `llm`), written to `out` followed by
 /// a newline; returns the warnings. `access` tells how loading reads the bytes.
 pub fn context<'a>(
@@ -143,26 +135,138 @@ pub fn context<'a>(
     Ok(warnings)
 }
 
-/// The file as pi leaves it after opening it, and whether that differs from the input.
-pub fn migrate(bytes: &[u8], settings: Settings) -> Result<(Output, bool), Rejected> {
+/// What [`migrate`] did.
+#[derive(Debug, Default)]
+pub struct Migrated {
+    /// `LINE[:COL]: warning: …` lines for stderr (aggregated: the first few of each kind,
+    /// then a count).
+    pub warnings: Vec<String>,
+    /// Whether the output differs from the input (pi rewrites the file).
+    pub changed: bool,
+}
+
+/// Warnings of one kind shown before the rest are only counted.
+const WARNINGS_SHOWN: usize = 10;
+
+/// Whether [`migrate`] would change the file, from its header alone (nothing else is read):
+/// for a caller that opens a temporary file only when there is something to write.
+pub fn needs_migration(bytes: &[u8], settings: Settings) -> Result<bool, Rejected> {
+    Ok(Session::read_version(bytes, settings.pi)?.rewrite)
+}
+
+/// Writes the file as pi leaves it after opening it to `out`, one batch of lines at a time;
+/// returns the warnings (what pi's rewrite loses, lines kept that pi would drop) and
+/// whether the output differs from the input. Whether it does is known from the header
+/// before anything is written ([`needs_migration`]).
+pub fn migrate(
+    bytes: &[u8],
+    settings: Settings,
+    out: &mut dyn Write,
+) -> Result<Migrated, Rejected> {
+    migrate_releasing(bytes, &|_| {}, settings, out)
+}
+
+/// [`migrate`], telling `release` which byte ranges of `bytes` it is done with (a mapped
+/// input can drop those pages: see `Input::release`), so that memory does not grow with the
+/// file.
+pub fn migrate_releasing(
+    bytes: &[u8],
+    release: &(dyn Fn(Range<usize>) + Sync),
+    settings: Settings,
+    out: &mut dyn Write,
+) -> Result<Migrated, Rejected> {
+    let mut ids: Box<dyn IdGenerator> = if settings.sequential_ids {
+        Box::new(SequentialIds::default())
+    } else {
+        Box::new(RandomIds)
+    };
+    let options = LoadOptions {
+        ids: ids.as_mut(),
+        pi: settings.pi,
+    };
+    let migration = Session::load_for_migration(bytes, options, release)?;
+    let session = migration.session();
+    let changed = migration.changed();
     let mut warnings = Vec::new();
-    let session = load(bytes, settings, &mut warnings)?;
-    if session.version.rewrite {
-        for d in &session.dropped {
+    let mut skipped = session.skipped.iter();
+    for s in skipped.by_ref().take(WARNINGS_SHOWN) {
+        warnings.push(format!("{}: warning: skipped {}", s.line, s.reason));
+    }
+    more(&mut warnings, skipped.len(), "lines skipped (see above)");
+    if changed {
+        let mut dropped = session.dropped.iter();
+        for d in dropped.by_ref().take(WARNINGS_SHOWN) {
             warnings.push(format!(
                 "{}:{}: warning: not JSON ({}); kept verbatim (pi would delete this line)",
                 d.line, d.column, d.error
             ));
         }
+        more(
+            &mut warnings,
+            dropped.len(),
+            "lines that are not JSON, kept verbatim (pi would delete them)",
+        );
     }
-    let changed = session.version.rewrite;
-    Ok((
-        Output {
-            bytes: session.to_jsonl(),
-            warnings,
-        },
-        changed,
-    ))
+    let mut changes = Changes::new(WARNINGS_SHOWN);
+    migration.write(out, &mut changes, release)?;
+    if changed {
+        warnings.extend(change_warnings(&changes));
+    }
+    if settings.exits_after {
+        std::mem::forget(migration);
+    }
+    Ok(Migrated { warnings, changed })
+}
+
+/// ` warning: N more …` when `n > 0`.
+fn more(warnings: &mut Vec<String>, n: usize, what: &str) {
+    if n > 0 {
+        warnings.push(format!(" warning: {n} more {what}"));
+    }
+}
+
+/// The warnings for what pi's rewrite changes, each naming its `validate` code.
+fn change_warnings(changes: &Changes) -> Vec<String> {
+    let mut warnings: Vec<String> = changes
+        .shown
+        .iter()
+        .map(|c| {
+            let (line, column) = (c.line, c.column);
+            match &c.kind {
+                ChangeKind::InvalidUtf8 { byte } => format!(
+                    "{line}:{column}: warning: byte 0x{byte:02X} is not valid UTF-8: written as U+FFFD, as pi does; the original bytes are lost [PS0008]"
+                ),
+                ChangeKind::BlankLines { count: 1 } => {
+                    format!("{line}: warning: blank line left out, as pi does [PS0009]")
+                }
+                ChangeKind::BlankLines { count } => format!(
+                    "{line}: warning: {count} blank lines (lines {line}–{}) left out, as pi does [PS0009]",
+                    line + count - 1
+                ),
+                ChangeKind::NumberNotExact { written, becomes } => format!(
+                    "{line}:{column}: warning: the number {} is written as {}, as pi does (JSON numbers are doubles) [PS0011]",
+                    quoted(written).trim_matches('"'),
+                    quoted(becomes).trim_matches('"')
+                ),
+                ChangeKind::DuplicateKey { key } => format!(
+                    "{line}:{column}: warning: duplicate key {}: only its last value is kept, as pi does [PS0012]",
+                    quoted(key)
+                ),
+            }
+        })
+        .collect();
+    for (k, what) in [
+        "lines with invalid UTF-8 written with U+FFFD [PS0008]",
+        "blank lines left out [PS0009]",
+        "numbers written with another value [PS0011]",
+        "duplicate keys collapsed [PS0012]",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        more(&mut warnings, changes.hidden(k), what);
+    }
+    warnings
 }
 
 /// `getTree()` as `[{id, type, label?, children}]`.
@@ -170,18 +274,49 @@ pub fn tree(bytes: &[u8], settings: Settings) -> Result<Output, Rejected> {
     let mut warnings = Vec::new();
     let session = load(bytes, settings, &mut warnings)?;
     let index = Index::build(&session);
-    let roots = tree::tree(&session, &index);
-    Ok(Output {
-        bytes: json_line(&tree::tree_to_json(&session, &roots)),
-        warnings,
-    })
+    let view = tree::Tree::build(&session, &index);
+    if let (tree::Form::Once(why), Some((line, id))) = (view.form(), view.first_duplicate()) {
+        let pi = match why {
+            tree::Why::Cycle => "loop forever".to_owned(),
+            tree::Why::Size(bytes) => format!("print {} bytes", bytes.saturating_add(1)),
+        };
+        warnings.push(format!(
+            "{line}: warning: the id {} is reused by a later entry; pi's tree repeats a reused id's subtree at each of its places; each entry is listed once here, at its first place (pi would {pi})",
+            id.display()
+        ));
+    }
+    let mut bytes = Vec::new();
+    view.write_json(&session, &index, &mut bytes);
+    bytes.push(b'\n');
+    if settings.exits_after {
+        std::mem::forget(index);
+        std::mem::forget(session);
+    }
+    Ok(Output { bytes, warnings })
 }
 
-/// The listing entry (`buildSessionInfo`), `null` when pi leaves the file out of lists.
+/// The listing entry (`buildSessionInfo`), `null` when pi leaves the file out of lists, with
+/// its newline.
 pub fn info(bytes: &[u8], mtime_ms: f64, settings: Settings) -> Output {
-    let value = session_info(bytes, mtime_ms, settings.pi).unwrap_or(JsValue::Null);
+    let mut out = session_info_json(bytes, mtime_ms, settings.pi);
+    out.push(b'\n');
     Output {
-        bytes: json_line(&value),
+        bytes: out,
         warnings: Vec::new(),
     }
+}
+
+/// [`info`] streamed to `out` (the texts of the messages, which can be as big as the file,
+/// are never held whole); `read_at` reads the file through small buffers, as for
+/// [`context`].
+pub fn info_to(
+    bytes: &[u8],
+    read_at: Option<&ReadAt<'_>>,
+    mtime_ms: f64,
+    settings: Settings,
+    out: &mut dyn Write,
+) -> Result<(), Rejected> {
+    write_session_info(bytes, read_at, mtime_ms, settings.pi, out)?;
+    out.write_all(b"\n")?;
+    Ok(())
 }

@@ -192,6 +192,11 @@ catalogue! {
     /// The file starts with a UTF-8 byte order mark. pi 0.73.1 strips it while loading, but
     /// `pi -c` reads the first line raw and does not recognise the header, so it never picks
     /// this session; pi 0.87.1 cannot parse the header line at all.
+    ///
+    /// The severity and effect depend on the pi version: with the default `--pi 0.73` this is
+    /// a warning (pi effect `none`); with `--pi 0.87` it is an **error** whose pi effect is
+    /// `dropped` (pi 0.87.1 does not read the header line, so the file is not pi-loadable).
+    /// The table gives the 0.73.1 values; each diagnostic in a report carries its own.
     ByteOrderMark = "PS0005", "byte-order-mark", Warning, None,
         title: "the file starts with a byte order mark",
         help: "write UTF-8 without a BOM";
@@ -214,11 +219,26 @@ catalogue! {
     BlankLine = "PS0009", "blank-line", Warning, Ignored,
         title: "blank line",
         help: "remove blank lines; write one record per line";
-    /// A value is nested deeper than the validator's structural checks go. pi reads it; the
-    /// parts below the limit are not checked against the schema.
-    DeepNesting = "PS0010", "deep-nesting", Info, None,
+    /// A value is nested deeper than the validator's structural checks go (120 levels). pi
+    /// reads it; the line is checked above that depth, but the parts below it are not, so the
+    /// validator cannot vouch for the line: an error, so that `--strict` and `--schema-only`
+    /// never pass a file they could not fully check. pi-loadable is not affected.
+    DeepNesting = "PS0010", "deep-nesting", Error, None,
         title: "value nested too deeply to check",
         help: "nothing to fix for pi; flatten the value if other tools must read it";
+    /// A number that `JSON.stringify` does not write back with the value written: beyond a
+    /// double's range (`1E400` reads as Infinity and is written `null`) or with more digits
+    /// than a double holds (a 30-digit integer is rounded). pi reads the changed value, and
+    /// writes it when it migrates a v1/v2 file; `pi-session migrate` says so.
+    NumberNotExact = "PS0011", "number-not-exact", Warning, Altered,
+        title: "number cannot be read exactly",
+        help: "write large integers as strings, and only numbers a double holds";
+    /// A key occurs twice in one object. `JSON.parse` keeps the last value, at the place of
+    /// the first key, and the earlier values are lost (for good when pi rewrites a v1/v2
+    /// file; `pi-session migrate` says so).
+    DuplicateKey = "PS0012", "duplicate-key", Warning, Altered,
+        title: "duplicate key in an object",
+        help: "write each key once per object (a JSON library does)";
 
     // ---------------------------------------------------------------- header (PS01xx)
     /// The file holds no JSON line at all (it is empty or blank). pi treats it as a corrupt

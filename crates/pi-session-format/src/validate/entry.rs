@@ -6,7 +6,7 @@ use super::catalogue::{Code, PiEffect};
 use super::schema::{LineSchema, escape, json_type};
 use crate::PiVersion;
 use crate::date;
-use crate::session::Key;
+use crate::session::{Key, quoted};
 use serde_json::{Map, Value};
 
 /// What one line found: a code, where (a JSON pointer) and what.
@@ -284,7 +284,7 @@ fn ids(entry: &Map<String, Value>, out: &mut Vec<Finding>) {
                 out.push(Finding::new(
                     Code::IdFormat,
                     "/id",
-                    format!("id {id:?} is not 8 lowercase hex characters"),
+                    format!("id {} is not 8 lowercase hex characters", quoted(id)),
                 ));
             }
         }
@@ -389,7 +389,7 @@ fn message(
         _ => out.push(Finding::new(
             Code::UnknownRole,
             "/message/role",
-            format!("unknown role `{role}`; pi keeps the message in the context and drops it before it reaches the model"),
+            format!("unknown role {}; pi keeps the message in the context and drops it before it reaches the model", quoted(role)),
         )),
     }
 }
@@ -402,7 +402,8 @@ pub fn timestamp(text: &str, pointer: &str) -> Option<Finding> {
             Code::TimestampInvalid,
             pointer,
             format!(
-                "timestamp {text:?} is not a date: pi reads it as an invalid date (`null` in the context it builds)"
+                "timestamp {} is not a date: pi reads it as an invalid date (`null` in the context it builds)",
+                quoted(text)
             ),
         ));
     }
@@ -418,7 +419,10 @@ pub fn timestamp(text: &str, pointer: &str) -> Option<Finding> {
     Some(Finding::new(
         Code::TimestampNotIso,
         pointer,
-        format!("timestamp {text:?} is not in JavaScript's ISO form: {how}"),
+        format!(
+            "timestamp {} is not in JavaScript's ISO form: {how}",
+            quoted(text)
+        ),
     ))
 }
 

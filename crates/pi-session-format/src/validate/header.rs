@@ -104,7 +104,12 @@ fn invalid_reason(value: &Value) -> Option<String> {
     };
     match object.get("type") {
         Some(Value::String(t)) if t == "session" => {}
-        Some(Value::String(t)) => return Some(format!("its `type` is {t:?}, not \"session\"")),
+        Some(Value::String(t)) => {
+            return Some(format!(
+                "its `type` is {}, not \"session\"",
+                crate::session::quoted(t)
+            ));
+        }
         None => return Some("it has no `type`".into()),
         Some(other) => {
             return Some(format!(

@@ -1,6 +1,7 @@
 //! The line pass: every line pi reads, in parallel — JSON, encoding, line endings, blank
 //! lines, the line's schema and its entry checks — each line leaving its [`Facts`].
 
+use super::aggregate::Sink;
 use super::catalogue::{Code, PiEffect, Severity};
 use super::entry::{self, EntryContext, Facts, Finding, LineKind};
 use super::header::Header;
@@ -9,13 +10,16 @@ use super::report::{Diagnostic, Location};
 use super::schema::{self, LineSchema};
 use super::{Options, PiVersion};
 use crate::json::{self, JsValue, ParseError};
+use crate::migrate::lossy::{self, LossyKind};
 use crate::read::{self, Line};
 use rayon::prelude::*;
 use serde_json::{Map, Number, Value};
 use std::ops::Range;
 
 /// Nesting depth beyond which a line is not checked against its schema (`serde_json`'s own
-/// limit is 128; the validator's walkers stay well within any stack).
+/// limit is 128; the validator's walkers stay well within any stack). A deeper line is cut
+/// at this depth, checked above it, and reported ([`Code::DeepNesting`], an error: what is
+/// below was not checked).
 const MAX_DEPTH: usize = 120;
 
 /// A parsed line.
@@ -85,18 +89,43 @@ pub fn location(
     }
     let end = floor_char(text, range.end.min(text.len())).max(start);
     let raw_len = line_len(bytes, offset);
-    // Offsets in the decoded text equal raw offsets unless the line had invalid UTF-8.
-    let exact = text.len() == raw_len;
+    let raw = &bytes[offset..offset + raw_len];
+    // Offsets in the decoded text equal raw offsets unless the line had invalid UTF-8; then
+    // each replacement character stands for the raw bytes it replaced.
+    let (raw_start, raw_end) = if text.len() == raw_len {
+        (start, end)
+    } else {
+        (raw_offset(raw, start), raw_offset(raw, end))
+    };
     Location {
         line,
         column: text[..start].chars().count() + 1,
-        offset: offset + if exact { start } else { 0 },
-        length: if exact {
-            (end - start).max(usize::from(raw_len > 0))
-        } else {
-            raw_len
-        },
+        offset: offset + raw_start,
+        length: (raw_end - raw_start).max(usize::from(raw_len > raw_start)),
     }
+}
+
+/// The raw offset in `raw` of byte `decoded` of `String::from_utf8_lossy(raw)` (a position
+/// inside a replacement character maps to the start of the bytes it replaced).
+fn raw_offset(raw: &[u8], decoded: usize) -> usize {
+    let (mut d, mut r) = (0, 0);
+    for chunk in raw.utf8_chunks() {
+        let valid = chunk.valid().len();
+        if decoded < d + valid {
+            return r + (decoded - d);
+        }
+        d += valid;
+        r += valid;
+        let invalid = chunk.invalid().len();
+        if invalid > 0 {
+            if decoded < d + 3 {
+                return r;
+            }
+            d += 3;
+            r += invalid;
+        }
+    }
+    r.min(raw.len())
 }
 
 fn line_len(bytes: &[u8], offset: usize) -> usize {
@@ -114,8 +143,8 @@ fn floor_char(text: &str, mut i: usize) -> usize {
 pub struct Scanned {
     /// The facts of every line that holds a JSON value, in file order.
     pub facts: Vec<Facts>,
-    /// Diagnostics of single lines.
-    pub diagnostics: Vec<Diagnostic>,
+    /// Diagnostics of single lines (bounded: see [`Sink`]).
+    pub diagnostics: Sink,
 }
 
 struct Context<'b, 'h, 'o> {
@@ -124,6 +153,16 @@ struct Context<'b, 'h, 'o> {
     header_line: Option<usize>,
     options: &'o Options<'o>,
     schema: LineSchema,
+}
+
+/// What one piece of the file left: its facts, its diagnostics, and its first and last
+/// line (number, offset) for the blank lines between pieces.
+#[derive(Default)]
+struct Piece {
+    facts: Vec<Facts>,
+    sink: Sink,
+    first: Option<(usize, usize)>,
+    last: Option<(usize, usize)>,
 }
 
 /// Runs the line pass.
@@ -137,28 +176,35 @@ pub fn scan(bytes: &[u8], header: &Header, options: &Options<'_>) -> Scanned {
         schema: header.schema(),
     };
     let pieces = read::split_lines(bytes, trim, rayon::current_num_threads() * 8);
-    let results: Vec<Vec<LineResult>> = pieces
+    let blanks = !options.schema_only;
+    let results: Vec<Piece> = pieces
         .into_par_iter()
-        .map(|lines| lines.map(|line| scan_line(&cx, line)).collect())
+        .map(|lines| {
+            let mut piece = Piece::default();
+            for line in lines {
+                let at = (line.number, line.offset);
+                if blanks && let Some(previous) = piece.last {
+                    piece.sink.extend(blank_lines(bytes, previous, line.number));
+                }
+                piece.first.get_or_insert(at);
+                piece.last = Some(at);
+                let (facts, diagnostics) = check_line(&cx, line);
+                piece.facts.extend(facts);
+                piece.sink.extend(diagnostics);
+            }
+            piece
+        })
         .collect();
     let mut facts = Vec::new();
-    let mut diagnostics = Vec::new();
-    let mut previous: Option<usize> = None;
-    for LineResult {
-        number,
-        facts: f,
-        diagnostics: d,
-    } in results.into_iter().flatten()
-    {
-        if !options.schema_only
-            && let Some(previous) = previous
-            && number > previous + 1
-        {
-            diagnostics.push(blank_lines(bytes, previous + 1, number - previous - 1));
+    let mut diagnostics = Sink::default();
+    let mut previous: Option<(usize, usize)> = None;
+    for piece in results {
+        if blanks && let (Some(previous), Some((first, _))) = (previous, piece.first) {
+            diagnostics.extend(blank_lines(bytes, previous, first));
         }
-        previous = Some(number);
-        facts.extend(f);
-        diagnostics.extend(d);
+        previous = piece.last.or(previous);
+        facts.extend(piece.facts);
+        diagnostics.absorb(piece.sink);
     }
     if !options.schema_only && bytes.starts_with(b"\xEF\xBB\xBF") {
         diagnostics.push(bom(options.pi));
@@ -189,11 +235,16 @@ fn bom(pi: PiVersion) -> Diagnostic {
     }
 }
 
-fn blank_lines(bytes: &[u8], first: usize, count: usize) -> Diagnostic {
-    // Find the offset of physical line `first`.
-    let offset = memchr::memchr_iter(b'\n', bytes)
-        .nth(first - 2)
-        .map_or(0, |i| i + 1);
+/// The blank lines between the line `previous` (number, offset) and line `next`, if any.
+fn blank_lines(bytes: &[u8], previous: (usize, usize), next: usize) -> Option<Diagnostic> {
+    let (number, offset) = previous;
+    if next <= number + 1 {
+        return None;
+    }
+    let first = number + 1;
+    let count = next - first;
+    // Physical line `first` starts after the LF that ends line `previous`.
+    let offset = memchr::memchr(b'\n', &bytes[offset..]).map_or(bytes.len(), |i| offset + i + 1);
     let message = if count == 1 {
         "blank line between records: pi skips it".to_string()
     } else {
@@ -205,24 +256,7 @@ fn blank_lines(bytes: &[u8], first: usize, count: usize) -> Diagnostic {
         offset,
         length: line_len(bytes, offset),
     };
-    Diagnostic::new(Code::BlankLine, Some(location), message)
-}
-
-/// What one line leaves.
-struct LineResult {
-    number: usize,
-    facts: Option<Facts>,
-    diagnostics: Vec<Diagnostic>,
-}
-
-fn scan_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> LineResult {
-    let number = line.number;
-    let (facts, diagnostics) = check_line(cx, line);
-    LineResult {
-        number,
-        facts,
-        diagnostics,
-    }
+    Some(Diagnostic::new(Code::BlankLine, Some(location), message))
 }
 
 fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<Diagnostic>) {
@@ -266,6 +300,9 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
             return (None, out);
         }
     };
+    if !cx.options.schema_only && !lossy::is_canonical(text) {
+        out.extend(lossy_values(text, &at));
+    }
     let is_header = cx.header_line == Some(line.number);
     let first = cx
         .header
@@ -291,11 +328,11 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
         }
         return (Some(facts), out);
     };
-    if parsed.deep && !cx.options.schema_only {
+    if parsed.deep {
         out.push(Diagnostic::new(
             Code::DeepNesting,
             Some(at(0..text.len())),
-            format!("the line nests values more than {MAX_DEPTH} levels deep; its structure is checked only down to that depth"),
+            format!("the line nests values more than {MAX_DEPTH} levels deep: its structure is checked only down to that depth, so the line cannot be vouched for"),
         ));
     }
     let is_session = object.get("type").and_then(Value::as_str) == Some("session");
@@ -338,24 +375,23 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
         }
         return (Some(facts), out);
     }
+    // A value deeper than MAX_DEPTH was cut there (its containers emptied): what lies
+    // above the cut is checked, violations at or below it are not real.
+    let violations: Vec<_> = schema::check(cx.schema, &value)
+        .into_iter()
+        .filter(|v| !parsed.deep || v.pointer.matches('/').count() < MAX_DEPTH)
+        .collect();
     if cx.options.schema_only {
-        if !parsed.deep {
-            out.extend(schema::check(cx.schema, &value).into_iter().map(|v| {
-                diagnose(Finding {
-                    code: v.code,
-                    pointer: v.pointer,
-                    message: v.message,
-                    pi: None,
-                })
-            }));
-        }
+        out.extend(violations.into_iter().map(|v| {
+            diagnose(Finding {
+                code: v.code,
+                pointer: v.pointer,
+                message: v.message,
+                pi: None,
+            })
+        }));
         return (Some(facts), out);
     }
-    let violations = if parsed.deep {
-        Vec::new()
-    } else {
-        schema::check(cx.schema, &value)
-    };
     let findings = if is_session {
         // Header fields: `id` and `version` have codes of their own (see `header`).
         let mut findings: Vec<Finding> = violations
@@ -399,6 +435,51 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
     out.extend(findings.into_iter().map(diagnose));
     (Some(facts), out)
 }
+
+/// PS0011 and PS0012: what `JSON.parse` loses of the line (nothing, when the line is in
+/// `JSON.stringify` form), at most [`LOSSY_SHOWN`] of each per line.
+fn lossy_values(text: &str, at: &dyn Fn(Range<usize>) -> Location) -> Vec<Diagnostic> {
+    let short = |s: &str| match s.char_indices().nth(40) {
+        None => s.to_owned(),
+        Some((cut, _)) => format!("{}…(+{} bytes)", &s[..cut], s.len() - cut),
+    };
+    let (found, _) = lossy::find(text, LOSSY_SHOWN);
+    found
+        .into_iter()
+        .map(|l| {
+            let token = text.get(l.offset..l.offset + l.len).unwrap_or_default();
+            let (code, message) = match &l.kind {
+                LossyKind::NumberNotExact { becomes } => {
+                    let reads = match becomes.as_str() {
+                        "null" if token.starts_with('-') => {
+                            "-Infinity (written back as null)".into()
+                        }
+                        "null" => "Infinity (written back as null)".into(),
+                        other => short(other),
+                    };
+                    (
+                        Code::NumberNotExact,
+                        format!(
+                            "the number {} is not exact as a double: pi reads {reads}",
+                            short(token)
+                        ),
+                    )
+                }
+                LossyKind::DuplicateKey { key } => (
+                    Code::DuplicateKey,
+                    format!(
+                        "the key {} occurs again in this object: pi keeps only the last value",
+                        crate::session::quoted(key)
+                    ),
+                ),
+            };
+            Diagnostic::new(code, Some(at(l.offset..l.offset + l.len)), message)
+        })
+        .collect()
+}
+
+/// PS0011/PS0012 diagnostics of one line at most, per code.
+const LOSSY_SHOWN: usize = 100;
 
 /// JavaScript truthiness of a JSON value (pi 0.87.1 keeps only truthy lines).
 pub fn truthy(value: &Value) -> bool {
@@ -486,36 +567,64 @@ fn not_json(cx: &Context<'_, '_, '_>, line: &Line<'_>, error: &ParseError) -> Di
     )
 }
 
-/// Codes reported once per file, with a count, rather than on every line.
-const AGGREGATED: &[Code] = &[Code::CrlfLineEnding, Code::IdFormat, Code::TimestampNotIso];
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Folds repeated diagnostics of the [`AGGREGATED`] codes into their first occurrence.
-pub fn aggregate(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let mut firsts: Vec<(Code, usize, Vec<usize>)> = Vec::new();
-    let mut out: Vec<Diagnostic> = Vec::with_capacity(diagnostics.len());
-    for d in diagnostics {
-        if AGGREGATED.contains(&d.code) {
-            let line = d.location.map_or(0, |l| l.line);
-            if let Some((_, _, more)) = firsts.iter_mut().find(|(c, _, _)| *c == d.code) {
-                more.push(line);
-                continue;
-            }
-            firsts.push((d.code, out.len(), Vec::new()));
-        }
-        out.push(d);
+    #[test]
+    fn locations_on_a_line_with_invalid_utf8_point_at_the_raw_bytes() {
+        // Decoded: `{"a":"�","b":1}` — the replacement character is 3 bytes for 1 raw byte.
+        let raw = b"{\"a\":\"\xff\",\"b\":1}\n";
+        let text = String::from_utf8_lossy(raw[..raw.len() - 1].as_ref()).into_owned();
+        let b = text.find("1}").unwrap();
+        let l = location(raw, 1, 0, &text, b..b + 1);
+        assert_eq!(l.offset, raw.iter().position(|&c| c == b'1').unwrap());
+        assert_eq!((l.length, l.column), (1, 14));
+        // A span over the replacement character covers the byte it replaced.
+        let r = text.find('\u{FFFD}').unwrap();
+        let l = location(raw, 1, 0, &text, r..r + 3);
+        assert_eq!((l.offset, l.length, l.column), (6, 1, 7));
     }
-    for (_, index, more) in firsts {
-        if more.is_empty() {
-            continue;
-        }
-        let shown: Vec<String> = more.iter().take(5).map(usize::to_string).collect();
-        let etc = if more.len() > 5 { ", …" } else { "" };
-        out[index].message.push_str(&format!(
-            " (and {} more: line{} {}{etc})",
-            more.len(),
-            if more.len() > 1 { "s" } else { "" },
-            shown.join(", ")
-        ));
+
+    #[test]
+    fn raw_offsets_through_replacement_characters() {
+        let raw = b"a\xe2\x82b\xffc";
+        // Decoded: a, U+FFFD (for the 2-byte truncated sequence), b, U+FFFD, c.
+        assert_eq!(raw_offset(raw, 0), 0);
+        assert_eq!(raw_offset(raw, 1), 1);
+        assert_eq!(raw_offset(raw, 4), 3);
+        assert_eq!(raw_offset(raw, 5), 4);
+        assert_eq!(raw_offset(raw, 8), 5);
+        assert_eq!(raw_offset(raw, 9), 6);
     }
-    out
+
+    #[test]
+    fn deep_lines_are_checked_above_the_limit_and_flagged_as_errors() {
+        let header = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n";
+        for depth in [100, 200, 5000] {
+            let line = format!(
+                "{{\"type\":\"message\",\"id\":\"a1b2c3d4\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"timestamp\":1,\"content\":[{{\"type\":\"text\",\"text\":5,\"x\":{}0{}}}]}}}}\n",
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            let file = format!("{header}{line}");
+            let report = crate::validate::validate(file.as_bytes(), &Options::default());
+            let codes: Vec<(Code, Option<&str>)> = report
+                .diagnostics
+                .iter()
+                .map(|d| (d.code, d.pointer.as_deref()))
+                .collect();
+            assert!(!report.verdict.strict, "{depth}: {codes:?}");
+            // The wrong `text` is found (the schema names the content it makes invalid).
+            assert!(
+                codes
+                    .iter()
+                    .any(|(_, p)| p.is_some_and(|p| p.starts_with("/message/content"))),
+                "{depth}: {codes:?}"
+            );
+            let deep = codes.iter().any(|(c, _)| *c == Code::DeepNesting);
+            // serde_json reads up to 128 levels itself: those lines are checked whole.
+            assert_eq!(deep, depth > 100, "{depth}: {codes:?}");
+        }
+    }
 }

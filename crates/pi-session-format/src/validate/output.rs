@@ -161,26 +161,29 @@ pub struct Summary {
 impl Summary {
     /// The totals of `files`.
     pub fn of(files: &[FileReport]) -> Summary {
-        let mut summary = Summary {
-            files: files.len(),
-            ..Summary::default()
-        };
+        let mut summary = Summary::default();
         for file in files {
-            if file.valid {
-                summary.valid += 1;
-            } else {
-                summary.invalid += 1;
-            }
-            if file.read_error.is_some() {
-                summary.unreadable += 1;
-            }
-            if let Some(stats) = &file.stats {
-                summary.errors += stats.errors;
-                summary.warnings += stats.warnings;
-                summary.infos += stats.infos;
-            }
+            summary.add(file);
         }
         summary
+    }
+
+    /// Counts one more file (for reports written file by file).
+    pub fn add(&mut self, file: &FileReport) {
+        self.files += 1;
+        if file.valid {
+            self.valid += 1;
+        } else {
+            self.invalid += 1;
+        }
+        if file.read_error.is_some() {
+            self.unreadable += 1;
+        }
+        if let Some(stats) = &file.stats {
+            self.errors += stats.errors;
+            self.warnings += stats.warnings;
+            self.infos += stats.infos;
+        }
     }
 }
 

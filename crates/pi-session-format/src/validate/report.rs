@@ -44,6 +44,39 @@ pub struct Diagnostic {
     pub message: String,
     /// How to fix it.
     pub help: String,
+    /// Set only on a summary of occurrences that are not listed one by one (a file lists
+    /// the first 100 diagnostics of each code): how many there are. They all have this
+    /// diagnostic's code, severity and `pi` effect; `location` is the first of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "usize")]
+    pub omitted: Option<usize>,
+}
+
+/// The longest message a diagnostic keeps; longer ones (quoting a value of the file) are cut.
+pub const MESSAGE_MAX: usize = 1000;
+/// The longest entry id a diagnostic keeps whole.
+pub const ENTRY_ID_MAX: usize = 200;
+
+/// `text` with control characters escaped (`\u{1b}`) and cut after `max` bytes with a count
+/// of what was left out (`…(+N bytes)`): text of a file must never flood or drive a terminal.
+pub fn bounded(text: &str, max: usize) -> String {
+    let clean = !text.chars().any(char::is_control);
+    if clean && text.len() <= max {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len().min(max) + 16);
+    for (i, c) in text.char_indices() {
+        if out.len() >= max {
+            out.push_str(&format!("…(+{} bytes)", text.len() - i));
+            return out;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 impl Diagnostic {
@@ -57,9 +90,16 @@ impl Diagnostic {
             location,
             pointer: None,
             entry_id: None,
-            message: message.into(),
+            message: bounded(&message.into(), MESSAGE_MAX),
             help: info.help.to_string(),
+            omitted: None,
         }
+    }
+
+    /// How many occurrences this diagnostic stands for: 1, or [`Diagnostic::omitted`] for a
+    /// summary.
+    pub fn occurrences(&self) -> usize {
+        self.omitted.unwrap_or(1)
     }
 
     /// Sets the JSON pointer inside the line.
@@ -68,9 +108,10 @@ impl Diagnostic {
         self
     }
 
-    /// Sets the entry id.
+    /// Sets the entry id (cut, with a count, beyond [`ENTRY_ID_MAX`] bytes; control
+    /// characters escaped).
     pub fn for_entry(mut self, id: Option<&str>) -> Diagnostic {
-        self.entry_id = id.map(str::to_owned);
+        self.entry_id = id.map(|id| bounded(id, ENTRY_ID_MAX));
         self
     }
 
@@ -114,7 +155,7 @@ pub struct Stats {
     #[serde(serialize_with = "js_number")]
     #[schemars(with = "Option<f64>")]
     pub version: Option<f64>,
-    /// Diagnostics by severity.
+    /// Diagnostics of severity `error` (counting those only summarised).
     pub errors: usize,
     /// Diagnostics of severity `warning`.
     pub warnings: usize,
@@ -130,18 +171,27 @@ pub struct Report {
     pub verdict: Verdict,
     /// Counts.
     pub stats: Stats,
-    /// Every problem, ordered by position (file-level problems first).
+    /// Every problem, ordered by position (file-level problems first), then the summaries
+    /// of the occurrences that are only counted ([`Diagnostic::omitted`]).
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Report {
-    /// Builds the report: sorts the diagnostics, computes verdicts and counts.
+    /// Builds the report: sorts the diagnostics, computes verdicts and counts (a summary
+    /// counts all the occurrences it stands for).
     pub fn new(mut diagnostics: Vec<Diagnostic>, mut stats: Stats) -> Report {
         diagnostics.sort_by(|a, b| {
-            let key = |d: &Diagnostic| d.location.map(|l| (l.line, l.column));
+            let key =
+                |d: &Diagnostic| (d.omitted.is_some(), d.location.map(|l| (l.line, l.column)));
             key(a).cmp(&key(b)).then(a.code.cmp(&b.code))
         });
-        let count = |s| diagnostics.iter().filter(|d| d.severity == s).count();
+        let count = |s| {
+            diagnostics
+                .iter()
+                .filter(|d| d.severity == s)
+                .map(Diagnostic::occurrences)
+                .sum()
+        };
         stats.errors = count(Severity::Error);
         stats.warnings = count(Severity::Warning);
         stats.infos = count(Severity::Info);

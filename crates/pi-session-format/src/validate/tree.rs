@@ -7,6 +7,7 @@
 //! ancestors, so every check on "the path before this entry" is linear in the file.
 
 use super::Options;
+use super::aggregate::Sink;
 use super::catalogue::Code;
 use super::entry::{Facts, LineKind};
 use super::header::Header;
@@ -16,14 +17,12 @@ use crate::session::Key;
 use rustc_hash::FxHashMap;
 
 /// Runs the tree checks (version-2 and -3 files: version-1 entries have no ids).
-pub fn check(facts: &[Facts], header: &Header, _options: &Options<'_>) -> Vec<Diagnostic> {
+pub fn check(facts: &[Facts], header: &Header, _options: &Options<'_>, out: &mut Sink) {
     let entries: Vec<&Facts> = facts.iter().filter(|f| f.is_entry()).collect();
-    let mut out = Vec::new();
     if header.schema() == LineSchema::V1 {
-        return out;
+        return;
     }
-    Tree::new(&entries).check(&mut out);
-    out
+    Tree::new(&entries).check(out);
 }
 
 fn whole_line(f: &Facts) -> Location {
@@ -70,7 +69,7 @@ impl<'f> Tree<'f> {
         }
     }
 
-    fn check(&self, out: &mut Vec<Diagnostic>) {
+    fn check(&self, out: &mut Sink) {
         self.duplicates(out);
         self.parents(out);
         let visited = self.walk(out);
@@ -83,7 +82,7 @@ impl<'f> Tree<'f> {
     }
 
     /// [`Code::DuplicateId`].
-    fn duplicates(&self, out: &mut Vec<Diagnostic>) {
+    fn duplicates(&self, out: &mut Sink) {
         let mut first: FxHashMap<&Key, usize> = FxHashMap::default();
         for (i, e) in self.entries.iter().enumerate() {
             if !matches!(e.id, Key::String(_)) {
@@ -107,7 +106,7 @@ impl<'f> Tree<'f> {
     }
 
     /// [`Code::DanglingParent`], [`Code::SelfParent`], [`Code::ExtraRoot`].
-    fn parents(&self, out: &mut Vec<Diagnostic>) {
+    fn parents(&self, out: &mut Sink) {
         let mut roots = 0usize;
         for (i, e) in self.entries.iter().enumerate() {
             if matches!(e.kind, LineKind::NonObject { .. }) {
@@ -150,7 +149,7 @@ impl<'f> Tree<'f> {
 
     /// Depth-first walk from every root; checks that need the path before an entry.
     /// Returns which entries were reached.
-    fn walk(&self, out: &mut Vec<Diagnostic>) -> Vec<bool> {
+    fn walk(&self, out: &mut Sink) -> Vec<bool> {
         let n = self.entries.len();
         let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut roots = Vec::new();
@@ -193,7 +192,7 @@ impl<'f> Tree<'f> {
         e: &Facts,
         ids: &FxHashMap<&Key, u32>,
         calls: &FxHashMap<&str, u32>,
-        out: &mut Vec<Diagnostic>,
+        out: &mut Sink,
     ) {
         if let Some(first_kept) = &e.first_kept
             && e.type_.as_deref() == Some("compaction")
@@ -227,7 +226,7 @@ impl<'f> Tree<'f> {
 
     /// [`Code::ParentCycle`]: entries the walk from the roots never reached hang in or under a
     /// cycle. Each cycle is reported once, on its first line.
-    fn cycles(&self, visited: &[bool], out: &mut Vec<Diagnostic>) {
+    fn cycles(&self, visited: &[bool], out: &mut Sink) {
         // 0 = not yet, 1 = on the current chain, 2 = done.
         let mut state: Vec<u8> = visited.iter().map(|&v| if v { 2 } else { 0 }).collect();
         for start in 0..self.entries.len() {
@@ -282,7 +281,7 @@ impl<'f> Tree<'f> {
     }
 
     /// [`Code::LabelTargetMissing`] and [`Code::BranchSummaryFromId`].
-    fn references(&self, out: &mut Vec<Diagnostic>) {
+    fn references(&self, out: &mut Sink) {
         for e in self.entries {
             match e.type_.as_deref() {
                 Some("label") => {

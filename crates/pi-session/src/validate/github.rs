@@ -38,7 +38,7 @@ pub fn file(report: &FileReport, end_columns: &[Option<usize>]) -> String {
             out,
             "::error file={path},title={}::{}",
             escape_property("cannot read"),
-            escape_data(error)
+            escape_data(&crate::display::text(error, super::human::MESSAGE_MAX))
         );
     }
     for (j, d) in report.diagnostics.iter().enumerate() {
@@ -63,7 +63,11 @@ fn annotation(path: &str, d: &Diagnostic, end_column: Option<usize>) -> String {
     format!(
         "::{} {properties}::{}",
         command(d.severity),
-        escape_data(&format!("{}\nhelp: {}", d.message, d.help))
+        escape_data(&format!(
+            "{}\nhelp: {}",
+            crate::display::text(&d.message, super::human::MESSAGE_MAX),
+            d.help
+        ))
     )
 }
 

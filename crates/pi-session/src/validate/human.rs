@@ -6,6 +6,7 @@
 //! [`CONTEXT_CHARS`] characters on each side of the span and [`SPAN_CHARS`] of the span itself;
 //! control characters are shown as their Unicode pictures (`␍` for CR).
 
+use crate::display;
 use annotate_snippets::renderer::{AnsiColor, Effects, Style};
 use annotate_snippets::{AnnotationKind, Level, Origin, Renderer, Snippet};
 use pi_session_format::validate::{
@@ -64,8 +65,9 @@ pub fn file(path: &str, bytes: &[u8], report: &FileReport, color: bool) -> Strin
 /// A file that could not be read.
 pub fn unreadable(path: &str, error: &str, color: bool) -> String {
     format!(
-        "{}: cannot read {path}: {error}\n\n",
-        paint("error", ERROR, color)
+        "{}: cannot read {path}: {}\n\n",
+        paint("error", ERROR, color),
+        one_line(error)
     )
 }
 
@@ -79,8 +81,9 @@ fn level(severity: Severity) -> Level<'static> {
 
 /// One diagnostic, rendered.
 fn render(renderer: &Renderer, path: &str, bytes: &[u8], d: &Diagnostic) -> String {
+    let message = one_line(&d.message);
     let title = level(d.severity)
-        .primary_title(d.message.as_str())
+        .primary_title(message.as_str())
         .id(d.code.as_str());
     let notes = [
         Level::HELP.message(d.help.as_str()),
@@ -198,14 +201,20 @@ pub fn verdict_line(path: &str, report: &FileReport, color: bool) -> String {
 
 /// What pi would do to the file, from its diagnostics that break loading.
 fn consequences(diagnostics: &[Diagnostic]) -> Vec<String> {
-    let lines_of = |effect: PiEffect| -> Vec<usize> {
+    // The lines of the listed diagnostics, and how many more the summaries count.
+    let lines_of = |effect: PiEffect| -> (Vec<usize>, usize) {
         let mut lines: Vec<usize> = diagnostics
             .iter()
-            .filter(|d| d.pi == effect)
+            .filter(|d| d.pi == effect && d.omitted.is_none())
             .filter_map(|d| d.location.map(|l| l.line))
             .collect();
         lines.dedup();
-        lines
+        let omitted = diagnostics
+            .iter()
+            .filter(|d| d.pi == effect)
+            .filter_map(|d| d.omitted)
+            .sum();
+        (lines, omitted)
     };
     let has = |effect: PiEffect| diagnostics.iter().any(|d| d.pi == effect);
     let mut out = Vec::new();
@@ -221,7 +230,8 @@ fn consequences(diagnostics: &[Diagnostic]) -> Vec<String> {
         (PiEffect::Dropped, "drop"),
     ] {
         if has(effect) {
-            out.push(format!("{verb} {}", line_list(&lines_of(effect))));
+            let (lines, omitted) = lines_of(effect);
+            out.push(format!("{verb} {}", line_list(&lines, omitted)));
         }
     }
     if has(PiEffect::Rewritten) {
@@ -230,20 +240,19 @@ fn consequences(diagnostics: &[Diagnostic]) -> Vec<String> {
     out
 }
 
-/// `line 3`, `lines 3 and 5`, `lines 3, 5, 7 and 4 more`.
-fn line_list(lines: &[usize]) -> String {
+/// `line 3`, `lines 3 and 5`, `lines 3, 5, 7 and 4 more`; `omitted` lines (of diagnostics
+/// only counted) count among the more.
+fn line_list(lines: &[usize], omitted: usize) -> String {
     const SHOWN: usize = 5;
+    let more = lines.len().saturating_sub(SHOWN) + omitted;
     match lines {
+        [] if omitted > 0 => format!("{omitted} lines"),
         [] => "the file".to_string(),
-        [one] => format!("line {one}"),
+        [one] if more == 0 => format!("line {one}"),
         _ => {
             let shown: Vec<String> = lines.iter().take(SHOWN).map(usize::to_string).collect();
-            if lines.len() > SHOWN {
-                format!(
-                    "lines {} and {} more",
-                    shown.join(", "),
-                    lines.len() - SHOWN
-                )
+            if more > 0 {
+                format!("lines {} and {more} more", shown.join(", "))
             } else {
                 let (last, rest) = shown.split_last().expect("two or more");
                 format!("lines {} and {last}", rest.join(", "))
@@ -268,9 +277,13 @@ pub fn quiet(path: &str, report: &FileReport) -> String {
     out
 }
 
+/// A message on one line: control characters escaped, at most [`MESSAGE_MAX`] bytes.
 fn one_line(text: &str) -> String {
-    text.replace(['\r', '\n'], " ")
+    display::text(text, MESSAGE_MAX)
 }
+
+/// The longest message shown (the library already cuts messages that quote a file's text).
+pub const MESSAGE_MAX: usize = 2000;
 
 /// The last line: `N files: V valid, I invalid (verdict); E errors, W warnings`.
 pub fn summary(summary: &Summary, mode: VerdictMode, color: bool) -> String {
@@ -362,11 +375,16 @@ mod tests {
 
     #[test]
     fn line_lists() {
-        assert_eq!(line_list(&[3]), "line 3");
-        assert_eq!(line_list(&[3, 5]), "lines 3 and 5");
+        assert_eq!(line_list(&[3], 0), "line 3");
+        assert_eq!(line_list(&[3, 5], 0), "lines 3 and 5");
         assert_eq!(
-            line_list(&[1, 2, 3, 4, 5, 6, 7]),
+            line_list(&[1, 2, 3, 4, 5, 6, 7], 0),
             "lines 1, 2, 3, 4, 5 and 2 more"
+        );
+        assert_eq!(line_list(&[3], 10), "lines 3 and 10 more");
+        assert_eq!(
+            line_list(&[1, 2, 3, 4, 5, 6, 7], 993),
+            "lines 1, 2, 3, 4, 5 and 995 more"
         );
     }
 }

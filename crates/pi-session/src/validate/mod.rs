@@ -3,27 +3,33 @@
 //!
 //! - [`targets`]: the files to check (files, directories walked for `*.jsonl`, `-`, or pi's
 //!   session directory);
-//! - this module: the options, checking the files in parallel (rayon) with a progress bar on
-//!   a terminal, the order of the output (the order of the targets), the exit code;
+//! - this module: the options, checking each file (with a progress bar on a terminal), the
+//!   exit code;
+//! - [`stream`]: checking files in parallel while writing each one's output as soon as it
+//!   and those before it are done, in the order of the targets, so that memory holds a few
+//!   files' reports, never all of them (the library caps each report: the first 100
+//!   diagnostics of a code, then a count);
 //! - [`human`], [`sarif`], [`github`]: the output formats (`json` is the library's
 //!   [`ValidateReport`] serialised).
 //!
 //! Exit codes: 0 every file is valid under the chosen verdict, 1 a file is not (or cannot be
-//! read), 2 usage errors, including no path with no pi session directory to fall back on.
+//! read, or shrank while read), or a directory holds no session file; 2 usage errors (`-`
+//! twice), including no path with no pi session directory to fall back on.
 
 mod github;
 mod human;
 mod sarif;
+mod stream;
 mod targets;
 
 use crate::Pi;
+use crate::display;
 use crate::input::Input;
 use clap::{Args, ValueEnum};
 use pi_session_format::PiVersion;
 use pi_session_format::validate::{
-    FileReport, Options, PI_MAX_TEXT_UNITS, Tool, ValidateReport, VerdictMode, validate,
+    FileReport, Options, PI_MAX_TEXT_UNITS, Summary, Tool, VerdictMode, validate,
 };
-use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -61,6 +67,11 @@ pub struct ValidateArgs {
     /// Colour the human format: `auto` on a terminal unless NO_COLOR is set.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+    /// Follow symbolic links to directories while walking a directory (by default they are
+    /// not followed, so that a link to `..` does not check files outside the directory; a
+    /// link back to an ancestor is never followed).
+    #[arg(long)]
+    follow: bool,
     /// Testing only: the text length (UTF-16 units) above which pi cannot read a file
     /// (PS0301), instead of Node's 536870888, so that tests need no 512 MiB file.
     #[arg(long, value_name = "N", hide_short_help = true)]
@@ -75,8 +86,11 @@ is JSON and matches its JSON Schema.
 Formats: human (snippets and per-file verdicts), json (schemas/validate-report.schema.json), \
 sarif (SARIF 2.1.0), github (workflow commands for GitHub Actions annotations).
 
-Exit codes: 0 every file valid, 1 a file invalid or unreadable, 2 usage error (also: no path \
-given and no pi session directory).";
+Exit codes: 0 every file valid, 1 a file invalid or unreadable, or a directory without session \
+files, 2 usage error (also: `-` given twice, no path given and no pi session directory).
+
+Directories: only regular *.jsonl files (and links to them) are checked; FIFOs, sockets and \
+devices are skipped with a note, links to directories are followed only with --follow.";
 
 /// `--format`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -122,6 +136,8 @@ struct Checked {
     text: String,
     /// For SARIF and github: the end column of each diagnostic.
     end_columns: Vec<Option<usize>>,
+    /// For SARIF: the file's URI.
+    uri: String,
 }
 
 /// How every file is checked and shown.
@@ -138,19 +154,18 @@ struct Run {
 impl Run {
     fn check(&self, target: &Target) -> Checked {
         let name = target.display();
+        let uri = target.path().map_or_else(|| "-".to_string(), display::uri);
         let input = match target {
             Target::Stdin => Input::open("-".as_ref()),
             Target::File(path) => Input::open(path),
-            Target::Broken(_, error) => Err(std::io::Error::other(error.clone())),
         };
         let input = match input {
             Ok(input) => input,
-            Err(e) => return self.unreadable(name, &e.to_string()),
+            Err(e) => return self.unreadable(name, uri, &e.to_string()),
         };
-        let absolute = match target {
-            Target::File(path) => std::path::absolute(path).ok(),
-            _ => None,
-        };
+        let absolute = target
+            .path()
+            .and_then(|path| std::path::absolute(path).ok());
         let options = Options {
             pi: self.pi,
             path: absolute.as_deref(),
@@ -159,6 +174,11 @@ impl Run {
         };
         let bytes = input.bytes();
         let report = FileReport::validated(name, validate(bytes, &options), self.mode);
+        // The file may have shrunk while it was read (its tail then read as zeros): what was
+        // computed from it is not shown.
+        if let Err(e) = input.verify() {
+            return self.unreadable(report.path, uri, &e.to_string());
+        }
         let end_columns = match self.format {
             Format::Sarif | Format::Github => report
                 .diagnostics
@@ -177,10 +197,11 @@ impl Run {
             report,
             text,
             end_columns,
+            uri,
         }
     }
 
-    fn unreadable(&self, name: String, error: &str) -> Checked {
+    fn unreadable(&self, name: String, uri: String, error: &str) -> Checked {
         let report = FileReport::unreadable(name, error);
         let text = match self.format {
             Format::Human if self.quiet => human::quiet(&report.path, &report),
@@ -192,19 +213,34 @@ impl Run {
             report,
             text,
             end_columns: Vec::new(),
+            uri,
         }
     }
 }
 
 /// Runs `pi-session validate`.
 pub fn main(args: ValidateArgs) -> ExitCode {
-    let targets = match targets::collect(&args.paths) {
-        Ok(targets) => targets,
+    if let Err(targets::Usage(message)) = targets::check_usage(&args.paths) {
+        eprintln!("pi-session: error: {message}");
+        return ExitCode::from(2);
+    }
+    let collected = match targets::collect(&args.paths, args.follow) {
+        Ok(collected) => collected,
         Err(targets::NoSessions(message)) => {
             eprintln!("pi-session: {message}");
             return ExitCode::from(2);
         }
     };
+    for note in &collected.notes {
+        eprintln!("pi-session: {note}");
+    }
+    for dir in &collected.empty {
+        eprintln!(
+            "pi-session: error: {}: no session files (*.jsonl) in this directory",
+            display::path(dir)
+        );
+    }
+    let targets = collected.targets;
     let mode = if args.schema_only {
         VerdictMode::SchemaOnly
     } else if args.strict {
@@ -221,69 +257,48 @@ pub fn main(args: ValidateArgs) -> ExitCode {
         quiet: args.quiet,
         color: args.format == Format::Human && !args.quiet && args.color.enabled(),
     };
+    let version = env!("CARGO_PKG_VERSION");
+    let tool = Tool {
+        name: "pi-session".into(),
+        version: version.into(),
+    };
+    let mut writer = match run.format {
+        Format::Human | Format::Github => stream::Writer::Text,
+        Format::Json => stream::Writer::json(tool, run.pi, mode),
+        Format::Sarif => stream::Writer::sarif(version),
+    };
+    let mut out = stream::Stdout::default();
+    let mut summary = Summary::default();
     let progress = progress_bar(targets.len());
-    let checked: Vec<Checked> = targets
-        .par_iter()
-        .map(|target| {
-            let checked = run.check(target);
+    stream::in_order(
+        &targets,
+        |target| run.check(target),
+        |checked| {
             if let Some(bar) = &progress {
                 bar.inc(1);
             }
-            checked
-        })
-        .collect();
+            summary.add(&checked.report);
+            writer.file(&mut out, &checked);
+        },
+    );
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    let mut texts = Vec::with_capacity(checked.len());
-    let mut files = Vec::with_capacity(checked.len());
-    let mut end_columns = Vec::with_capacity(checked.len());
-    for c in checked {
-        texts.push(c.text);
-        files.push(c.report);
-        end_columns.push(c.end_columns);
+    let summary_line = human::summary(&summary, mode, run.color);
+    writer.finish(&mut out, &summary);
+    if run.format == Format::Human && !run.quiet {
+        out.write(summary_line.as_bytes());
+        out.write(b"\n");
     }
-    let all_valid = files.iter().all(|f| f.valid);
-    let version = env!("CARGO_PKG_VERSION");
-    let report = ValidateReport::new(
-        Tool {
-            name: "pi-session".into(),
-            version: version.into(),
-        },
-        run.pi,
-        mode,
-        files,
-    );
-    let mut out = String::new();
-    let summary = human::summary(&report.summary, mode, run.color);
-    match run.format {
-        Format::Human => {
-            texts.iter().for_each(|t| out.push_str(t));
-            if !run.quiet {
-                out.push_str(&summary);
-                out.push('\n');
-            }
-        }
-        Format::Json => {
-            out = serde_json::to_string_pretty(&report).expect("the report serialises");
-            out.push('\n');
-        }
-        Format::Sarif => {
-            let log = sarif::log(&report.files, &end_columns, version);
-            out = serde_json::to_string_pretty(&log).expect("the log serialises");
-            out.push('\n');
-        }
-        Format::Github => texts.iter().for_each(|t| out.push_str(t)),
-    }
-    if let Err(crate::ops::Rejected(message)) = crate::write_stdout(out.as_bytes()) {
-        eprintln!("pi-session: {message}");
+    if let Err(message) = out.flush() {
+        eprintln!("pi-session: error: cannot write to standard output: {message}");
         return ExitCode::FAILURE;
     }
     // Machine formats and --quiet keep stdout to themselves: the summary goes to stderr.
     if run.format != Format::Human || run.quiet {
-        eprintln!("{summary}");
+        eprintln!("{summary_line}");
     }
-    if all_valid {
+    if summary.invalid == 0 && collected.empty.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

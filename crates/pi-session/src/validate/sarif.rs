@@ -3,9 +3,13 @@
 //! The driver's rules are the whole catalogue (`Code::ALL`), so a result's `ruleIndex` is the
 //! code's position in it. Columns are Unicode code points (`columnKind`), as the library counts
 //! them; regions also carry the byte offset and length. Problems of a whole file have no region.
-//! Files that could not be read are tool execution notifications.
+//! Files that could not be read are tool execution notifications. URIs keep the raw bytes of
+//! file names, percent-encoded (`crate::display::uri`). Summaries of diagnostics that are
+//! only counted carry `omitted` in their properties.
 
-use pi_session_format::validate::{Code, Diagnostic, FileReport, Severity};
+#[cfg(test)]
+use pi_session_format::validate::FileReport;
+use pi_session_format::validate::{Code, Diagnostic, Severity};
 use serde_json::{Value, json};
 
 /// The SARIF level of a severity.
@@ -36,32 +40,8 @@ fn rules() -> Vec<Value> {
         .collect()
 }
 
-/// A file's path as a relative URI reference: `/` separators, relative to the current
-/// directory when it is under it, and percent-encoded outside the unreserved characters.
-pub fn uri(path: &str) -> String {
-    let mut path = path.replace('\\', "/");
-    if let Ok(cwd) = std::env::current_dir()
-        && let Some(cwd) = cwd.to_str()
-    {
-        let cwd = format!("{}/", cwd.replace('\\', "/").trim_end_matches('/'));
-        if let Some(rest) = path.strip_prefix(&cwd) {
-            path = rest.to_string();
-        }
-    }
-    let path = path.strip_prefix("./").unwrap_or(&path);
-    let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// One result; `end_column` is the column just after the span, when it is known.
-fn result(uri: &str, d: &Diagnostic, end_column: Option<usize>) -> Value {
+pub fn result(uri: &str, d: &Diagnostic, end_column: Option<usize>) -> Value {
     let index = Code::ALL.iter().position(|c| *c == d.code).unwrap_or(0);
     let mut location = json!({"artifactLocation": {"uri": uri}});
     if let Some(l) = d.location {
@@ -77,6 +57,9 @@ fn result(uri: &str, d: &Diagnostic, end_column: Option<usize>) -> Value {
         location["region"] = region;
     }
     let mut properties = json!({"pi": d.pi});
+    if let Some(omitted) = d.omitted {
+        properties["omitted"] = json!(omitted);
+    }
     if let Some(pointer) = &d.pointer {
         properties["pointer"] = json!(pointer);
     }
@@ -93,39 +76,63 @@ fn result(uri: &str, d: &Diagnostic, end_column: Option<usize>) -> Value {
     })
 }
 
-/// The SARIF log of `files`; `end_columns[i][j]` is the end column of diagnostic `j` of file
-/// `i`, when known.
-pub fn log(files: &[FileReport], end_columns: &[Vec<Option<usize>>], version: &str) -> Value {
+/// The `$schema` of the log.
+pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// The run's `tool`: pi-session and every rule of the catalogue.
+pub fn tool(version: &str) -> Value {
+    json!({"driver": {
+        "name": "pi-session",
+        "version": version,
+        "semanticVersion": version,
+        "informationUri": env!("CARGO_PKG_REPOSITORY"),
+        "rules": rules(),
+    }})
+}
+
+/// The tool execution notification of a file that could not be read.
+pub fn notification(uri: &str, path: &str, error: &str) -> Value {
+    json!({
+        "level": "error",
+        "message": {"text": format!("cannot read {path}: {error}")},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}],
+    })
+}
+
+/// The run's `invocations`: successful when every file could be read.
+pub fn invocations(notifications: Vec<Value>) -> Value {
+    json!([{
+        "executionSuccessful": notifications.is_empty(),
+        "toolExecutionNotifications": notifications,
+    }])
+}
+
+/// The SARIF log of `files` at once (the output is streamed; this is its reference);
+/// `uris[i]` is the URI of file `i`, `end_columns[i][j]` the end column of its diagnostic
+/// `j`, when known.
+#[cfg(test)]
+pub fn log(
+    files: &[FileReport],
+    uris: &[String],
+    end_columns: &[Vec<Option<usize>>],
+    version: &str,
+) -> Value {
     let mut results = Vec::new();
     let mut notifications = Vec::new();
-    for (file, ends) in files.iter().zip(end_columns) {
-        let uri = uri(&file.path);
+    for ((file, ends), uri) in files.iter().zip(end_columns).zip(uris) {
         if let Some(error) = &file.read_error {
-            notifications.push(json!({
-                "level": "error",
-                "message": {"text": format!("cannot read {}: {error}", file.path)},
-                "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}],
-            }));
+            notifications.push(notification(uri, &file.path, error));
         }
         for (j, d) in file.diagnostics.iter().enumerate() {
-            results.push(result(&uri, d, ends.get(j).copied().flatten()));
+            results.push(result(uri, d, ends.get(j).copied().flatten()));
         }
     }
     json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {
-                "name": "pi-session",
-                "version": version,
-                "semanticVersion": version,
-                "informationUri": env!("CARGO_PKG_REPOSITORY"),
-                "rules": rules(),
-            }},
-            "invocations": [{
-                "executionSuccessful": notifications.is_empty(),
-                "toolExecutionNotifications": notifications,
-            }],
+            "tool": tool(version),
+            "invocations": invocations(notifications),
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],
@@ -142,18 +149,4 @@ pub fn end_column(bytes: &[u8], d: &Diagnostic) -> Option<usize> {
     // A span that runs past the end of its line ends at the line's end.
     let span = &span[..span.iter().position(|&b| b == b'\n').unwrap_or(span.len())];
     Some(l.column + String::from_utf8_lossy(span).chars().count())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn uris_are_relative_and_encoded() {
-        assert_eq!(uri("a b/c%.jsonl"), "a%20b/c%25.jsonl");
-        assert_eq!(uri("./x.jsonl"), "x.jsonl");
-        let cwd = std::env::current_dir().unwrap();
-        let inside = cwd.join("s.jsonl");
-        assert_eq!(uri(inside.to_str().unwrap()), "s.jsonl");
-    }
 }

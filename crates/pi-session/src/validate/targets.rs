@@ -4,7 +4,21 @@
 //! A directory is walked (with `walkdir`) for `*.jsonl` files, in sorted order, so that pi's
 //! layout `sessions/--<cwd>--/<timestamp>_<uuid>.jsonl` comes out by project, then by date.
 //! Files are reported in the order the arguments were given.
+//!
+//! What a walk takes, and what it leaves (with a note on stderr, never as an invalid session):
+//! - only entries named `*.jsonl` are considered; anything else (a `README.md`, dangling or
+//!   not) is not looked at;
+//! - a regular `*.jsonl` file is a target; so is a symbolic link named `*.jsonl` that leads
+//!   to a regular file (pi's own listing reads such a link as a session), shown under the
+//!   link's name;
+//! - a `*.jsonl` that is not a regular file (a FIFO, a socket, a device, a dangling link) is
+//!   skipped with a note: reading it could block forever. Named explicitly on the command
+//!   line it is read as a stream instead;
+//! - symbolic links to directories are not followed, unless `--follow` asks for it; even
+//!   then a link back to one of its own ancestors is not followed (a note says so);
+//! - a directory that cannot be read is skipped with a warning.
 
+use crate::display;
 use std::path::{Path, PathBuf};
 
 /// One thing to validate.
@@ -14,16 +28,22 @@ pub enum Target {
     Stdin,
     /// A file, with the path as it is shown.
     File(PathBuf),
-    /// Something that could not be listed (a directory walk error): shown as unreadable.
-    Broken(PathBuf, String),
 }
 
 impl Target {
-    /// How the target is named in reports (`-` for standard input).
+    /// How the target is named in reports (`-` for standard input), escaped losslessly.
     pub fn display(&self) -> String {
         match self {
             Target::Stdin => "-".to_string(),
-            Target::File(path) | Target::Broken(path, _) => path.display().to_string(),
+            Target::File(path) => display::path(path),
+        }
+    }
+
+    /// The path (none for standard input).
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Target::Stdin => None,
+            Target::File(path) => Some(path),
         }
     }
 }
@@ -65,58 +85,136 @@ fn expand_tilde(dir: &str, home: Option<&Path>) -> Result<PathBuf, NoSessions> {
     }
 }
 
+/// What was found to validate.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// The targets, in order.
+    pub targets: Vec<Target>,
+    /// Notes for stderr: what was skipped and why.
+    pub notes: Vec<String>,
+    /// Directories given (or pi's, by default) in which no session file was found.
+    pub empty: Vec<PathBuf>,
+}
+
+/// Why the command line cannot be run: a usage error (exit code 2).
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+/// Checks the paths before anything is read: standard input can be read only once.
+pub fn check_usage(paths: &[PathBuf]) -> Result<(), Usage> {
+    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        return Err(Usage(
+            "`-` (standard input) can be given only once: it can be read only once".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// The targets of `paths` in order; with no paths, every session of pi's directory.
-pub fn collect(paths: &[PathBuf]) -> Result<Vec<Target>, NoSessions> {
+/// `follow`: follow symbolic links to directories while walking.
+pub fn collect(paths: &[PathBuf], follow: bool) -> Result<Collected, NoSessions> {
+    let mut out = Collected::default();
     if paths.is_empty() {
         let dir = default_sessions_dir()?;
         if !dir.is_dir() {
             return Err(NoSessions(format!(
                 "no path given and pi's session directory {} does not exist (set PI_CODING_AGENT_DIR, or pass files or directories)",
-                dir.display()
+                display::path(&dir)
             )));
         }
-        return Ok(walk(&dir));
+        walk(&dir, follow, &mut out);
+        return Ok(out);
     }
-    let mut targets = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
-            targets.push(Target::Stdin);
+            out.targets.push(Target::Stdin);
         } else if path.is_dir() {
-            let found = walk(path);
-            if found.is_empty() {
-                eprintln!("pi-session: {}: no *.jsonl files", path.display());
-            }
-            targets.extend(found);
+            walk(path, follow, &mut out);
         } else {
-            // A missing or unreadable file is reported as such when it is read.
-            targets.push(Target::File(path.clone()));
+            // Given explicitly: opened as it is (a missing or unreadable file is reported
+            // when it is read; a FIFO or `<(…)` is read as a stream).
+            out.targets.push(Target::File(path.clone()));
         }
     }
-    Ok(targets)
+    Ok(out)
 }
 
-/// The `*.jsonl` files under `dir`, sorted by name at every level.
-pub fn walk(dir: &Path) -> Vec<Target> {
-    let mut out = Vec::new();
+fn is_jsonl(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "jsonl")
+}
+
+/// Adds the session files under `dir` (sorted by name at every level) to `out`.
+pub fn walk(dir: &Path, follow: bool, out: &mut Collected) {
+    let before = out.targets.len();
+    let shown = display::path;
     for entry in walkdir::WalkDir::new(dir)
-        .follow_links(true)
+        .follow_links(follow)
         .sort_by_file_name()
     {
-        match entry {
-            Ok(entry) => {
-                let path = entry.path();
-                let jsonl = path.extension().is_some_and(|e| e == "jsonl");
-                if jsonl && !entry.file_type().is_dir() {
-                    out.push(Target::File(path.to_path_buf()));
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                let path = e.path().unwrap_or(dir);
+                if let Some(ancestor) = e.loop_ancestor() {
+                    out.notes.push(format!(
+                        "note: {}: not followed: it leads back to {}, which contains it",
+                        shown(path),
+                        shown(ancestor)
+                    ));
+                    continue;
+                }
+                let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
+                if is_dir {
+                    out.notes.push(format!(
+                        "warning: cannot read the directory {}: {}; its sessions are not checked",
+                        shown(path),
+                        io_reason(&e)
+                    ));
+                } else if is_jsonl(path) {
+                    out.notes
+                        .push(format!("note: {}: skipped: {}", shown(path), io_reason(&e)));
+                }
+                // Anything else (a dangling `README.md`) is not a session: not looked at.
+                continue;
+            }
+        };
+        let path = entry.path();
+        if !is_jsonl(path) || entry.file_type().is_dir() {
+            continue;
+        }
+        let file_type = if entry.path_is_symlink() && !follow {
+            match std::fs::metadata(path) {
+                Ok(m) => m.file_type(),
+                Err(e) => {
+                    out.notes.push(format!(
+                        "note: {}: skipped: a symbolic link that leads nowhere ({e})",
+                        shown(path)
+                    ));
+                    continue;
                 }
             }
-            Err(e) => {
-                let path = e.path().unwrap_or(dir).to_path_buf();
-                out.push(Target::Broken(path, e.to_string()));
-            }
+        } else {
+            entry.file_type()
+        };
+        if file_type.is_file() {
+            out.targets.push(Target::File(path.to_path_buf()));
+        } else if !file_type.is_dir() {
+            out.notes.push(format!(
+                "note: {}: skipped: not a regular file (a FIFO, socket or device could block the walk; name it explicitly to read it as a stream)",
+                shown(path)
+            ));
         }
     }
-    out
+    if out.targets.len() == before {
+        out.empty.push(dir.to_path_buf());
+    }
+}
+
+fn io_reason(e: &walkdir::Error) -> String {
+    match e.io_error() {
+        Some(io) => io.to_string(),
+        None => e.to_string(),
+    }
 }
 
 #[cfg(test)]

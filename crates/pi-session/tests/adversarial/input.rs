@@ -64,7 +64,9 @@ fn every_command_survives_the_file_being_truncated_while_it_is_read() {
                 Some(1) => {
                     // Either the shrink was caught, or the file was already short when
                     // opened (then it is simply an ordinary file of 4096 bytes).
-                    if run.stderr.contains("shrank while it was read") {
+                    // (`validate` reports it in its report, on stdout.)
+                    let said = run.stderr.clone() + &run.stdout_text();
+                    if said.contains("shrank while it was read") {
                         shrank += 1;
                     }
                 }
@@ -75,6 +77,9 @@ fn every_command_survives_the_file_being_truncated_while_it_is_read() {
             }
         }
         eprintln!("{args:?}: {shrank} of 5 runs caught the shrink");
+        // The runs take the better part of a second on this 30 MB file: some truncations
+        // land while it is read, and those must be reported, not read as garbage.
+        assert!(shrank >= 1, "{args:?}: no run reported the shrink");
     }
 }
 

@@ -1,10 +1,7 @@
-//! The listing entry of a session (`buildSessionInfo`, rules I1–I6, section 13 of the notes):
-//! what `pi --resume` and `SessionManager.list()` show for a file.
-//!
-//! Listing reads the file on its own terms, not through the loader: it needs only
-//! `entries[0].type === "session"` (no id check), and any exception on the way (a `null`
-//! entry, a `null` message, non-array content, a non-string name) drops the session from the
-//! list, which [`session_info`] reports as `None`.
+//! The previous, whole-file implementation of the listing entry, kept as the reference the
+//! streaming one ([`super::write_session_info`]) is tested against (unit tests, the `info`
+//! fuzz target): every line parsed into a value, the texts joined in memory. It needs
+//! several times the file's size in memory; use it on small inputs only.
 
 use crate::PiVersion;
 use crate::date;
@@ -12,7 +9,8 @@ use crate::json::{self, JsObject, JsValue, is_str};
 use crate::llm::to_js_string;
 use crate::read;
 
-/// Builds the listing entry of a session file, or `None` when pi leaves it out of lists.
+/// Builds the listing entry of a session file, or `None` when pi leaves it out of lists
+/// (whole file in memory: the reference for [`super::write_session_info`]).
 /// `mtime_ms` is the file's modification time, pi's last fallback for `modified`.
 ///
 /// The result is `{id, cwd, name?, parentSessionPath?, created, modified, messageCount,
@@ -38,11 +36,12 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64, pi: PiVersion) -> Option<JsValu
             name = match entry.get("name") {
                 None | Some(JsValue::Null) => None,
                 Some(JsValue::String(s)) => {
-                    let text = s.to_string_lossy();
-                    let bytes = text.as_bytes();
+                    // On the WTF-8 text: `trim` keeps lone surrogates.
+                    let bytes = s.as_wtf8();
                     let start = read::trim_start(bytes);
                     let end = start + read::trim_end(&bytes[start..]);
-                    (end > start).then(|| JsValue::string(&text[start..end]))
+                    (end > start)
+                        .then(|| JsValue::String(json::JsString::concat(&[&bytes[start..end]])))
                 }
                 Some(_) => return None, // `name.trim` is not a function
             };
@@ -170,7 +169,7 @@ fn split_readline(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 /// `Math.max(a, b)` (NaN wins, as in JavaScript).
-fn js_max(a: f64, b: f64) -> f64 {
+pub(super) fn js_max(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
     } else {
@@ -204,7 +203,7 @@ fn extract_text(content: Option<&JsValue>) -> Option<Vec<u8>> {
 }
 
 /// `Date.prototype.toJSON`: the ISO string, or `null` for an invalid date.
-fn iso_or_null(t: f64) -> JsValue {
+pub(super) fn iso_or_null(t: f64) -> JsValue {
     if t.is_nan() {
         JsValue::Null
     } else {

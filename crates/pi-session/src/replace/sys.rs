@@ -1,0 +1,190 @@
+//! The few system calls that `std` does not offer, each in a small function: linking an
+//! unnamed (`O_TMPFILE`) file into a directory, renaming without replacing, asking whether a
+//! process is alive and whether we may write a file, and extended attributes.
+
+use std::ffi::{CStr, CString};
+use std::fs::File;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::io::AsRawFd;
+use std::path::Path;
+
+fn c_path(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "the path contains a NUL byte"))
+}
+
+fn check(result: libc::c_int) -> io::Result<()> {
+    if result == -1 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Gives the open file `file` the new name `to` (`linkat` of `/proc/self/fd/N`, following
+/// that magic link to the file itself). Fails with `AlreadyExists` when `to` exists: nothing
+/// is ever replaced, and a symlink at `to` is not followed.
+#[allow(unsafe_code)]
+pub fn link_open_file(file: &File, to: &Path) -> io::Result<()> {
+    let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
+        .map_err(|_| io::Error::other("unreachable: a number has no NUL"))?;
+    let to = c_path(to)?;
+    // SAFETY: both paths are NUL-terminated C strings that outlive the call; `linkat` only
+    // reads them.
+    check(unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    })
+}
+
+/// Renames `from` to `to` unless `to` exists (`renameat2(RENAME_NOREPLACE)`): for file
+/// systems without hard links.
+#[allow(unsafe_code)]
+pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
+    let from = c_path(from)?;
+    let to = c_path(to)?;
+    // SAFETY: both paths are NUL-terminated C strings that outlive the call.
+    check(unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::RENAME_NOREPLACE,
+        )
+    })
+}
+
+/// Whether a process with this id exists (a process we may not signal exists too).
+#[allow(unsafe_code)]
+pub fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return true;
+    }
+    // SAFETY: signal 0 sends nothing; it only checks that the process exists.
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// Whether this process may write `path` (`faccessat(W_OK, AT_EACCESS)`: with the
+/// effective ids; root may write anything on a writable file system).
+#[allow(unsafe_code)]
+pub fn may_write(path: &Path) -> bool {
+    let Ok(path) = c_path(path) else {
+        return false;
+    };
+    // SAFETY: a NUL-terminated path that outlives the call.
+    unsafe { libc::faccessat(libc::AT_FDCWD, path.as_ptr(), libc::W_OK, libc::AT_EACCESS) == 0 }
+}
+
+/// The effective user id of this process.
+#[allow(unsafe_code)]
+pub fn euid() -> u32 {
+    // SAFETY: `geteuid` has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Whether an error means the file system has no extended attributes.
+pub fn xattrs_unsupported(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOTSUP | libc::ENOSYS))
+}
+
+/// The names of the extended attributes of `file`, each NUL-terminated, concatenated.
+#[allow(unsafe_code)]
+pub fn xattr_names(file: &File) -> io::Result<Vec<u8>> {
+    let fd = file.as_raw_fd();
+    loop {
+        // SAFETY: a null buffer of size 0 asks for the size only.
+        let size = unsafe { libc::flistxattr(fd, std::ptr::null_mut(), 0) };
+        if size < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut names = vec![0u8; size as usize];
+        if names.is_empty() {
+            return Ok(names);
+        }
+        // SAFETY: the buffer is valid for writes of `names.len()` bytes.
+        let got = unsafe { libc::flistxattr(fd, names.as_mut_ptr().cast(), names.len()) };
+        if got >= 0 {
+            names.truncate(got as usize);
+            return Ok(names);
+        }
+        let e = io::Error::last_os_error();
+        // ERANGE: the list grew between the two calls; ask again.
+        if e.raw_os_error() != Some(libc::ERANGE) {
+            return Err(e);
+        }
+    }
+}
+
+/// The value of the extended attribute `name` of `file`, `None` when it has none.
+#[allow(unsafe_code)]
+pub fn xattr_get(file: &File, name: &CStr) -> io::Result<Option<Vec<u8>>> {
+    let fd = file.as_raw_fd();
+    loop {
+        // SAFETY: `name` is NUL-terminated; a null buffer of size 0 asks for the size.
+        let size = unsafe { libc::fgetxattr(fd, name.as_ptr(), std::ptr::null_mut(), 0) };
+        if size < 0 {
+            let e = io::Error::last_os_error();
+            return if e.raw_os_error() == Some(libc::ENODATA) {
+                Ok(None)
+            } else {
+                Err(e)
+            };
+        }
+        let mut value = vec![0u8; size as usize];
+        // SAFETY: the buffer is valid for writes of `value.len()` bytes (a dangling but
+        // aligned pointer for 0 bytes, which the kernel does not touch).
+        let got =
+            unsafe { libc::fgetxattr(fd, name.as_ptr(), value.as_mut_ptr().cast(), value.len()) };
+        if got >= 0 {
+            value.truncate(got as usize);
+            return Ok(Some(value));
+        }
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::ERANGE) {
+            return Err(e);
+        }
+    }
+}
+
+/// Sets the extended attribute `name` of `file` to `value`.
+#[allow(unsafe_code)]
+pub fn xattr_set(file: &File, name: &CStr, value: &[u8]) -> io::Result<()> {
+    // SAFETY: `name` is NUL-terminated and `value` is valid for reads of its length.
+    check(unsafe {
+        libc::fsetxattr(
+            file.as_raw_fd(),
+            name.as_ptr(),
+            value.as_ptr().cast(),
+            value.len(),
+            0,
+        )
+    })
+}
+
+/// Starts writing the dirty pages of `len` bytes at `offset` of `file` to disk, without
+/// waiting (`sync_file_range(SYNC_FILE_RANGE_WRITE)`): the final `fsync` then has little
+/// left to do. A hint; errors are ignored.
+#[allow(unsafe_code)]
+pub fn start_writeback(file: &File, offset: u64, len: u64) {
+    let (Ok(offset), Ok(len)) = (
+        libc::off64_t::try_from(offset),
+        libc::off64_t::try_from(len),
+    ) else {
+        return;
+    };
+    // SAFETY: no memory is passed; an invalid descriptor or range is only an error.
+    let _ = unsafe {
+        libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE)
+    };
+}
