@@ -108,7 +108,7 @@ impl Diagnostic {
         self
     }
 
-    /// Sets the entry id (cut, with a count, beyond [`ENTRY_ID_MAX`] bytes; control
+    /// Sets the entry id (cut, with a count, beyond `ENTRY_ID_MAX` (200) bytes; control
     /// characters escaped).
     pub fn for_entry(mut self, id: Option<&str>) -> Diagnostic {
         self.entry_id = id.map(|id| bounded(id, ENTRY_ID_MAX));

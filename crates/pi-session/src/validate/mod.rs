@@ -10,7 +10,7 @@
 //!   files' reports, never all of them (the library caps each report: the first 100
 //!   diagnostics of a code, then a count);
 //! - [`human`], [`sarif`], [`github`]: the output formats (`json` is the library's
-//!   [`ValidateReport`] serialised).
+//!   [`ValidateReport`](pi_session_format::validate::ValidateReport) serialised).
 //!
 //! Exit codes: 0 every file is valid under the chosen verdict, 1 a file is not (or cannot be
 //! read, or shrank while read), or a directory holds no session file; 2 usage errors (`-`

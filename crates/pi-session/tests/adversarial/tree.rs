@@ -167,7 +167,9 @@ fn tree_linear_chain_of_1m_entries_is_linear() {
     // At least `{"id":"…","type":"…","children":[]}` for each entry.
     assert!(run.stdout_len > 40_000_000, "{} bytes", run.stdout_len);
     assert!(run.stdout_text().starts_with("[{\"id\":"));
-    let limit = if cfg!(debug_assertions) { 30 } else { 2 };
+    // A guard against the quadratic walk (over 120 s before); the 2 s target is measured
+    // with the benchmarks (docs/PERFORMANCE.md).
+    let limit = if cfg!(debug_assertions) { 30 } else { 4 };
     assert!(
         run.elapsed < Duration::from_secs(limit),
         "took {:?} (limit {limit} s)",
