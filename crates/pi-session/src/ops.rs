@@ -63,14 +63,6 @@ pub enum Access<'r> {
     ReadAt(&'r ReadAt<'r>),
 }
 
-fn load<'a>(
-    bytes: &'a [u8],
-    settings: Settings,
-    warnings: &mut Vec<String>,
-) -> Result<Session<'a>, Rejected> {
-    load_accessing(bytes, Access::Release(&|_| {}), settings, warnings)
-}
-
 fn load_accessing<'a>(
     bytes: &'a [u8],
     access: Access<'a>,
@@ -270,9 +262,13 @@ fn change_warnings(changes: &Changes) -> Vec<String> {
 }
 
 /// `getTree()` as `[{id, type, label?, children}]`.
-pub fn tree(bytes: &[u8], settings: Settings) -> Result<Output, Rejected> {
+pub fn tree<'a>(
+    bytes: &'a [u8],
+    access: Access<'a>,
+    settings: Settings,
+) -> Result<Output, Rejected> {
     let mut warnings = Vec::new();
-    let session = load(bytes, settings, &mut warnings)?;
+    let session = load_accessing(bytes, access, settings, &mut warnings)?;
     let index = Index::build(&session);
     let view = tree::Tree::build(&session, &index);
     if let (tree::Form::Once(why), Some((line, id))) = (view.form(), view.first_duplicate()) {
