@@ -32,6 +32,7 @@ use crate::context::{Message, build_context};
 use crate::json::{self, JsValue, to_string};
 use crate::migrate::{self, SequentialIds};
 use crate::read;
+use crate::session::rewrite::whole_file;
 use crate::session::{Key, Kind, LoadError, LoadOptions, Session};
 use crate::tree::{Index, Leaf};
 use arbitrary::{Arbitrary, Unstructured};
@@ -690,31 +691,8 @@ fn check_migrate(data: &[u8], pi: PiVersion) {
         // v1→v3 at once equals writing the v2 file and loading it (v2→v3).
         let mut v2_values = originals.clone();
         migrate::v1_to_v2(&mut v2_values, &mut SequentialIds::default());
-        let mut items: Vec<(usize, Vec<u8>)> = session
-            .records
-            .iter()
-            .zip(&v2_values)
-            .map(|(r, v)| (r.line, to_string(v).into_bytes()))
-            .chain(
-                session
-                    .dropped
-                    .iter()
-                    .map(|d| (d.line, session.dropped_bytes(d).to_vec())),
-            )
-            // pi 0.87.1's falsy lines, kept verbatim like unparseable ones (D6).
-            .chain(session.skipped.iter().filter_map(|s| {
-                let (offset, len) = s.verbatim?;
-                Some((s.line, session.source.get(offset..offset + len)?.to_vec()))
-            }))
-            .collect();
-        items.sort_by_key(|(line, _)| *line);
-        let v2_file: Vec<u8> = items
-            .into_iter()
-            .flat_map(|(_, mut bytes)| {
-                bytes.push(b'\n');
-                bytes
-            })
-            .collect();
+        // pi 0.87.1's falsy lines are kept verbatim like unparseable ones (D6).
+        let v2_file = whole_file(&session, &v2_values);
         let from_v2 = load(&v2_file, pi).expect("the v2 file loads");
         assert!(
             !from_v2.version.migrated_v1 && from_v2.version.migrated_v2,
@@ -762,30 +740,7 @@ fn check_streamed(data: &[u8], session: &Session<'_>, values: &[JsValue], pi: Pi
     if !session.version.rewrite {
         return;
     }
-    let mut items: Vec<(usize, Vec<u8>)> = session
-        .records
-        .iter()
-        .zip(values)
-        .map(|(r, v)| (r.line, to_string(v).into_bytes()))
-        .chain(
-            session
-                .dropped
-                .iter()
-                .map(|d| (d.line, session.dropped_bytes(d).to_vec())),
-        )
-        .chain(session.skipped.iter().filter_map(|s| {
-            let (offset, len) = s.verbatim?;
-            Some((s.line, session.source.get(offset..offset + len)?.to_vec()))
-        }))
-        .collect();
-    items.sort_by_key(|(line, _)| *line);
-    let expected: Vec<u8> = items
-        .into_iter()
-        .flat_map(|(_, mut bytes)| {
-            bytes.push(b'\n');
-            bytes
-        })
-        .collect();
+    let expected = whole_file(session, values);
     assert!(
         session.to_jsonl() == expected,
         "{pi:?}: to_jsonl differs from the whole-array migration"

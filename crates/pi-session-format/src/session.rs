@@ -19,7 +19,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Deref, Range};
 
-mod rewrite;
+pub(crate) mod rewrite;
 
 use rewrite::Plan;
 pub use rewrite::{Change, ChangeKind, Changes};

@@ -659,10 +659,40 @@ fn splice(
     true
 }
 
+/// The file `values` make (one per record, written with `JSON.stringify`), with the lines
+/// that are not records (unparseable lines, pi 0.87.1's falsy lines) kept verbatim at their
+/// place: pi's whole-array rewrite, the reference the streaming writer is checked against.
+#[cfg(any(test, feature = "arbitrary"))]
+pub(crate) fn whole_file(session: &Session<'_>, values: &[JsValue]) -> Vec<u8> {
+    let mut items: Vec<(usize, Vec<u8>)> = session
+        .records
+        .iter()
+        .zip(values)
+        .map(|(r, v)| (r.line, json::to_string(v).into_bytes()))
+        .chain(
+            session
+                .dropped
+                .iter()
+                .map(|d| (d.line, session.dropped_bytes(d).to_vec())),
+        )
+        .chain(session.skipped.iter().filter_map(|s| {
+            let (offset, len) = s.verbatim?;
+            Some((s.line, session.source.get(offset..offset + len)?.to_vec()))
+        }))
+        .collect();
+    items.sort_by_key(|(line, _)| *line);
+    items
+        .into_iter()
+        .flat_map(|(_, mut bytes)| {
+            bytes.push(b'\n');
+            bytes
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::to_string;
     use crate::migrate::{SequentialIds, v1_to_v2, v2_to_v3};
     use crate::session::LoadOptions;
 
@@ -682,30 +712,7 @@ mod tests {
         if session.version.migrated_v2 {
             v2_to_v3(&mut values);
         }
-        let mut items: Vec<(usize, Vec<u8>)> = session
-            .records
-            .iter()
-            .zip(&values)
-            .map(|(r, v)| (r.line, to_string(v).into_bytes()))
-            .chain(
-                session
-                    .dropped
-                    .iter()
-                    .map(|d| (d.line, session.dropped_bytes(d).to_vec())),
-            )
-            .chain(session.skipped.iter().filter_map(|s| {
-                let (offset, len) = s.verbatim?;
-                Some((s.line, bytes[offset..offset + len].to_vec()))
-            }))
-            .collect();
-        items.sort_by_key(|(line, _)| *line);
-        items
-            .into_iter()
-            .flat_map(|(_, mut b)| {
-                b.push(b'\n');
-                b
-            })
-            .collect()
+        whole_file(&session, &values)
     }
 
     fn streamed(bytes: &[u8], pi: PiVersion, limit: usize) -> (Vec<u8>, Changes) {
