@@ -6,23 +6,7 @@ use super::*;
 const MTIME: f64 = 946_684_800_000.0;
 
 fn streamed(bytes: &[u8], pi: PiVersion, piece: usize) -> String {
-    // Odd sizes also make every piece of more than one text be scanned again in pass 2.
-    let max_emits = if piece % 2 == 1 { 1 } else { MAX_EMITS };
-    let (region, _) = read::region(bytes, pi == PiVersion::V0_73);
-    let info = Info {
-        source: Source {
-            bytes,
-            read_at: None,
-            region,
-            cr_ends_lines: pi == PiVersion::V0_87,
-        },
-        pi,
-        piece,
-        max_emits,
-    };
-    let mut out = Vec::new();
-    info.write(MTIME, &mut out).unwrap();
-    String::from_utf8(out).unwrap()
+    String::from_utf8(write_with_piece(bytes, piece, MTIME, pi)).unwrap()
 }
 
 fn expected(bytes: &[u8], pi: PiVersion) -> String {
