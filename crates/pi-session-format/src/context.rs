@@ -208,11 +208,12 @@ struct PathEntry<'s> {
 
 impl<'s> PathEntry<'s> {
     fn new(record: &'s Record<'s>) -> PathEntry<'s> {
-        let skeleton = record.message.as_ref().filter(|m| {
-            m.role != Role::Other
-                && !record.is_rewritten()
-                && record.entry_type() == Some("message")
-        });
+        // A record migrated in memory has no skeleton; one given fresh ids only keeps its
+        // message as read.
+        let skeleton = record
+            .message
+            .as_ref()
+            .filter(|m| m.role != Role::Other && record.entry_type() == Some("message"));
         PathEntry {
             record,
             skeleton,

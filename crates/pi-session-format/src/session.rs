@@ -221,10 +221,14 @@ pub struct Record<'a> {
     pub id: Key,
     /// The `parentId` member.
     pub parent_id: Key,
-    /// The skeleton of the `message` member, for entries read from the file.
+    /// The skeleton of the `message` member, for entries read from the file (`None` once a
+    /// migration rewrote the value, which may change the message).
     pub message: Option<MessageScan>,
     /// Whether the line held invalid UTF-8 (its text has replacement characters).
     pub lossy: bool,
+    /// Whether `id` and `parent_id` are the ones v1→v2 gave the entry, which its value gets
+    /// when it is parsed from the text (see [`Session::load_with`]).
+    fresh_ids: bool,
     text: Text<'a>,
     value: Option<Box<JsValue>>,
 }
@@ -344,12 +348,37 @@ impl<'a> Record<'a> {
         }
     }
 
-    /// The value of the line: materialised when migrated, parsed from the text otherwise.
+    /// The value of the line, migrated when the file was: parsed from the text (and given
+    /// its v1→v2 ids) unless the migration materialised it.
     pub fn value(&self) -> ValueRef<'_> {
         match &self.value {
             Some(v) => ValueRef::Borrowed(v),
-            // The text parsed once already while loading, so this cannot fail.
-            None => ValueRef::Owned(json::parse(self.text.as_str()).unwrap_or_default()),
+            None => {
+                // The text parsed once already while loading, so this cannot fail.
+                let mut value = json::parse(self.text.as_str()).unwrap_or_default();
+                if self.fresh_ids {
+                    self.give_fresh_ids(&mut value);
+                }
+                ValueRef::Owned(value)
+            }
+        }
+    }
+
+    /// v1→v2 on the value parsed from the text: the `id` and `parentId` of the keys.
+    fn give_fresh_ids(&self, value: &mut JsValue) {
+        fn as_str(key: &Key) -> Option<&str> {
+            match key {
+                Key::String(bytes) => std::str::from_utf8(bytes).ok(),
+                _ => None,
+            }
+        }
+        if let (Some(entry), Some(id)) = (value.as_object_mut(), as_str(&self.id)) {
+            migrate::v1_entry(
+                entry,
+                id,
+                as_str(&self.parent_id),
+                migrate::FirstKept::Untouched,
+            );
         }
     }
 
@@ -380,9 +409,9 @@ impl<'a> Record<'a> {
         }
     }
 
-    /// Whether the value was changed after reading (by a migration).
+    /// Whether the value differs from the text (a migration changed it).
     pub fn is_rewritten(&self) -> bool {
-        self.value.is_some()
+        self.value.is_some() || self.fresh_ids
     }
 
     /// Replaces the value (after a migration) and refreshes the skeleton fields.
@@ -392,6 +421,7 @@ impl<'a> Record<'a> {
         self.parent_id = Key::of(value.get("parentId"), unique | 1);
         // The skeleton describes the text, not the rewritten value.
         self.message = None;
+        self.fresh_ids = false;
         self.value = Some(Box::new(value));
     }
 }
@@ -552,6 +582,8 @@ pub struct Session<'a> {
     pub version: VersionInfo,
     /// Whose loading rules were followed.
     pub pi: PiVersion,
+    /// The migration the records went through (the ids v1→v2 gave them).
+    plan: Plan,
 }
 
 /// The records of a session in file order, indexed like a slice. They are stored as the
@@ -874,6 +906,7 @@ impl<'a> Session<'a> {
             dropped,
             skipped,
             version,
+            plan: Plan::identity(),
         };
         for (i, r) in session.records.iter().enumerate() {
             let reason = match r.kind {
@@ -896,21 +929,22 @@ impl<'a> Session<'a> {
         Ok(session)
     }
 
+    /// Runs v1→v2 and v2→v3 on the records without building most values: pi migrates its
+    /// array of every parsed value (header included), and the only state it carries from one
+    /// entry to the next is the ids handed out, which [`Plan`] assigns on the skeleton. An
+    /// entry whose migration is no more than its fresh `id` and `parentId` keeps its text and
+    /// takes them as its keys; [`Record::value`] sets them when it parses the text. The
+    /// others (the header, a v1 compaction whose `firstKeptEntryIndex` names an entry by its
+    /// position, a v2 message whose role may be renamed) are migrated now, every one before
+    /// any record changes: a compaction may name a later entry by its original id.
     fn migrate(&mut self, v1: bool, v2: bool, ids: &mut dyn IdGenerator) {
-        // pi migrates its array of every parsed value (header included); positions in it
-        // are what `firstKeptEntryIndex` counts, so every value takes part, even those the
-        // migration functions skip. Every value is computed before any is replaced: a
-        // compaction may name a later entry by its original id.
         let plan = Plan::new(&self.records, v1, v2, ids);
         let mut parent: Option<usize> = None;
-        let values: Vec<Option<JsValue>> = self
-            .records
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                if !matches!(r.kind, Kind::Header | Kind::Entry { .. }) {
-                    return None;
-                }
+        let mut materialised: Vec<(usize, JsValue)> = Vec::new();
+        for (i, r) in self.records.iter().enumerate() {
+            if matches!(r.kind, Kind::Header | Kind::Entry { .. })
+                && !plan.keeps_text(&self.records, i)
+            {
                 let mut value = r.value().into_owned();
                 plan.apply(
                     &self.records,
@@ -918,17 +952,27 @@ impl<'a> Session<'a> {
                     parent.and_then(|p| plan.id(p)),
                     &mut value,
                 );
-                if plan.id(i).is_some() {
-                    parent = Some(i);
-                }
-                Some(value)
-            })
-            .collect();
-        for (record, value) in self.records.iter_mut().zip(values) {
-            if let Some(value) = value {
-                record.set_value(value);
+                materialised.push((i, value));
+            }
+            if plan.id(i).is_some() {
+                parent = Some(i);
             }
         }
+        let mut materialised = materialised.into_iter().peekable();
+        let mut parent: Option<&KeyBytes> = None;
+        for (i, record) in self.records.iter_mut().enumerate() {
+            if let Some((_, value)) = materialised.next_if(|(m, _)| *m == i) {
+                record.set_value(value);
+            } else if let Some(id) = plan.key(i) {
+                record.id = Key::String(id.clone());
+                record.parent_id = parent.map_or(Key::Null, |p| Key::String(p.clone()));
+                record.fresh_ids = true;
+            }
+            if let Some(id) = plan.key(i) {
+                parent = Some(id);
+            }
+        }
+        self.plan = plan;
     }
 
     /// The header record.
@@ -957,7 +1001,7 @@ impl<'a> Session<'a> {
 
     /// [`Session::to_jsonl`], written to `out` a batch of lines at a time.
     pub fn write_jsonl(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        rewrite::write_lines(self, &Plan::identity(), out, &mut Changes::new(0), &|_| {})
+        rewrite::write_lines(self, &self.plan, out, &mut Changes::new(0), &|_| {})
     }
 
     /// The original bytes of a line that is not JSON.
@@ -1209,6 +1253,7 @@ fn scan<'a, 'l>(
                 message: skeleton.message,
                 lossy: line.lossy,
                 text: to_text(line.text),
+                fresh_ids: false,
                 value: None,
             })
         }
@@ -1322,6 +1367,95 @@ mod tests {
     }
 
     const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#;
+
+    /// A v1 file is migrated without building the values that need nothing from other
+    /// records: those records keep their text and take their new ids as keys, and their
+    /// values, the file written back and the streamed migration are all pi's model's.
+    #[test]
+    fn v1_entries_keep_their_text_and_get_their_ids_as_keys() {
+        let text = [
+            r#"{"type":"session","id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#,
+            r#"{"type":"message","message":{"role":"user","content":"hi"}}"#,
+            // Not in `JSON.stringify` form, with an old id and parentId to overwrite.
+            r#"{ "parentId": 7, "type":"message", "id": "old", "message":{"role":"hookMessage"}}"#,
+            r#"{"type":"compaction","summary":"s","firstKeptEntryIndex":4,"tokensBefore":1}"#,
+            r#"{"type":"custom","customType":"x","id":"later"}"#,
+            "not json",
+            r#"{"type":"message","message":{"role":"assistant","content":[]}}"#,
+        ]
+        .join("\n");
+        let session = load(&text).unwrap();
+        // Only the header, the message whose role v2→v3 may rename and the compaction (which
+        // names an entry by position) are built.
+        let built: Vec<usize> = session
+            .records
+            .iter()
+            .filter(|r| r.value.is_some())
+            .map(|r| r.line)
+            .collect();
+        assert_eq!(built, [1, 3, 4]);
+        let keys: Vec<(Key, Key)> = session
+            .entry_records()
+            .map(|r| (r.id.clone(), r.parent_id.clone()))
+            .collect();
+        let id = |n: u32| Key::string(&format!("{n:08x}"));
+        assert_eq!(
+            keys,
+            [
+                (id(1), Key::Null),
+                (id(2), id(1)),
+                (id(3), id(2)),
+                (id(4), id(3)),
+                (id(5), id(4)),
+            ]
+        );
+        assert!(session.entry_records().all(Record::is_rewritten));
+
+        // pi's model: every value parsed, then `migrateV1ToV2` and `migrateV2ToV3`.
+        let mut values: Vec<JsValue> = session
+            .records
+            .iter()
+            .map(|r| json::parse(r.text()).unwrap())
+            .collect();
+        migrate::v1_to_v2(&mut values, &mut SequentialIds::default());
+        migrate::v2_to_v3(&mut values);
+        let ours: Vec<String> = session
+            .records
+            .iter()
+            .map(|r| json::to_string(&r.value()))
+            .collect();
+        let model: Vec<String> = values.iter().map(json::to_string).collect();
+        assert_eq!(ours, model);
+        // A later entry is named by the id it had before the migration.
+        assert!(
+            model[3].contains(r#""firstKeptEntryId":"later""#),
+            "{}",
+            model[3]
+        );
+
+        let mut expected = model.join("\n").into_bytes();
+        expected.push(b'\n');
+        let expected = String::from_utf8(expected).unwrap().replacen(
+            &model[4],
+            &format!("{}\nnot json", model[4]),
+            1,
+        );
+        assert_eq!(String::from_utf8(session.to_jsonl()).unwrap(), expected);
+        let migration = Session::load_for_migration(
+            text.as_bytes(),
+            LoadOptions {
+                ids: &mut SequentialIds::default(),
+                pi: PiVersion::V0_73,
+            },
+            &|_| {},
+        )
+        .unwrap();
+        let mut streamed = Vec::new();
+        migration
+            .write(&mut streamed, &mut Changes::new(10), &|_| {})
+            .unwrap();
+        assert_eq!(String::from_utf8(streamed).unwrap(), expected);
+    }
 
     #[test]
     fn header_is_the_first_parseable_value() {

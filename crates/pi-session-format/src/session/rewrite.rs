@@ -79,6 +79,11 @@ impl Plan {
         Plan { v1, v2, ids }
     }
 
+    /// The id v1→v2 gives record `i`, as a key.
+    pub(crate) fn key(&self, i: usize) -> Option<&KeyBytes> {
+        self.ids.get(i)?.as_ref()
+    }
+
     /// The id v1→v2 gives record `i`.
     pub(crate) fn id(&self, i: usize) -> Option<&str> {
         self.ids
@@ -158,9 +163,10 @@ impl Plan {
         }
     }
 
-    /// Whether record `i`, when its text is in `JSON.stringify` form, can be written without
-    /// parsing it (its text, plus the new `id`/`parentId` for v1).
-    fn can_splice(&self, records: &Records<'_>, i: usize) -> bool {
+    /// Whether the migration of record `i` is no more than v1's new `id` and `parentId`
+    /// (nothing for v2): its text, with those, is its migrated value. When the text is in
+    /// `JSON.stringify` form, it is written without parsing it.
+    pub(crate) fn keeps_text(&self, records: &Records<'_>, i: usize) -> bool {
         let Some(r) = records.get(i) else {
             return false;
         };
@@ -552,7 +558,7 @@ fn render_record(
         return;
     }
     let canonical = json::is_canonical(text.as_bytes());
-    if canonical && plan.can_splice(records, i) {
+    if canonical && plan.keeps_text(records, i) {
         let spliced = match plan.id(i) {
             Some(id) if plan.v1 => splice(text, id, parent, scanner, bytes),
             _ => {
@@ -594,6 +600,8 @@ fn render_record(
         out.changes.count_more(2, counts[0] - shown[0]);
         out.changes.count_more(3, counts[1] - shown[1]);
     }
+    // A loaded session's record parsed with its fresh ids already (`Record::value`) has
+    // them set again, in place: no change.
     let mut value = r.value().into_owned();
     plan.apply(records, i, parent, &mut value);
     json::write_value(bytes, &value);
