@@ -1,6 +1,6 @@
 #![no_main]
-//! `pi_session_format::fuzzing::parse_bytes` (see fuzz/README.md).
+//! `pi_session_testkit::fuzzing::parse_bytes` (see fuzz/README.md).
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| pi_session_format::fuzzing::parse_bytes(data));
+fuzz_target!(|data: &[u8]| pi_session_testkit::fuzzing::parse_bytes(data));

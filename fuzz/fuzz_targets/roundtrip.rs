@@ -1,6 +1,6 @@
 #![no_main]
-//! `pi_session_format::fuzzing::roundtrip` (see fuzz/README.md).
+//! `pi_session_testkit::fuzzing::roundtrip` (see fuzz/README.md).
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| pi_session_format::fuzzing::roundtrip(data));
+fuzz_target!(|data: &[u8]| pi_session_testkit::fuzzing::roundtrip(data));

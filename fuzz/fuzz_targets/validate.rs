@@ -1,6 +1,6 @@
 #![no_main]
-//! `pi_session_format::fuzzing::validate` (see fuzz/README.md).
+//! `pi_session_testkit::fuzzing::validate` (see fuzz/README.md).
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| pi_session_format::fuzzing::validate(data));
+fuzz_target!(|data: &[u8]| pi_session_testkit::fuzzing::validate(data));

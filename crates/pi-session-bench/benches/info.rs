@@ -8,8 +8,8 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use pi_session_bench::{configure, generated_all, real};
 use pi_session_format::PiVersion;
-use pi_session_format::generate::{self, FileVersion, Limit, Options};
 use pi_session_format::info::{oracle, write_session_info};
+use pi_session_testkit::generate::{self, FileVersion, Limit, Options};
 use std::hint::black_box;
 use std::io::Write;
 

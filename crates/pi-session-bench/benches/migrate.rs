@@ -7,9 +7,9 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use pi_session_bench::{configure, generated_all, real};
 use pi_session_format::PiVersion;
-use pi_session_format::generate::FileVersion;
 use pi_session_format::migrate::SequentialIds;
 use pi_session_format::session::{Changes, LoadOptions, Session};
+use pi_session_testkit::generate::FileVersion;
 use std::hint::black_box;
 use std::io::Write;
 

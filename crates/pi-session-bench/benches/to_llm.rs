@@ -6,10 +6,10 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use pi_session_bench::{configure, generated_all, real};
 use pi_session_format::PiVersion;
 use pi_session_format::context::build_context;
-use pi_session_format::generate::FileVersion;
 use pi_session_format::llm::to_llm;
 use pi_session_format::session::Session;
 use pi_session_format::tree::{Index, Leaf};
+use pi_session_testkit::generate::FileVersion;
 use std::hint::black_box;
 
 const PI: PiVersion = PiVersion::V0_73;

@@ -7,9 +7,9 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pi_session_bench::{configure, generated_all};
-use pi_session_format::generate::{self, FileVersion, Limit, Options};
 use pi_session_format::session::Session;
 use pi_session_format::tree::{Index, Tree};
+use pi_session_testkit::generate::{self, FileVersion, Limit, Options};
 use std::hint::black_box;
 
 /// A linear chain of `entries` entries (seed 1), as `pi-session gen --entries N --linear`.

@@ -4,8 +4,8 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pi_session_bench::{configure, generated, generated_all, real};
-use pi_session_format::generate::FileVersion;
-use pi_session_format::validate::{Options, validate};
+use pi_session_testkit::generate::FileVersion;
+use pi_session_validate::{Options, validate};
 use rayon::prelude::*;
 use std::hint::black_box;
 

@@ -1,6 +1,6 @@
 //! Inputs and settings shared by the benchmarks in `benches/`.
 //!
-//! - Generated sessions (`pi_session_format::generate`, seed 1 unless `PI_BENCH_SEED` is set)
+//! - Generated sessions (`pi_session_testkit::generate`, seed 1 unless `PI_BENCH_SEED` is set)
 //!   of the sizes in `PI_BENCH_SIZES` (default `1MB,10MB,100MB`), written once to
 //!   `target/bench-data/` under a name that includes the generator's revision, then read
 //!   from there.
@@ -12,7 +12,7 @@
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, SamplingMode, Throughput};
-use pi_session_format::generate::{self, FileVersion, Limit, Options};
+use pi_session_testkit::generate::{self, FileVersion, Limit, Options};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

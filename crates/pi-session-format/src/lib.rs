@@ -16,8 +16,7 @@
 //! - [`schemas`]: the JSON Schemas generated from [`types`];
 
 pub mod date;
-pub mod generate;
-pub mod json;
+pub use pi_session_json as json;
 pub mod migrate;
 pub mod read;
 pub mod session;
@@ -34,10 +33,6 @@ pub enum PiVersion {
 }
 
 pub mod context;
-#[cfg(feature = "arbitrary")]
-pub mod fuzzing;
 pub mod info;
 pub mod llm;
-pub mod schemas;
 pub mod types;
-pub mod validate;

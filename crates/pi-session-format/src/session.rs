@@ -22,7 +22,7 @@ use std::ops::{Deref, Range};
 pub(crate) mod rewrite;
 
 use rewrite::Plan;
-pub use rewrite::{Change, ChangeKind, Changes};
+pub use rewrite::{Change, ChangeKind, Changes, whole_file};
 
 /// A value compared the way JavaScript compares `id`/`parentId` values (`===`, and `Map`
 /// keys, which agree for everything JSON can hold).

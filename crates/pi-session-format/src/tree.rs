@@ -5,9 +5,10 @@
 //! label and `session_info` entries are parsed. Walks are iterative and detect parent
 //! cycles, where pi loops forever. `getTree()` is [`view`] (its V8 sort is `tree/sort.rs`).
 
-pub(crate) mod sort;
+mod sort;
 pub mod view;
 
+pub use sort::v8_sort;
 pub use view::{Form, PI_FORM_FACTOR, PI_FORM_SLACK, Tree, Why};
 
 use crate::json::JsValue;

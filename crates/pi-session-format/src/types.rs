@@ -44,10 +44,14 @@
 
 use std::collections::BTreeMap;
 
+#[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Number, Value};
+
+#[cfg(feature = "arbitrary")]
+pub mod arb;
 
 /// The session format version pi writes in the header (`CURRENT_SESSION_VERSION`); unchanged
 /// from pi 0.58.3 through 0.87.1. Files without a `version` are v1 (linear, no entry ids);
@@ -92,6 +96,7 @@ mod optional {
 /// disables that rule, so a missing key is a "missing field" error while `null` still
 /// deserializes to `None` (and `None` serializes as `null`).
 mod nullable {
+    #[cfg(feature = "schema")]
     use schemars::{JsonSchema, Schema, SchemaGenerator};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -111,6 +116,7 @@ mod nullable {
     }
 
     /// Schema: `T` or `null`, and listed in `required`.
+    #[cfg(feature = "schema")]
     pub(super) fn schema<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
         generator.subschema_for::<Option<T>>()
     }
@@ -119,6 +125,7 @@ mod nullable {
 /// (De)serializes [`CompactionEntry::system_message`]: a [`SystemMessage`] whose JSON object
 /// also has `"role":"system"` (it is a complete `role: "system"` message in pi).
 mod system_role {
+    #[cfg(feature = "schema")]
     use schemars::JsonSchema;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -133,9 +140,10 @@ mod system_role {
     }
 
     /// Deserialization view and schema: requires and removes the `role` key.
-    #[derive(Deserialize, JsonSchema)]
+    #[derive(Deserialize)]
+    #[cfg_attr(feature = "schema", derive(JsonSchema))]
     #[serde(tag = "role")]
-    #[schemars(inline)]
+    #[cfg_attr(feature = "schema", schemars(inline))]
     pub(super) enum WithRole {
         /// A `role: "system"` message.
         #[serde(rename = "system")]
@@ -162,7 +170,8 @@ mod system_role {
 
 /// A union discriminated by one string field (`type` or `role`) with an `Unknown` fallback.
 trait TaggedUnion {
-    /// The discriminating key.
+    /// The discriminating key (read by the schema of `Unknown`).
+    #[cfg_attr(not(feature = "schema"), allow(dead_code))]
     const TAG: &'static str;
     /// The tag values that have a typed variant.
     const KNOWN_TAGS: &'static [&'static str];
@@ -171,6 +180,7 @@ trait TaggedUnion {
 /// Schema of an `Unknown` variant: any object whose tag is not one of the known values (a
 /// missing or non-string tag included). It excludes the known tags so that a malformed known
 /// entry does not validate as "unknown", which keeps the variants mutually exclusive.
+#[cfg(feature = "schema")]
 fn unknown_variant_schema<U: TaggedUnion>(_: &mut SchemaGenerator) -> Schema {
     let tag = U::TAG;
     schemars::json_schema!({
@@ -204,7 +214,8 @@ macro_rules! tagged_union {
         // Variants differ in size (an assistant message is several hundred bytes); they are
         // kept unboxed so that they can be matched and destructured directly.
         #[allow(clippy::large_enum_variant)]
-        #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        #[cfg_attr(feature = "schema", derive(JsonSchema))]
         #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
         #[serde(tag = $tag)]
         pub enum $name {
@@ -215,9 +226,9 @@ macro_rules! tagged_union {
             )+
             #[doc = $unknown_doc]
             #[serde(untagged)]
-            #[schemars(schema_with = $unknown_schema)]
+            #[cfg_attr(feature = "schema", schemars(schema_with = $unknown_schema))]
             Unknown(
-                #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+                #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
                 Map<String, Value>,
             ),
         }
@@ -269,19 +280,21 @@ macro_rules! tagged_union {
 /// `type: "session"` lines (pi's `_persist` can append a duplicate header); those are headers
 /// too. Any object whose `type` is not `"session"` is an [`Entry`].
 #[allow(clippy::large_enum_variant)] // kept unboxed for direct matching, like `Entry`
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(untagged)]
 pub enum FileEntry {
     /// A `{"type":"session", ...}` line.
     Header(SessionHeader),
     /// Any other line.
-    #[schemars(schema_with = "non_header_entry_schema")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "non_header_entry_schema"))]
     Entry(Entry),
 }
 
 /// Schema of [`FileEntry::Entry`]: an [`Entry`] whose `type` is not `"session"` (such a line is
 /// always read as a header, so a malformed header must not validate as an unknown entry).
+#[cfg(feature = "schema")]
 fn non_header_entry_schema(generator: &mut SchemaGenerator) -> Schema {
     let entry = generator.subschema_for::<Entry>();
     schemars::json_schema!({
@@ -308,7 +321,8 @@ impl<'de> Deserialize<'de> for FileEntry {
 }
 
 /// The constant `type` of a header line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum SessionHeaderType {
     /// `"session"`.
@@ -319,7 +333,8 @@ pub enum SessionHeaderType {
 
 /// The first line of a session file: `{"type":"session","version":3,"id":..,"timestamp":..,
 /// "cwd":..,"parentSession"?:..}` (pi's key order). Metadata only, not part of the entry tree.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionHeader {
@@ -329,7 +344,7 @@ pub struct SessionHeader {
     /// 0.31.0, 2026-01-02), which pi migrates on load. pi compares it with JS
     /// semantics (`"3"` counts as 3, `null` as 1); this model accepts only integers.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u32")]
+    #[cfg_attr(feature = "schema", schemars(with = "u32"))]
     pub version: Option<u32>,
     /// Session id, also the suffix of the file name: a UUID v4 up to pi 0.66, a UUID v7 since
     /// 0.67.1, or any caller-chosen string (`newSession({id})`, `--session-id` since 0.76.0;
@@ -345,35 +360,35 @@ pub struct SessionHeader {
     /// `newSession({parentSession})`, `forkFrom`), exactly as given. Omitted when there is
     /// none. The oh-my-pi fork writes the parent's session *id* here instead.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub parent_session: Option<String>,
     /// Legacy (v1 headers, November–December 2025): provider of the model the session started
     /// with. Ignored by v3 readers; kept untouched by migration.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub provider: Option<String>,
     /// Legacy (v1 headers, November–December 2025): id of the model the session started with.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub model_id: Option<String>,
     /// Legacy (v1 headers): thinking level the session started with. v1 pi restored it from
     /// the header; v3 `buildSessionContext` ignores it.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub thinking_level: Option<String>,
     /// Legacy (v1 headers): path of the session this one was branched from (the predecessor of
     /// `parentSession`).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub branched_from: Option<String>,
     /// Legacy (headers written before 2025-11-13): the model as one `"provider/id"` string.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub model: Option<String>,
     /// Fields not modelled here, kept verbatim (e.g. oh-my-pi's `title`, `titleSource`,
     /// `additionalDirectories`, `previousSessionFiles`).
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -423,7 +438,8 @@ tagged_union! {
 /// `{"type":"message","id","parentId","timestamp","message"}`: one message of the
 /// conversation. Every role is pushed into the model context verbatim by
 /// `buildSessionContext` (and filtered later by `convertToLlm`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageEntry {
@@ -432,7 +448,10 @@ pub struct MessageEntry {
     pub id: String,
     /// Id of the parent entry, or `null` for a root entry. Required: pi always writes the key.
     #[serde(with = "nullable")]
-    #[schemars(schema_with = "nullable::schema::<String>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "nullable::schema::<String>")
+    )]
     pub parent_id: Option<String>,
     /// When the entry was appended, `new Date().toISOString()`.
     pub timestamp: String,
@@ -440,14 +459,15 @@ pub struct MessageEntry {
     pub message: AgentMessage,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"type":"thinking_level_change","id","parentId","timestamp","thinkingLevel"}`
 /// (`appendThinkingLevelChange`). The latest one on the path sets the session's level; pi
 /// appends one on resume when the branch has none.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ThinkingLevelChangeEntry {
@@ -455,7 +475,10 @@ pub struct ThinkingLevelChangeEntry {
     pub id: String,
     /// Id of the parent entry, or `null` for a root entry. Required.
     #[serde(with = "nullable")]
-    #[schemars(schema_with = "nullable::schema::<String>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "nullable::schema::<String>")
+    )]
     pub parent_id: Option<String>,
     /// When the entry was appended (ISO-8601).
     pub timestamp: String,
@@ -464,14 +487,15 @@ pub struct ThinkingLevelChangeEntry {
     pub thinking_level: String,
     /// Fields not modelled here, kept verbatim (e.g. oh-my-pi's `configured`).
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"type":"model_change","id","parentId","timestamp","provider","modelId"}`
 /// (`appendModelChange`). The latest one on the path (or the latest assistant message) sets
 /// the session's model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelChangeEntry {
@@ -479,7 +503,10 @@ pub struct ModelChangeEntry {
     pub id: String,
     /// Id of the parent entry, or `null` for a root entry. Required.
     #[serde(with = "nullable")]
-    #[schemars(schema_with = "nullable::schema::<String>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "nullable::schema::<String>")
+    )]
     pub parent_id: Option<String>,
     /// When the entry was appended (ISO-8601).
     pub timestamp: String,
@@ -490,11 +517,11 @@ pub struct ModelChangeEntry {
     /// Legacy (before 2025-11-13): the model as one `"provider/id"` string, written instead of
     /// `provider`/`modelId`. The oh-my-pi fork still writes only this field.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub model: Option<String>,
     /// Fields not modelled here, kept verbatim (e.g. oh-my-pi's `role`).
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -502,7 +529,8 @@ pub struct ModelChangeEntry {
 /// (pi 0.86.0+, `appendUsage`): model usage that is not an assistant message, e.g. prompt
 /// cache warming. Counted in session totals; not part of the model context and hidden from
 /// the tree view.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct UsageEntry {
@@ -510,7 +538,10 @@ pub struct UsageEntry {
     pub id: String,
     /// Id of the parent entry, or `null` for a root entry. Required.
     #[serde(with = "nullable")]
-    #[schemars(schema_with = "nullable::schema::<String>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "nullable::schema::<String>")
+    )]
     pub parent_id: Option<String>,
     /// When the entry was appended (ISO-8601).
     pub timestamp: String,
@@ -524,11 +555,11 @@ pub struct UsageEntry {
     pub usage: Usage,
     /// Human-readable qualifier for usage notices; omitted when empty.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub note: Option<String>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -538,7 +569,8 @@ pub struct UsageEntry {
 /// In the context the latest compaction on the path becomes a `compactionSummary` message
 /// (preceded by `systemMessage` when present), followed by the entries from
 /// `firstKeptEntryId` up to the compaction and everything after it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionEntry {
@@ -546,7 +578,10 @@ pub struct CompactionEntry {
     pub id: String,
     /// Id of the parent entry, or `null` for a root entry. Required.
     #[serde(with = "nullable")]
-    #[schemars(schema_with = "nullable::schema::<String>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "nullable::schema::<String>")
+    )]
     pub parent_id: Option<String>,
     /// When the entry was appended (ISO-8601).
     pub timestamp: String,
@@ -562,17 +597,17 @@ pub struct CompactionEntry {
     /// Implementation data, not sent to the model: pi writes
     /// `{"readFiles":[..],"modifiedFiles":[..]}`; extensions write anything (even `null`).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Value")]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
+    #[cfg_attr(feature = "schema", schemars(with = "Value"))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::opt_json_value))]
     pub details: Option<Value>,
     /// Usage of the LLM call(s) that produced the summary (pi 0.81.0+); counted in totals.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Usage")]
+    #[cfg_attr(feature = "schema", schemars(with = "Usage"))]
     pub usage: Option<Usage>,
     /// `true` when an extension produced the compaction; `false` or absent when pi did
     /// (legacy name from when extensions were hooks; oh-my-pi writes `fromExtension`).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
+    #[cfg_attr(feature = "schema", schemars(with = "bool"))]
     pub from_hook: Option<bool>,
     /// pi 0.86.0+: the replayed system prompt and tool declarations at this boundary (a
     /// `role:"system"` message whose `timestamp` is this entry's time). It becomes the leading
@@ -580,25 +615,26 @@ pub struct CompactionEntry {
     /// dropped in its favour. Absent on older entries and when there is no system state.
     /// In JSON the object carries `"role":"system"`; in Rust that key is implied by the type.
     #[serde(default, with = "system_role", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "system_role::WithRole")]
+    #[cfg_attr(feature = "schema", schemars(with = "system_role::WithRole"))]
     pub system_message: Option<SystemMessage>,
     /// Legacy (v1 compactions): index of the first kept line, counting the header as 0. The
     /// v1→v2 migration replaces a numeric value by `firstKeptEntryId` and deletes it; a
     /// non-numeric value is left in place.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u64")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub first_kept_entry_index: Option<u64>,
     /// Fields not modelled here, kept verbatim (e.g. oh-my-pi's `shortSummary`, `tokensAfter`,
     /// `preserveData`).
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"type":"branch_summary","id","parentId","timestamp","fromId","summary","details"?,
 /// "usage"?,"fromHook"?}` (`branchWithSummary`): the summary of a branch the user navigated
 /// away from. In the context it becomes a `branchSummary` message when `summary` is non-empty.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct BranchSummaryEntry {
@@ -607,7 +643,10 @@ pub struct BranchSummaryEntry {
     /// The entry the new branch continues from, or `null` when the summary starts a new root.
     /// Required.
     #[serde(with = "nullable")]
-    #[schemars(schema_with = "nullable::schema::<String>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "nullable::schema::<String>")
+    )]
     pub parent_id: Option<String>,
     /// When the entry was appended (ISO-8601).
     pub timestamp: String,
@@ -619,27 +658,28 @@ pub struct BranchSummaryEntry {
     pub summary: String,
     /// Implementation data, not sent to the model (pi: `{"readFiles","modifiedFiles"}`).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Value")]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
+    #[cfg_attr(feature = "schema", schemars(with = "Value"))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::opt_json_value))]
     pub details: Option<Value>,
     /// Usage of the LLM call that produced the summary (pi 0.81.0+).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Usage")]
+    #[cfg_attr(feature = "schema", schemars(with = "Usage"))]
     pub usage: Option<Usage>,
     /// `true` when an extension produced the summary (legacy name).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
+    #[cfg_attr(feature = "schema", schemars(with = "bool"))]
     pub from_hook: Option<bool>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"type":"custom","customType","data"?,"id","parentId","timestamp"}` (`appendCustomEntry`;
 /// note pi writes the base fields *last*): extension state persisted in the session. Never
 /// part of the model context.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct CustomEntry {
@@ -647,20 +687,23 @@ pub struct CustomEntry {
     pub custom_type: String,
     /// Extension data, any JSON value (even `null`); absent when the extension passed none.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Value")]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
+    #[cfg_attr(feature = "schema", schemars(with = "Value"))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::opt_json_value))]
     pub data: Option<Value>,
     /// Entry id (8 hex characters from pi).
     pub id: String,
     /// Id of the parent entry, or `null` for a root entry. Required.
     #[serde(with = "nullable")]
-    #[schemars(schema_with = "nullable::schema::<String>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "nullable::schema::<String>")
+    )]
     pub parent_id: Option<String>,
     /// When the entry was appended (ISO-8601).
     pub timestamp: String,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -668,7 +711,8 @@ pub struct CustomEntry {
 /// "timestamp"}` (`appendCustomMessageEntry`, since 2025-12-26; base fields last): an extension
 /// message that *is* part of the model context, as a `custom` role message (sent as user
 /// content).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct CustomMessageEntry {
@@ -680,20 +724,23 @@ pub struct CustomMessageEntry {
     pub display: bool,
     /// Extension metadata, not sent to the model.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Value")]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
+    #[cfg_attr(feature = "schema", schemars(with = "Value"))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::opt_json_value))]
     pub details: Option<Value>,
     /// Entry id (8 hex characters from pi).
     pub id: String,
     /// Id of the parent entry, or `null` for a root entry. Required.
     #[serde(with = "nullable")]
-    #[schemars(schema_with = "nullable::schema::<String>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "nullable::schema::<String>")
+    )]
     pub parent_id: Option<String>,
     /// When the entry was appended (ISO-8601).
     pub timestamp: String,
     /// Fields not modelled here, kept verbatim (e.g. oh-my-pi's `attribution`).
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -701,7 +748,8 @@ pub struct CustomMessageEntry {
 /// `appendContextEdit`): an append-only change to one earlier entry's contribution to the
 /// model context. The latest edit of a target on the active path wins; raw history, UI and
 /// usage totals are unchanged.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ContextEditEntry {
@@ -709,7 +757,10 @@ pub struct ContextEditEntry {
     pub id: String,
     /// Id of the parent entry, or `null` for a root entry. Required.
     #[serde(with = "nullable")]
-    #[schemars(schema_with = "nullable::schema::<String>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "nullable::schema::<String>")
+    )]
     pub parent_id: Option<String>,
     /// When the entry was appended (ISO-8601).
     pub timestamp: String,
@@ -719,16 +770,20 @@ pub struct ContextEditEntry {
     /// `null` omits the target from the model context; otherwise its content is replaced
     /// (role and metadata kept). Required.
     #[serde(with = "nullable")]
-    #[schemars(schema_with = "nullable::schema::<ContextEditReplacement>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "nullable::schema::<ContextEditReplacement>")
+    )]
     pub replacement: Option<ContextEditReplacement>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// The non-null `replacement` of a [`ContextEditEntry`]: `{"content": ...}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ContextEditReplacement {
@@ -737,14 +792,15 @@ pub struct ContextEditReplacement {
     pub content: Content,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"type":"label","id","parentId","timestamp","targetId","label"?}` (`appendLabelChange`):
 /// sets or clears the user label of another entry. Labels apply in file order; labels are
 /// part of the path (appending one advances the leaf).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelEntry {
@@ -752,7 +808,10 @@ pub struct LabelEntry {
     pub id: String,
     /// Id of the parent entry, or `null` for a root entry. Required.
     #[serde(with = "nullable")]
-    #[schemars(schema_with = "nullable::schema::<String>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "nullable::schema::<String>")
+    )]
     pub parent_id: Option<String>,
     /// When the entry was appended (ISO-8601); pi 0.65+ shows it as the label's time.
     pub timestamp: String,
@@ -760,17 +819,18 @@ pub struct LabelEntry {
     pub target_id: String,
     /// The label; absent (written for `undefined`) or empty clears the target's label.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub label: Option<String>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"type":"session_info","id","parentId","timestamp","name"}` (`appendSessionInfo`, `/name`):
 /// session metadata. The latest entry in the file sets the display name.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfoEntry {
@@ -778,18 +838,21 @@ pub struct SessionInfoEntry {
     pub id: String,
     /// Id of the parent entry, or `null` for a root entry. Required.
     #[serde(with = "nullable")]
-    #[schemars(schema_with = "nullable::schema::<String>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "nullable::schema::<String>")
+    )]
     pub parent_id: Option<String>,
     /// When the entry was appended (ISO-8601).
     pub timestamp: String,
     /// Display name, trimmed (line breaks become spaces) by pi before writing. Since pi 0.59.0
     /// an empty or whitespace-only name clears the name.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub name: Option<String>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -831,7 +894,8 @@ tagged_union! {
 }
 
 /// `{"role":"user","content","timestamp"}`: a user prompt.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct UserMessage {
@@ -842,14 +906,15 @@ pub struct UserMessage {
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"role":"assistant","content","api","provider","model","usage","stopReason","timestamp",
 /// ...}`: a model response as pi-ai produced it (key order is pi-ai's; later-added keys such as
 /// `errorMessage` and `responseId` come after `timestamp`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct AssistantMessage {
@@ -866,22 +931,22 @@ pub struct AssistantMessage {
     /// pi-ai ≤0.73.1 (not in 0.58.3): the model the provider reports having used, when it
     /// differs.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub response_model: Option<String>,
     /// pi-ai ≤0.73.1 (not in 0.58.3): provider response id (Anthropic message id, OpenAI
     /// response id, ...).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub response_id: Option<String>,
     /// pi-ai after 0.73.1 (present in 0.87.1): exact provider-native effort level used;
     /// absent for legacy or unmanaged responses.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub provider_thinking_level: Option<String>,
     /// pi-ai ≤0.73.1 (not in 0.58.3): runtime diagnostics recorded while producing the
     /// response (e.g. transport fallbacks, provider errors).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Vec<AssistantMessageDiagnostic>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<AssistantMessageDiagnostic>"))]
     pub diagnostics: Option<Vec<AssistantMessageDiagnostic>>,
     /// Tokens and cost of the request.
     pub usage: Usage,
@@ -890,32 +955,33 @@ pub struct AssistantMessage {
     pub stop_reason: String,
     /// pi-ai 0.84+: handle to fetch a `deferred` response later.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "DeferredHandle")]
+    #[cfg_attr(feature = "schema", schemars(with = "DeferredHandle"))]
     pub deferred: Option<DeferredHandle>,
     /// Error text for `error`/`aborted` (e.g. `"Request was aborted."`).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub error_message: Option<String>,
     /// pi-ai after 0.73.1 (present in 0.87.1): the provider's own stop reason before
     /// mapping.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub raw_stop_reason: Option<String>,
     /// pi-ai 0.84.2+: whether the provider reported that the model explicitly ended its turn
     /// (OpenAI Codex `end_turn`); diagnostic only.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
+    #[cfg_attr(feature = "schema", schemars(with = "bool"))]
     pub end_turn: Option<bool>,
     /// Completion time in Unix milliseconds.
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim (e.g. oh-my-pi's `providerPayload`).
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// One entry of [`AssistantMessage::diagnostics`] (pi-ai `AssistantMessageDiagnostic`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct AssistantMessageDiagnostic {
@@ -926,48 +992,50 @@ pub struct AssistantMessageDiagnostic {
     pub timestamp: u64,
     /// The error, when the diagnostic is about one.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "DiagnosticErrorInfo")]
+    #[cfg_attr(feature = "schema", schemars(with = "DiagnosticErrorInfo"))]
     pub error: Option<DiagnosticErrorInfo>,
     /// Extra JSON data.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Map<String, Value>")]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_map))]
+    #[cfg_attr(feature = "schema", schemars(with = "Map<String, Value>"))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::opt_json_map))]
     pub details: Option<Map<String, Value>>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// An error captured in an [`AssistantMessageDiagnostic`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct DiagnosticErrorInfo {
     /// Error class name.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub name: Option<String>,
     /// Error message.
     pub message: String,
     /// Stack trace.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub stack: Option<String>,
     /// Error code: a string or a number.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Value")]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
+    #[cfg_attr(feature = "schema", schemars(with = "Value"))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::opt_json_value))]
     pub code: Option<Value>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// pi-ai 0.84+ `DeferredHandle`: what is needed to retrieve a response the provider finishes
 /// asynchronously (`stopReason: "deferred"`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct DeferredHandle {
@@ -981,26 +1049,27 @@ pub struct DeferredHandle {
     pub id: String,
     /// When the handle expires, Unix milliseconds.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u64")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub expires_at: Option<u64>,
     /// Suggested polling delay in milliseconds.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u64")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub poll_after_ms: Option<u64>,
     /// Provider conversion data needed to rebuild the final message (any JSON value).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Value")]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
+    #[cfg_attr(feature = "schema", schemars(with = "Value"))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::opt_json_value))]
     pub data: Option<Value>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"role":"toolResult","toolCallId","toolName","content","details"?,"usage"?,"isError",
 /// "timestamp"}`: the result of one [`ToolCall`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResultMessage {
@@ -1012,13 +1081,13 @@ pub struct ToolResultMessage {
     pub content: Vec<ContentBlock>,
     /// Tool-specific data for the UI, not sent to the model (e.g. `{"diff": ..}` for `edit`).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Value")]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
+    #[cfg_attr(feature = "schema", schemars(with = "Value"))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::opt_json_value))]
     pub details: Option<Value>,
     /// pi 0.81.0+: usage of nested model work done by the tool; counted in session totals,
     /// not in context accounting.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Usage")]
+    #[cfg_attr(feature = "schema", schemars(with = "Usage"))]
     pub usage: Option<Usage>,
     /// Whether the tool failed.
     pub is_error: bool,
@@ -1026,14 +1095,15 @@ pub struct ToolResultMessage {
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"role":"bashExecution","command","output","exitCode","cancelled","truncated",
 /// "fullOutputPath"?,"timestamp","excludeFromContext"?}`: a shell command the user ran with
 /// `!` (or `!!`, excluded from the context). Sent to the model as user text. Has no `content`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct BashExecutionMessage {
@@ -1045,7 +1115,7 @@ pub struct BashExecutionMessage {
     /// (cancelled), and `null` in files where Node reported a `null` code (killed by a
     /// signal). `None` = absent, `Some(None)` = `null`, so both round-trip.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<i64>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<i64>"))]
     pub exit_code: Option<Option<i64>>,
     /// Whether the user cancelled the command.
     pub cancelled: bool,
@@ -1053,24 +1123,25 @@ pub struct BashExecutionMessage {
     pub truncated: bool,
     /// Temp file holding the full output when truncated.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub full_output_path: Option<String>,
     /// When the command finished, Unix milliseconds.
     pub timestamp: u64,
     /// `true` for `!!` commands: shown to the user but not sent to the model.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
+    #[cfg_attr(feature = "schema", schemars(with = "bool"))]
     pub exclude_from_context: Option<bool>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"role":"custom","customType","content","display","details"?,"timestamp"}`: an extension
 /// message (`sendMessage`). New ones are stored as `custom_message` *entries*; this role
 /// appears in `message` entries migrated from v2 `hookMessage`, and in memory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct CustomMessage {
@@ -1082,21 +1153,22 @@ pub struct CustomMessage {
     pub display: bool,
     /// Extension metadata, not sent to the model.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Value")]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
+    #[cfg_attr(feature = "schema", schemars(with = "Value"))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::opt_json_value))]
     pub details: Option<Value>,
     /// Creation time, Unix milliseconds.
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"role":"hookMessage",...}`: v2 name of [`CustomMessage`] (same fields). The v2→v3
 /// migration renames the role to `custom`; in an un-migrated file pi passes it through the
 /// context builder and `convertToLlm` drops it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct HookMessage {
@@ -1108,21 +1180,22 @@ pub struct HookMessage {
     pub display: bool,
     /// Hook metadata.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Value")]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
+    #[cfg_attr(feature = "schema", schemars(with = "Value"))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::opt_json_value))]
     pub details: Option<Value>,
     /// Creation time, Unix milliseconds.
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"role":"branchSummary","summary","fromId","timestamp"}`: built by `buildSessionContext`
 /// from a `branch_summary` entry (timestamp = the entry's ISO time in milliseconds); pi never
 /// stores it, but extensions and third-party files may.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct BranchSummaryMessage {
@@ -1130,19 +1203,23 @@ pub struct BranchSummaryMessage {
     pub summary: String,
     /// The entry's `fromId`. pi 0.87 types it `string | null`; required.
     #[serde(with = "nullable")]
-    #[schemars(schema_with = "nullable::schema::<String>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(schema_with = "nullable::schema::<String>")
+    )]
     pub from_id: Option<String>,
     /// Unix milliseconds.
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"role":"compactionSummary","summary","tokensBefore","timestamp"}`: built from a
 /// `compaction` entry; pi never stores it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionSummaryMessage {
@@ -1154,7 +1231,7 @@ pub struct CompactionSummaryMessage {
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -1163,7 +1240,8 @@ pub struct CompactionSummaryMessage {
 /// of a session persists one with every section and tool; later changes persist as patches.
 /// Replaying all system messages in order yields the current prompt and tools; it is also the
 /// shape of [`CompactionEntry::system_message`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct SystemMessage {
@@ -1173,31 +1251,35 @@ pub struct SystemMessage {
     /// Named prompt sections rendered after `content`; a later message replaces sections by
     /// name and `null` removes one.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "BTreeMap<String, Option<String>>")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(with = "BTreeMap<String, Option<String>>")
+    )]
     pub sections: Option<BTreeMap<String, Option<String>>>,
     /// Complete definitions of tools that become available at this point.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Vec<Tool>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<Tool>"))]
     pub tools_added: Option<Vec<Tool>>,
     /// Tools that stop being available at this point.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Vec<ToolReference>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<ToolReference>"))]
     pub tools_removed: Option<Vec<ToolReference>>,
     /// Documented in pi 0.87.1's `docs/message-types.md` (discard the earlier state and start a
     /// new baseline) but absent from its TypeScript types and code; pi does not write it.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
+    #[cfg_attr(feature = "schema", schemars(with = "bool"))]
     pub replace: Option<bool>,
     /// Unix milliseconds (for a compaction checkpoint: the compaction entry's time).
     pub timestamp: u64,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// A tool declaration in [`SystemMessage::tools_added`] (pi-ai `Tool`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct Tool {
@@ -1206,22 +1288,23 @@ pub struct Tool {
     /// Description shown to the model.
     pub description: String,
     /// JSON Schema of the arguments (a TypeBox schema, serialized).
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_value))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_value))]
     pub parameters: Value,
     /// Provider-side constrained sampling: `false`, `{"type":"json_schema","strict":..}` or
     /// `{"type":"grammar","variants":{..}}`.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Value")]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::opt_json_value))]
+    #[cfg_attr(feature = "schema", schemars(with = "Value"))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::opt_json_value))]
     pub constrained_sampling: Option<Value>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// A tool named in [`SystemMessage::tools_removed`] (pi-ai `ToolReference`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolReference {
@@ -1229,7 +1312,7 @@ pub struct ToolReference {
     pub name: String,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -1239,7 +1322,8 @@ pub struct ToolReference {
 
 /// Content that may be a plain string or an array of blocks (user, custom and system
 /// messages, `custom_message` entries, context-edit replacements).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(untagged)]
 pub enum Content {
@@ -1271,7 +1355,8 @@ tagged_union! {
 }
 
 /// `{"type":"text","text","textSignature"?}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct TextContent {
@@ -1281,16 +1366,17 @@ pub struct TextContent {
     /// `{"v":1,"id":..,"phase"?:"commentary"|"final_answer"}` (`TextSignatureV1`); Google: a
     /// signature.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub text_signature: Option<String>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"type":"thinking","thinking","thinkingSignature"?,"redacted"?}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ThinkingContent {
@@ -1300,21 +1386,22 @@ pub struct ThinkingContent {
     /// reasoning item (with encrypted content), or the redacted payload. May be `""` on an
     /// aborted stream.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub thinking_signature: Option<String>,
     /// `true` for Anthropic `redacted_thinking` (pi-ai, 2026-02-27): the encrypted payload is
     /// in `thinkingSignature`.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
+    #[cfg_attr(feature = "schema", schemars(with = "bool"))]
     pub redacted: Option<bool>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"type":"image","data","mimeType"}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ImageContent {
@@ -1324,13 +1411,14 @@ pub struct ImageContent {
     pub mime_type: String,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// `{"type":"toolCall","id","name","arguments","thoughtSignature"?,"namespace"?,
 /// "partialJson"?}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCall {
@@ -1339,26 +1427,26 @@ pub struct ToolCall {
     /// Tool name.
     pub name: String,
     /// Parsed arguments (a JSON object; `{}` or partial when the stream was cut).
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub arguments: Map<String, Value>,
     /// Google thought signature.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub thought_signature: Option<String>,
     /// pi-ai after 0.73.1 (present in 0.87.1): OpenAI Responses namespace of a dynamically
     /// loaded or namespaced tool.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub namespace: Option<String>,
     /// Streaming scratch buffer (the raw argument JSON received so far). pi-ai deletes it when
     /// the block completes, so it is left behind only by streams that ended early (aborted
     /// or failed calls; common in files before 0.73.1).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
     pub partial_json: Option<String>,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -1368,7 +1456,8 @@ pub struct ToolCall {
 
 /// Token counts and cost of one model request (pi-ai `Usage`): in assistant messages, `usage`
 /// entries, and (pi 0.81.0+) compaction, branch-summary and tool-result usage.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
@@ -1383,48 +1472,49 @@ pub struct Usage {
     /// pi-ai after 0.73.1 (present in 0.87.1): the part of `cacheWrite` written with 1-hour
     /// retention (Anthropic only).
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u64")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub cache_write_1h: Option<u64>,
     /// Reasoning tokens when the provider reports them; already included in `output`.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u64")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub reasoning: Option<u64>,
     /// Total tokens as computed by pi-ai. Added 2025-12-06: absent in older files.
     #[serde(default, with = "optional", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u64")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub total_tokens: Option<u64>,
     /// Cost in US dollars.
     pub cost: UsageCost,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
 /// Cost breakdown of a [`Usage`], in US dollars. Numbers are kept as written (`0` vs `0.0`,
 /// `9e-6`), so they round-trip exactly.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[serde(rename_all = "camelCase")]
 pub struct UsageCost {
     /// Cost of `input` tokens.
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_number))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_number))]
     pub input: Number,
     /// Cost of `output` tokens.
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_number))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_number))]
     pub output: Number,
     /// Cost of `cacheRead` tokens.
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_number))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_number))]
     pub cache_read: Number,
     /// Cost of `cacheWrite` tokens.
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_number))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_number))]
     pub cache_write: Number,
     /// Sum of the above.
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_number))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_number))]
     pub total: Number,
     /// Fields not modelled here, kept verbatim.
     #[serde(flatten)]
-    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::fuzzing::arb::json_map))]
+    #[cfg_attr(feature = "arbitrary", arbitrary(with = crate::types::arb::json_map))]
     pub extra: Map<String, Value>,
 }
 
@@ -1972,6 +2062,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "schema")]
     fn json_schema_is_generated() {
         let schema = serde_json::to_value(schemars::schema_for!(Entry)).unwrap();
         let variants = schema

@@ -1,7 +1,7 @@
 //! `pi-session gen`: write a deterministic, realistic session (the library's `generate`).
 
 use clap::Args;
-use pi_session_format::generate::{self, FileVersion, Limit, Options};
+use pi_session_testkit::generate::{self, FileVersion, Limit, Options};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;

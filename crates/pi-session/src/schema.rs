@@ -1,10 +1,10 @@
 //! `pi-session schema [NAME]`: print one of the JSON Schemas of `schemas/`, or list them.
 //!
 //! The schemas are generated from the library's types by `cargo xtask schema` and embedded
-//! in the library (`pi_session_format::schemas`), so the binary prints exactly the committed
+//! in the library (`pi_session_validate::schemas`), so the binary prints exactly the committed
 //! files.
 
-use pi_session_format::schemas::{SCHEMAS, find};
+use pi_session_validate::schemas::{SCHEMAS, find};
 use std::process::ExitCode;
 
 /// With a name, prints that schema; without, lists the names, one per line.

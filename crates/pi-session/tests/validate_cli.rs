@@ -1,7 +1,7 @@
 //! `pi-session validate`: inputs (files, directories, stdin, pi's session directory), verdicts,
 //! exit codes and the four output formats.
 
-use pi_session_format::validate::Code;
+use pi_session_validate::Code;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -407,7 +407,7 @@ fn json_output_follows_its_schema_and_is_stable() {
     assert_eq!(out.status.code(), Some(1));
     let report = json(&out);
     let schema: Value = serde_json::from_str(
-        pi_session_format::schemas::find("validate-report").expect("the schema is embedded"),
+        pi_session_validate::schemas::find("validate-report").expect("the schema is embedded"),
     )
     .unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the schema compiles");

@@ -1,12 +1,12 @@
 //! `validate-report.schema.json`: the report of `pi-session validate --format json`, from the
-//! types of `pi_session_format::validate` (`validate/output.rs` and `validate/report.rs`).
+//! types of `pi_session_validate` (`validate/output.rs` and `validate/report.rs`).
 //!
 //! Unlike the line schemas it is one self-contained file: its types are kept in its own
 //! `$defs`. The same clean-ups apply (descriptions without rustdoc links or soft breaks, no
 //! integer `format`s), and `formatVersion` is the constant `FORMAT_VERSION`.
 
 use super::build::{clean_description, is_integer_format};
-use pi_session_format::validate::{FORMAT_VERSION, ValidateReport};
+use pi_session_validate::{FORMAT_VERSION, ValidateReport};
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 

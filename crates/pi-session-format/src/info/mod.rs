@@ -83,13 +83,7 @@ pub fn session_info_json(bytes: &[u8], mtime_ms: f64, pi: PiVersion) -> Vec<u8> 
 
 /// [`write_session_info`] into a vector, with pieces of `piece` bytes (the fuzz target
 /// checks every size, and so do the tests).
-#[cfg(any(test, feature = "arbitrary"))]
-pub(crate) fn write_with_piece(
-    bytes: &[u8],
-    piece: usize,
-    mtime_ms: f64,
-    pi: PiVersion,
-) -> Vec<u8> {
+pub fn write_with_piece(bytes: &[u8], piece: usize, mtime_ms: f64, pi: PiVersion) -> Vec<u8> {
     let (region, _) = read::region(bytes, pi == PiVersion::V0_73);
     let info = Info {
         source: Source {

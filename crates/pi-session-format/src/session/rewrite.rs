@@ -670,8 +670,7 @@ fn splice(
 /// The file `values` make (one per record, written with `JSON.stringify`), with the lines
 /// that are not records (unparseable lines, pi 0.87.1's falsy lines) kept verbatim at their
 /// place: pi's whole-array rewrite, the reference the streaming writer is checked against.
-#[cfg(any(test, feature = "arbitrary"))]
-pub(crate) fn whole_file(session: &Session<'_>, values: &[JsValue]) -> Vec<u8> {
+pub fn whole_file(session: &Session<'_>, values: &[JsValue]) -> Vec<u8> {
     let mut items: Vec<(usize, Vec<u8>)> = session
         .records
         .iter()

@@ -8,7 +8,7 @@
 //! whatever the comparator returns.
 
 /// Sorts `items` as V8's `Array.prototype.sort(compare)` does (see the module docs).
-pub(crate) fn v8_sort<T: Copy>(items: &mut [T], compare: impl Fn(&T, &T) -> f64) {
+pub fn v8_sort<T: Copy>(items: &mut [T], compare: impl Fn(&T, &T) -> f64) {
     let n = items.len();
     if n < 2 {
         return;

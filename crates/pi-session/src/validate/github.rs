@@ -6,7 +6,7 @@
 //! escapes `%`, CR and LF (`%25`, `%0D`, `%0A`), and property values also `:` and `,`
 //! (`%3A`, `%2C`). The message is the diagnostic's, then the help on a second line.
 
-use pi_session_format::validate::{Diagnostic, FileReport, Severity};
+use pi_session_validate::{Diagnostic, FileReport, Severity};
 use std::fmt::Write;
 
 /// Escapes the message of a workflow command.

@@ -9,7 +9,7 @@
 use crate::display;
 use annotate_snippets::renderer::{AnsiColor, Effects, Style};
 use annotate_snippets::{AnnotationKind, Level, Origin, Renderer, Snippet};
-use pi_session_format::validate::{
+use pi_session_validate::{
     Diagnostic, FileReport, Location, PiEffect, Severity, Summary, VerdictMode,
 };
 use std::fmt::Write;

@@ -1,5 +1,5 @@
 //! `pi-session validate [PATH…]`: checks session files with the library's validator
-//! (`pi_session_format::validate`) and prints what it finds.
+//! (`pi_session_validate`) and prints what it finds.
 //!
 //! - [`targets`]: the files to check (files, directories walked for `*.jsonl`, `-`, or pi's
 //!   session directory);
@@ -10,7 +10,7 @@
 //!   files' reports, never all of them (the library caps each report: the first 100
 //!   diagnostics of a code, then a count);
 //! - [`human`], [`sarif`], [`github`]: the output formats (`json` is the library's
-//!   [`ValidateReport`](pi_session_format::validate::ValidateReport) serialised).
+//!   [`ValidateReport`](pi_session_validate::ValidateReport) serialised).
 //!
 //! Exit codes: 0 every file is valid under the chosen verdict, 1 a file is not (or cannot be
 //! read, or shrank while read), or a directory holds no session file; 2 usage errors (`-`
@@ -27,7 +27,7 @@ use crate::display;
 use crate::input::Input;
 use clap::{Args, ValueEnum};
 use pi_session_format::PiVersion;
-use pi_session_format::validate::{
+use pi_session_validate::{
     FileReport, Options, PI_MAX_TEXT_UNITS, Summary, Tool, VerdictMode, validate,
 };
 use std::io::IsTerminal;

@@ -8,8 +8,8 @@
 //! only counted carry `omitted` in their properties.
 
 #[cfg(test)]
-use pi_session_format::validate::FileReport;
-use pi_session_format::validate::{Code, Diagnostic, Severity};
+use pi_session_validate::FileReport;
+use pi_session_validate::{Code, Diagnostic, Severity};
 use serde_json::{Value, json};
 
 /// The SARIF level of a severity.

@@ -12,7 +12,7 @@
 
 use super::{Checked, sarif};
 use pi_session_format::PiVersion;
-use pi_session_format::validate::{Summary, Tool, ValidateReport, VerdictMode};
+use pi_session_validate::{Summary, Tool, ValidateReport, VerdictMode};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -294,7 +294,7 @@ fn sarif_head(version: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pi_session_format::validate::{FileReport, Options, validate};
+    use pi_session_validate::{FileReport, Options, validate};
 
     fn checked(report: FileReport) -> Checked {
         let uri = report.path.clone();

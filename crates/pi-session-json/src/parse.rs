@@ -1,0 +1,497 @@
+//! An iterative parser with `JSON.parse`'s grammar and semantics.
+//!
+//! Input is UTF-8 text (callers replace invalid bytes with U+FFFD first, as Node's decoder
+//! does). Whitespace is JSON's own (space, tab, CR, LF). Any value is accepted at the top.
+
+use super::value::{JsArray, JsObject, JsString, JsValue, array_index, push_code_unit};
+use std::collections::HashMap;
+use std::fmt;
+
+/// Why a line is not JSON, and where (a byte offset into the parsed text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// Byte offset of the offending character within the parsed text.
+    pub offset: usize,
+    /// What was expected or found.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at byte {}", self.message, self.offset)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parses `text` like `JSON.parse(text)`.
+pub fn parse(text: &str) -> Result<JsValue, ParseError> {
+    let mut p = Parser::new(text.as_bytes());
+    p.skip_ws();
+    let value = p.parse_any()?;
+    p.expect_end()?;
+    Ok(value)
+}
+
+/// A container being built.
+enum Frame {
+    Array(Vec<JsValue>),
+    Object(ObjectBuilder),
+}
+
+/// Collects object members with JSON.parse's duplicate-key rule.
+struct ObjectBuilder {
+    members: Vec<(JsString, JsValue)>,
+    pending_key: Option<JsString>,
+    index: Option<HashMap<JsString, usize>>,
+    has_index_keys: bool,
+}
+
+/// Objects larger than this get a hash index for duplicate-key detection.
+const LINEAR_LOOKUP_LIMIT: usize = 16;
+
+impl ObjectBuilder {
+    pub(super) fn new() -> Self {
+        ObjectBuilder {
+            members: Vec::new(),
+            pending_key: None,
+            index: None,
+            has_index_keys: false,
+        }
+    }
+
+    fn insert(&mut self, value: JsValue) {
+        let key = self.pending_key.take().unwrap_or_default();
+        let existing = match &self.index {
+            Some(index) => index.get(&key).copied(),
+            None => self.members.iter().position(|(k, _)| *k == key),
+        };
+        if let Some(at) = existing {
+            self.members[at].1 = value;
+            return;
+        }
+        self.has_index_keys |= array_index(key.as_wtf8()).is_some();
+        if let Some(index) = &mut self.index {
+            index.insert(key.clone(), self.members.len());
+        } else if self.members.len() == LINEAR_LOOKUP_LIMIT {
+            let mut index: HashMap<JsString, usize> = self
+                .members
+                .iter()
+                .enumerate()
+                .map(|(i, (k, _))| (k.clone(), i))
+                .collect();
+            index.insert(key.clone(), self.members.len());
+            self.index = Some(index);
+        }
+        self.members.push((key, value));
+    }
+
+    fn finish(self) -> JsObject {
+        let mut members = self.members;
+        if self.has_index_keys {
+            // Stable: index keys ascending first, the rest keep insertion order.
+            members.sort_by_key(|(k, _)| match array_index(k.as_wtf8()) {
+                Some(i) => (0, i),
+                None => (1, 0),
+            });
+        }
+        JsObject::from_ordered_members(members)
+    }
+}
+
+pub(super) struct Parser<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    pub(super) fn new(bytes: &'a [u8]) -> Self {
+        Parser { bytes, pos: 0 }
+    }
+
+    #[inline]
+    pub(super) fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    #[inline]
+    pub(super) fn next_byte(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.pos += 1;
+        Some(b)
+    }
+
+    /// An error at `offset` (kept out of line: errors are rare, and the scanners' hot
+    /// paths stay small).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn error_at(&self, offset: usize, message: &str) -> ParseError {
+        let found = match self.bytes.get(offset) {
+            None => "end of line".to_string(),
+            Some(_) => {
+                let rest = std::str::from_utf8(&self.bytes[offset..]).unwrap_or_default();
+                match rest.chars().next() {
+                    Some(c) => format!("{c:?}"),
+                    None => "end of line".to_string(),
+                }
+            }
+        };
+        ParseError {
+            offset,
+            message: format!("{message}, found {found}"),
+        }
+    }
+
+    /// An error about the byte just consumed.
+    pub(super) fn error_before(&self, message: &str) -> ParseError {
+        self.error_at(self.pos.saturating_sub(1), message)
+    }
+
+    #[inline]
+    pub(super) fn expect(&mut self, byte: u8) -> Result<(), ParseError> {
+        if self.peek() == Some(byte) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.expected(byte))
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn expected(&self, byte: u8) -> ParseError {
+        self.error_at(self.pos, &format!("expected '{}'", byte as char))
+    }
+
+    pub(super) fn expect_end(&mut self) -> Result<(), ParseError> {
+        self.skip_ws();
+        if self.pos == self.bytes.len() {
+            Ok(())
+        } else {
+            Err(self.error_at(self.pos, "unexpected text after the JSON value"))
+        }
+    }
+
+    #[inline]
+    pub(super) fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn expect_literal(&mut self, literal: &[u8]) -> Result<(), ParseError> {
+        let end = self.pos + literal.len();
+        if self.bytes.get(self.pos..end) == Some(literal) {
+            self.pos = end;
+            Ok(())
+        } else {
+            let bad = (0..literal.len())
+                .find(|&i| self.bytes.get(self.pos + i) != Some(&literal[i]))
+                .unwrap_or(0);
+            Err(self.error_at(self.pos + bad, "invalid literal"))
+        }
+    }
+
+    /// Parses a scalar (everything but containers) starting at the current byte.
+    pub(super) fn parse_scalar(&mut self) -> Result<JsValue, ParseError> {
+        match self.peek() {
+            Some(b'"') => Ok(JsValue::String(self.parse_string_value()?)),
+            Some(b'n') => self.expect_literal(b"null").map(|()| JsValue::Null),
+            Some(b't') => self.expect_literal(b"true").map(|()| JsValue::Bool(true)),
+            Some(b'f') => self.expect_literal(b"false").map(|()| JsValue::Bool(false)),
+            Some(b'-' | b'0'..=b'9') => self.parse_number(),
+            _ => Err(self.error_at(self.pos, "expected a JSON value")),
+        }
+    }
+
+    pub(super) fn number_end(&self) -> Result<usize, ParseError> {
+        let b = self.bytes;
+        let mut i = self.pos;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match b.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                while b.get(i).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                }
+            }
+            _ => return Err(self.error_at(i, "expected a digit")),
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            if !b.get(i).is_some_and(u8::is_ascii_digit) {
+                return Err(self.error_at(i, "expected a digit after the decimal point"));
+            }
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        if let Some(b'e' | b'E') = b.get(i) {
+            i += 1;
+            if let Some(b'+' | b'-') = b.get(i) {
+                i += 1;
+            }
+            if !b.get(i).is_some_and(u8::is_ascii_digit) {
+                return Err(self.error_at(i, "expected a digit in the exponent"));
+            }
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        Ok(i)
+    }
+
+    fn parse_number(&mut self) -> Result<JsValue, ParseError> {
+        let end = self.number_end()?;
+        // The lexeme is ASCII by construction, and Rust's float parsing is correctly rounded
+        // with overflow to infinity, as ECMAScript's StringToNumber.
+        let lexeme = std::str::from_utf8(&self.bytes[self.pos..end]).unwrap_or("0");
+        let n: f64 = lexeme.parse().unwrap_or(f64::NAN);
+        self.pos = end;
+        Ok(JsValue::Number(n))
+    }
+
+    pub(super) fn hex4(&self, at: usize) -> Result<u16, ParseError> {
+        let digits = self
+            .bytes
+            .get(at..at + 4)
+            .ok_or_else(|| self.error_at(at, "incomplete \\u escape"))?;
+        let mut unit = 0u16;
+        for (i, d) in digits.iter().enumerate() {
+            let v = (*d as char)
+                .to_digit(16)
+                .ok_or_else(|| self.error_at(at + i, "invalid hex digit in \\u escape"))?;
+            unit = unit * 16 + v as u16;
+        }
+        Ok(unit)
+    }
+
+    /// Parses a string at the current `"` into WTF-8.
+    pub(super) fn parse_string_value(&mut self) -> Result<JsString, ParseError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.error_at(self.pos, "expected a string"));
+        }
+        self.pos += 1;
+        let start = self.pos;
+        // Fast path: no escapes.
+        while let Some(&b) = self.bytes.get(self.pos) {
+            match b {
+                b'"' => {
+                    let s = self.bytes[start..self.pos].to_vec();
+                    self.pos += 1;
+                    return Ok(JsString::from_wtf8(s));
+                }
+                b'\\' => break,
+                0x00..=0x1F => return Err(self.error_at(self.pos, "control character in string")),
+                _ => self.pos += 1,
+            }
+        }
+        let mut buf = self.bytes[start..self.pos].to_vec();
+        loop {
+            match self.next_byte() {
+                None => return Err(self.error_at(self.pos, "unterminated string")),
+                Some(b'"') => return Ok(JsString::from_wtf8(buf)),
+                Some(b'\\') => {
+                    let escape = self.next_byte();
+                    match escape {
+                        Some(b'"') => buf.push(b'"'),
+                        Some(b'\\') => buf.push(b'\\'),
+                        Some(b'/') => buf.push(b'/'),
+                        Some(b'b') => buf.push(0x08),
+                        Some(b'f') => buf.push(0x0C),
+                        Some(b'n') => buf.push(b'\n'),
+                        Some(b'r') => buf.push(b'\r'),
+                        Some(b't') => buf.push(b'\t'),
+                        Some(b'u') => {
+                            let unit = self.hex4(self.pos)?;
+                            self.pos += 4;
+                            push_code_unit(&mut buf, unit);
+                        }
+                        _ => return Err(self.error_before("invalid escape in string")),
+                    }
+                }
+                Some(0x00..=0x1F) => return Err(self.error_before("control character in string")),
+                Some(b) => buf.push(b),
+            }
+        }
+    }
+
+    /// Parses any value, containers included, without recursion.
+    pub(super) fn parse_any(&mut self) -> Result<JsValue, ParseError> {
+        let mut stack: Vec<Frame> = Vec::new();
+        loop {
+            // Parse one value (or open a container).
+            let mut value = match self.peek() {
+                Some(b'[') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                        JsValue::Array(JsArray(Vec::new()))
+                    } else {
+                        stack.push(Frame::Array(Vec::new()));
+                        continue;
+                    }
+                }
+                Some(b'{') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        JsValue::Object(JsObject::new())
+                    } else {
+                        let mut builder = ObjectBuilder::new();
+                        builder.pending_key = Some(self.parse_string_value()?);
+                        self.skip_ws();
+                        self.expect(b':')?;
+                        self.skip_ws();
+                        stack.push(Frame::Object(builder));
+                        continue;
+                    }
+                }
+                _ => self.parse_scalar()?,
+            };
+            // Attach the value to its parent, closing every container that ends here.
+            loop {
+                let Some(frame) = stack.last_mut() else {
+                    return Ok(value);
+                };
+                self.skip_ws();
+                match frame {
+                    Frame::Array(items) => {
+                        items.push(value);
+                        match self.next_byte() {
+                            Some(b',') => {
+                                self.skip_ws();
+                                break;
+                            }
+                            Some(b']') => {
+                                let Some(Frame::Array(items)) = stack.pop() else {
+                                    unreachable!()
+                                };
+                                value = JsValue::Array(JsArray(items));
+                            }
+                            _ => return Err(self.error_before("expected ',' or ']' in array")),
+                        }
+                    }
+                    Frame::Object(builder) => {
+                        builder.insert(value);
+                        match self.next_byte() {
+                            Some(b',') => {
+                                self.skip_ws();
+                                builder.pending_key = Some(self.parse_string_value()?);
+                                self.skip_ws();
+                                self.expect(b':')?;
+                                self.skip_ws();
+                                break;
+                            }
+                            Some(b'}') => {
+                                let Some(Frame::Object(builder)) = stack.pop() else {
+                                    unreachable!()
+                                };
+                                value = JsValue::Object(builder.finish());
+                            }
+                            _ => return Err(self.error_before("expected ',' or '}' in object")),
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::to_string;
+
+    fn roundtrip(text: &str) -> String {
+        to_string(&parse(text).unwrap())
+    }
+
+    #[test]
+    fn any_value_is_accepted() {
+        for text in ["null", "42", "\"x\"", "[1]", "true", " {} "] {
+            assert!(parse(text).is_ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_last_wins_at_first_position() {
+        assert_eq!(roundtrip(r#"{"a":1,"b":2,"a":3}"#), r#"{"a":3,"b":2}"#);
+    }
+
+    #[test]
+    fn integer_like_keys_come_first() {
+        assert_eq!(
+            roundtrip(r#"{"b":1,"1":2,"a":3,"0":4}"#),
+            r#"{"0":4,"1":2,"b":1,"a":3}"#
+        );
+    }
+
+    #[test]
+    fn lone_surrogates_survive() {
+        assert_eq!(roundtrip(r#""a\ud83db""#), r#""a\ud83db""#);
+        assert_eq!(roundtrip(r#""\ud83d\ude00""#), "\"\u{1F600}\"");
+        assert_eq!(roundtrip(r#""\udE00\uD83D""#), r#""\ude00\ud83d""#);
+    }
+
+    #[test]
+    fn numbers_are_doubles() {
+        assert_eq!(roundtrip("12345678901234567890"), "12345678901234567000");
+        assert_eq!(roundtrip("1e400"), "null");
+        assert_eq!(roundtrip("-0"), "0");
+        assert_eq!(
+            roundtrip("[1.5e-7,0.000001,1e21,100]"),
+            "[1.5e-7,0.000001,1e+21,100]"
+        );
+    }
+
+    #[test]
+    fn invalid_json_is_rejected_with_offset() {
+        let cases = [
+            ("{\"a\":1}{\"b\":2}", 7),
+            ("[1,]", 3),
+            ("01", 1),
+            ("\"\t\"", 1),
+            ("{\"a\" 1}", 5),
+            ("\u{feff}{}", 0),
+            ("1.", 2),
+            ("\"\\x\"", 2),
+            ("tru", 3),
+            ("", 0),
+        ];
+        for (text, offset) in cases {
+            let err = parse(text).unwrap_err();
+            assert_eq!(err.offset, offset, "{text:?}: {err}");
+            let skel = crate::scan_skeleton(text).unwrap_err();
+            assert_eq!(skel.offset, offset, "skeleton {text:?}: {skel}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_fine() {
+        let depth = 200_000;
+        let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let value = parse(&text).unwrap();
+        assert_eq!(to_string(&value), text);
+        assert!(crate::scan_skeleton(&text).is_ok());
+        let obj = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+        assert_eq!(to_string(&parse(&obj).unwrap()), obj);
+    }
+
+    #[test]
+    fn large_objects_dedupe_through_the_index() {
+        let mut text = String::from("{");
+        for i in 0..40 {
+            text.push_str(&format!("\"k{i}\":{i},"));
+        }
+        text.push_str("\"k3\":\"last\"}");
+        let v = parse(&text).unwrap();
+        let o = v.as_object().unwrap();
+        assert_eq!(o.len(), 40);
+        assert_eq!(o.get("k3").and_then(JsValue::as_str), Some("last"));
+    }
+}

@@ -1,0 +1,330 @@
+//! The fuzz targets on stable: every check of `pi_session_testkit::fuzzing` (the functions the
+//! cargo-fuzz targets in `fuzz/` call) over the conformance corpus, which is also the fuzzers'
+//! seed corpus, and over a few thousand seeded random inputs: mutated corpus files, generated
+//! sessions and raw bytes for the structured targets.
+//!
+//! A failing input is written to `target/fuzz-smoke/<target>/<name>`; replay it with
+//! `cargo +nightly fuzz run <target> <file>` from `fuzz/`, and once fixed, keep it in
+//! `fuzz/regressions/<target>/` (see `fuzz/README.md`).
+
+use arbitrary::{Arbitrary, Unstructured};
+use pi_session_testkit::fuzzing::{self, SessionSpec};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every `conformance/cases/<area>/<case>/session.jsonl`, with its explicit leaf if any.
+fn cases() -> Vec<(String, Vec<u8>, Option<String>)> {
+    let mut out = Vec::new();
+    let cases = root().join("conformance/cases");
+    let mut areas: Vec<_> = std::fs::read_dir(&cases)
+        .expect("conformance/cases")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    areas.sort();
+    for area in areas {
+        let mut dirs: Vec<_> = std::fs::read_dir(&area)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        dirs.sort();
+        for dir in dirs {
+            let Ok(bytes) = std::fs::read(dir.join("session.jsonl")) else {
+                continue;
+            };
+            let leaf = std::fs::read_to_string(dir.join("case.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                .and_then(|v| v.get("leaf")?.as_str().map(str::to_owned));
+            let name = format!(
+                "{}-{}",
+                area.file_name().unwrap_or_default().to_string_lossy(),
+                dir.file_name().unwrap_or_default().to_string_lossy()
+            );
+            out.push((name, bytes, leaf));
+        }
+    }
+    assert!(out.len() > 100, "the conformance corpus is missing");
+    out
+}
+
+/// splitmix64: a tiny deterministic generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    fn bytes(&mut self, max: usize) -> Vec<u8> {
+        let len = self.below(max + 1);
+        (0..len).map(|_| self.next() as u8).collect()
+    }
+}
+
+const TOKENS: &[&[u8]] = &[
+    b"\n",
+    b"\r\n",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b",",
+    b":",
+    b"\"",
+    b"\\",
+    b"\\u",
+    b"\\ud800",
+    b"null",
+    b"0",
+    b"-0",
+    b"1e400",
+    b"\xef\xbb\xbf",
+    b"\xc2\xa0",
+    b"\xe2\x80\xa8",
+    b"\xff",
+    b"\xe2\x82",
+    b"\"type\":\"session\"",
+    b"\"version\":1",
+    b"\"version\":2",
+    b"\"id\":",
+    b"\"parentId\":",
+    b"\"type\":\"compaction\"",
+    b"\"firstKeptEntryIndex\":1",
+    b"\"message\":",
+    b"\"role\":\"hookMessage\"",
+];
+
+/// A corpus file with one to four random edits: byte flips, token insertions, deletions,
+/// duplicated or dropped lines, truncation.
+fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
+    let mut data = seed.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let at = rng.below(data.len() + 1);
+        match rng.below(6) {
+            0 if !data.is_empty() => {
+                let i = at.min(data.len() - 1);
+                data[i] ^= 1 << rng.below(8);
+            }
+            1 => {
+                let token = TOKENS[rng.below(TOKENS.len())];
+                data.splice(at..at, token.iter().copied());
+            }
+            2 => {
+                let end = (at + rng.below(64)).min(data.len());
+                data.drain(at..end);
+            }
+            3 => {
+                let start = data[..at]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1);
+                let end = data[at..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(data.len(), |i| at + i);
+                let line = data[start..end].to_vec();
+                data.splice(end..end, std::iter::once(b'\n').chain(line));
+            }
+            4 => data.truncate(at),
+            _ => {
+                let noise = rng.bytes(8);
+                data.splice(at..at, noise);
+            }
+        }
+    }
+    data
+}
+
+/// A generated session file from random bytes.
+fn generated(rng: &mut Rng) -> Vec<u8> {
+    let bytes = rng.bytes(2048);
+    SessionSpec::arbitrary_take_rest(Unstructured::new(&bytes))
+        .map(|s| s.to_jsonl().into_bytes())
+        .unwrap_or_default()
+}
+
+/// Runs `check` on `input`; on a panic, saves the input and fails with its path.
+fn run(target: &str, name: &str, input: &[u8], check: impl Fn(&[u8])) {
+    if catch_unwind(AssertUnwindSafe(|| check(input))).is_err() {
+        let dir = root().join("target/fuzz-smoke").join(target);
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join(name);
+        let _ = std::fs::write(&path, input);
+        panic!(
+            "{target}: the check failed on {name} (input saved to {})",
+            path.display()
+        );
+    }
+}
+
+/// The byte targets: every corpus file, then mutated files, generated sessions and noise.
+/// `max_len` bounds the corpus files given (truncated at a line end), as `-max_len` does.
+fn bytes_target(target: &str, seed: u64, count: usize, max_len: usize, check: impl Fn(&[u8])) {
+    let cases = cases();
+    for (name, bytes, _) in &cases {
+        let end = if bytes.len() > max_len {
+            bytes[..max_len]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .unwrap_or(max_len)
+        } else {
+            bytes.len()
+        };
+        run(target, name, &bytes[..end], &check);
+    }
+    let small: Vec<&[u8]> = cases
+        .iter()
+        .map(|(_, b, _)| b.as_slice())
+        .filter(|b| b.len() <= 16 * 1024)
+        .collect();
+    let mut rng = Rng(seed);
+    for i in 0..count {
+        let input = match i % 4 {
+            0 | 1 => {
+                let seed = small[rng.below(small.len())];
+                mutate(&mut rng, seed)
+            }
+            2 => generated(&mut rng),
+            _ => rng.bytes(512),
+        };
+        run(target, &format!("random-{seed}-{i}"), &input, &check);
+    }
+}
+
+#[test]
+fn parse_bytes() {
+    bytes_target("parse_bytes", 1, 2000, usize::MAX, fuzzing::parse_bytes);
+}
+
+#[test]
+fn roundtrip() {
+    bytes_target("roundtrip", 2, 2000, 256 * 1024, fuzzing::roundtrip);
+}
+
+#[test]
+fn streaming_eq_whole() {
+    let mut rng = Rng(3);
+    bytes_target("streaming_eq_whole", 3, 2000, 64 * 1024, |data| {
+        // A chunk-size prefix (see fuzzing::split_chunk_sizes) chosen from the input's length.
+        let n = data.len() % 8;
+        let mut input = vec![n as u8];
+        input.extend((0..n).map(|i| (data.len() >> i) as u8));
+        input.extend_from_slice(data);
+        fuzzing::streaming_eq_whole(&input);
+    });
+    for i in 0..500 {
+        let input = rng.bytes(300);
+        run(
+            "streaming_eq_whole",
+            &format!("raw-{i}"),
+            &input,
+            fuzzing::streaming_eq_whole,
+        );
+    }
+}
+
+#[test]
+fn migrate() {
+    bytes_target("migrate", 4, 2000, 256 * 1024, fuzzing::migrate);
+}
+
+#[test]
+fn context() {
+    for (name, bytes, leaf) in cases() {
+        let leaves: Vec<String> = leaf.into_iter().collect();
+        run("context", &name, &bytes, |b| {
+            fuzzing::check_session_context(b, &leaves)
+        });
+    }
+    let mut rng = Rng(5);
+    for i in 0..2500 {
+        let input = rng.bytes(4096);
+        run(
+            "context",
+            &format!("random-5-{i}"),
+            &input,
+            fuzzing::context,
+        );
+    }
+}
+
+#[test]
+fn to_llm() {
+    let mut rng = Rng(6);
+    for i in 0..3000 {
+        let input = rng.bytes(2048);
+        run("to_llm", &format!("random-6-{i}"), &input, fuzzing::to_llm);
+    }
+}
+
+#[test]
+fn tree() {
+    bytes_target("tree", 8, 2000, 16384, fuzzing::tree);
+}
+
+#[test]
+fn info() {
+    // Corpus files, mutated files and noise as raw bytes (checked with pieces of 1, 7 and
+    // 1 MiB bytes, chosen by length), then generated sessions through the target's own
+    // entry point.
+    let pieces = [1, 7, 1 << 20];
+    bytes_target("info", 9, 1500, 64 * 1024, |data| {
+        let piece = if data.len() > 4096 {
+            1 << 20
+        } else {
+            pieces[data.len() % 3]
+        };
+        fuzzing::check_info(data, piece);
+    });
+    let mut rng = Rng(10);
+    for i in 0..500 {
+        let mut input = rng.bytes(2048);
+        input.insert(0, (i as u8) | 1);
+        run("info", &format!("generated-10-{i}"), &input, fuzzing::info);
+    }
+}
+
+#[test]
+fn validate() {
+    // The validator's own corpus first: every diagnostic code at least once.
+    let dir = root().join("conformance/validate");
+    let mut cases: Vec<_> = std::fs::read_dir(&dir)
+        .expect("conformance/validate")
+        .flatten()
+        .map(|e| e.path().join("session.jsonl"))
+        .filter(|p| p.is_file())
+        .collect();
+    cases.sort();
+    for path in cases {
+        let name = path
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy();
+        let bytes = std::fs::read(&path).unwrap();
+        run(
+            "validate",
+            &format!("validate-{name}"),
+            &bytes,
+            fuzzing::validate,
+        );
+    }
+    bytes_target("validate", 7, 2000, usize::MAX, fuzzing::validate);
+}

@@ -1,0 +1,294 @@
+//! The header: which value pi takes for it, whether pi accepts it, and its version.
+//!
+//! pi takes the first JSON value of the file (pi 0.87.1: the first truthy one) and requires
+//! an object with `type: "session"` and a string `id`; anything else makes pi overwrite the
+//! file with a new session. The version decides the migrations and the line schema.
+
+use super::catalogue::{Code, PiEffect};
+use super::entry::{Facts, LineKind};
+use super::lines::{self, location};
+use super::locate::locate;
+use super::report::Diagnostic;
+use super::schema::LineSchema;
+use super::{Options, PiVersion};
+use pi_session_format::json::JsValue;
+use pi_session_format::read;
+use pi_session_format::session::{self, Key};
+use serde_json::Value;
+
+/// The header candidate: the first value pi parses.
+#[derive(Debug, Default)]
+pub struct Header {
+    /// The first parsed value and where it is.
+    pub first: Option<First>,
+}
+
+/// The first parsed value of the file.
+#[derive(Debug)]
+pub struct First {
+    /// 1-based line number.
+    pub line: usize,
+    /// Byte offset of the line.
+    pub offset: usize,
+    /// Length of the line in bytes.
+    pub len: usize,
+    /// The value.
+    pub value: Value,
+}
+
+impl Header {
+    /// The first value when it is a header pi accepts.
+    pub fn valid(&self) -> Option<&First> {
+        self.first
+            .as_ref()
+            .filter(|f| invalid_reason(&f.value).is_none())
+    }
+
+    /// The line number of the accepted header.
+    pub fn line(&self) -> Option<usize> {
+        self.valid().map(|f| f.line)
+    }
+
+    /// `version` as pi's comparisons read it; `None` without an accepted header.
+    pub fn version(&self) -> Option<f64> {
+        let header = self.valid()?;
+        let version = header.value.get("version").map(to_js);
+        Some(session::version_number(version.as_ref()))
+    }
+
+    /// The schema of the file's lines: by version, version 3 when in doubt.
+    pub fn schema(&self) -> LineSchema {
+        match self.version() {
+            Some(v) if v < 2.0 => LineSchema::V1,
+            Some(v) if v < 3.0 => LineSchema::V2,
+            _ => LineSchema::V3,
+        }
+    }
+
+    /// The accepted header's member `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.valid()?.value.get(key)
+    }
+}
+
+/// Finds the header candidate the way pi's loader does.
+pub fn find(bytes: &[u8], options: &Options<'_>) -> Header {
+    let current = options.pi == PiVersion::V0_87;
+    for line in read::lines_with(bytes, !current) {
+        let Ok(parsed) = lines::parse(&line.text) else {
+            continue;
+        };
+        // pi 0.87.1 keeps only truthy values.
+        if current && !lines::truthy(&parsed.value) {
+            continue;
+        }
+        return Header {
+            first: Some(First {
+                line: line.number,
+                offset: line.offset,
+                len: line.len,
+                value: parsed.value,
+            }),
+        };
+    }
+    Header::default()
+}
+
+/// Why pi rejects the value as a header, if it does.
+fn invalid_reason(value: &Value) -> Option<String> {
+    let Value::Object(object) = value else {
+        return Some(format!(
+            "it is {}, not an object",
+            super::schema::json_type(value)
+        ));
+    };
+    match object.get("type") {
+        Some(Value::String(t)) if t == "session" => {}
+        Some(Value::String(t)) => {
+            return Some(format!(
+                "its `type` is {}, not \"session\"",
+                pi_session_format::session::quoted(t)
+            ));
+        }
+        None => return Some("it has no `type`".into()),
+        Some(other) => {
+            return Some(format!(
+                "its `type` is {}, not \"session\"",
+                super::schema::json_type(other)
+            ));
+        }
+    }
+    match object.get("id") {
+        Some(Value::String(_)) => None,
+        None => Some("it has no `id`".into()),
+        Some(other) => Some(format!(
+            "its `id` is {}, not a string",
+            super::schema::json_type(other)
+        )),
+    }
+}
+
+/// The header's diagnostics: presence, validity, place and version.
+pub fn check(
+    bytes: &[u8],
+    header: &Header,
+    facts: &[Facts],
+    options: &Options<'_>,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let Some(first) = &header.first else {
+        let what = if bytes.is_empty() {
+            "the file is empty"
+        } else {
+            "the file has no JSON line"
+        };
+        let d = Diagnostic::new(
+            Code::NoHeader,
+            None,
+            format!("{what}: pi treats it as corrupt and overwrites it with a new, empty session"),
+        );
+        // pi 0.87.1 starts a new session in an empty file, but refuses any other.
+        out.push(if bytes.is_empty() {
+            d
+        } else {
+            refused_by_087(d, options, what)
+        });
+        return out;
+    };
+    let text = String::from_utf8_lossy(&bytes[first.offset..first.offset + first.len]);
+    let whole = location(bytes, first.line, first.offset, &text, 0..text.len());
+    if let Some(reason) = invalid_reason(&first.value) {
+        let title = first.value.get("type").and_then(Value::as_str) == Some("title");
+        let code = if title {
+            Code::OhMyPiTitle
+        } else {
+            Code::InvalidHeader
+        };
+        let what = if title {
+            "the first line is oh-my-pi's title slot (`\"type\":\"title\"`): the file is in oh-my-pi's dialect of the format, which pi does not read".to_string()
+        } else {
+            format!("the first JSON value is not a session header: {reason}")
+        };
+        let mut d = Diagnostic::new(
+            code,
+            Some(whole),
+            format!(
+                "{what}; pi discards the whole file and overwrites it with a new, empty session"
+            ),
+        );
+        if first.value.is_null() && options.pi == PiVersion::V0_73 {
+            d = d.with_pi(PiEffect::Crash);
+            d.message =
+                "the first JSON value is `null`: pi throws a TypeError when it opens the file"
+                    .into();
+        }
+        out.push(refused_by_087(d, options, &what));
+        return out;
+    }
+    if first.line > 1 {
+        out.push(Diagnostic::new(
+            Code::HeaderNotFirst,
+            Some(whole),
+            format!("the header is on line {}, not line 1: pi opens the file, but `pi -c` does not recognise it", first.line),
+        ));
+    } else if first.len > 512 {
+        out.push(Diagnostic::new(
+            Code::HeaderTooLong,
+            Some(whole),
+            format!("the header line is {} bytes long: `pi -c` reads only the first 512 bytes of a file and will not find this session", first.len),
+        ));
+    }
+    // Entries with ids in a file without a version: written as version 2 or 3, but pi
+    // will read it as version 1 and replace the ids.
+    let has_ids = facts
+        .iter()
+        .any(|f| f.kind == LineKind::Entry && f.id != Key::Undefined);
+    let at_version = locate(&text, "/version").map_or(whole, |r| {
+        location(bytes, first.line, first.offset, &text, r)
+    });
+    out.extend(version(header, has_ids, at_version));
+    out
+}
+
+/// pi 0.87.1 does not overwrite a file without a valid header: it refuses to open it.
+fn refused_by_087(d: Diagnostic, options: &Options<'_>, what: &str) -> Diagnostic {
+    if options.pi != PiVersion::V0_87 {
+        return d;
+    }
+    Diagnostic {
+        message: format!("{what}: pi 0.87.1 refuses to open the file (\"not a valid pi session\")"),
+        ..d
+    }
+    .with_pi(PiEffect::Unreadable)
+}
+
+fn version(header: &Header, has_ids: bool, whole: super::Location) -> Option<Diagnostic> {
+    let raw = header.get("version");
+    let effective = header.version()?;
+    let pointer_location = || whole;
+    let effect = |v: f64| {
+        if v >= 3.0 {
+            (PiEffect::None, "reads the file as version 3".to_string())
+        } else if v < 2.0 {
+            (PiEffect::Rewritten, "migrates the file from version 1 (replacing every id and parentId with a linear chain) and rewrites it".to_string())
+        } else if v < 3.0 {
+            (
+                PiEffect::Rewritten,
+                "migrates the file from version 2 and rewrites it".to_string(),
+            )
+        } else {
+            (
+                PiEffect::Rewritten,
+                "compares it as NaN: it migrates nothing but still rewrites the file".to_string(),
+            )
+        }
+    };
+    let d = match raw {
+        None | Some(Value::Null) if has_ids => Diagnostic::new(
+            Code::VersionMissing,
+            Some(pointer_location()),
+            "the header has no `version` but the entries have ids: pi reads the file as version 1, replaces every entry's id and parentId with a linear chain (losing the tree) and rewrites the file",
+        ),
+        None | Some(Value::Null) => Diagnostic::new(
+            Code::VersionLegacy,
+            Some(pointer_location()),
+            "version 1 (the header has no `version`): pi migrates the file from version 1 and rewrites it",
+        ),
+        Some(Value::Number(n)) if n.as_f64().is_some_and(|v| v.fract() == 0.0 && v >= 1.0) => {
+            let v = n.as_f64().unwrap_or(3.0);
+            if v == 3.0 {
+                return None;
+            } else if v > 3.0 {
+                Diagnostic::new(
+                    Code::VersionFuture,
+                    Some(pointer_location()),
+                    format!(
+                        "version {n} is newer than any pi: pi reads the file as version 3 without a word"
+                    ),
+                )
+            } else {
+                let (_, what) = effect(v);
+                Diagnostic::new(
+                    Code::VersionLegacy,
+                    Some(pointer_location()),
+                    format!("version {n}: pi {what}"),
+                )
+            }
+        }
+        Some(other) => {
+            let (pi, what) = effect(effective);
+            Diagnostic::new(
+                Code::VersionNotInteger,
+                Some(pointer_location()),
+                format!("`version` is {other}, not an integer number from 1 to 3: pi {what}"),
+            )
+            .with_pi(pi)
+        }
+    };
+    Some(d)
+}
+
+/// A `serde_json` value as the crate's [`JsValue`] (for JavaScript's coercions).
+fn to_js(value: &Value) -> JsValue {
+    pi_session_format::json::parse(&value.to_string()).unwrap_or_default()
+}

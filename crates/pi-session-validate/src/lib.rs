@@ -1,0 +1,174 @@
+//! Validation: every problem of a session file, with a stable code, and two verdicts —
+//! *strict* (the file follows the format) and *pi-loadable* (pi opens it without losing,
+//! rewriting or refusing anything).
+//!
+//! [`validate`] reads the file the way pi does ([`pi_session_format::read`]) and works in three passes:
+//!
+//! 1. the header: the first JSON value, its fields and version (`validate/header.rs`);
+//! 2. every line, in parallel: JSON, encoding and line endings, the line's JSON Schema
+//!    ([`schema`]) and the checks one entry allows on its own (`validate/entry.rs`); each line leaves a
+//!    few facts (`id`, `parentId`, tool call ids, …) for
+//! 3. the tree: duplicate ids, dangling parents, cycles, compaction windows, labels and tool
+//!    results on their path (`validate/tree.rs`), and the file's name and directory (`validate/layout.rs`).
+//!
+//! The catalogue of codes is [`Code`]; `docs/diagnostics.md` documents each one.
+
+mod aggregate;
+mod catalogue;
+mod entry;
+mod header;
+mod layout;
+mod lines;
+mod locate;
+mod output;
+mod report;
+pub mod schema;
+pub mod schemas;
+mod tree;
+
+pub use aggregate::LISTED_PER_CODE;
+pub use catalogue::{Code, CodeInfo, PiEffect, Severity};
+pub use output::{FORMAT_VERSION, FileReport, Summary, Tool, ValidateReport, VerdictMode};
+pub use report::{Diagnostic, Location, Report, Stats, Verdict};
+
+use pi_session_format::PiVersion;
+use std::path::Path;
+
+/// The longest string Node can make (`0x1fffffe8` UTF-16 units): pi's `readFileSync` throws on
+/// a file whose text is longer.
+pub const PI_MAX_TEXT_UNITS: usize = 0x1fff_ffe8;
+
+/// Options of [`validate`].
+#[derive(Debug, Clone)]
+pub struct Options<'p> {
+    /// Whose behaviour the pi-loadable verdict describes.
+    pub pi: PiVersion,
+    /// Where the file is, for the checks of its name and directory (none without it).
+    pub path: Option<&'p Path>,
+    /// Only the JSON Schemas: report lines that are not JSON and schema violations, nothing
+    /// else (the `--schema-only` verdict).
+    pub schema_only: bool,
+    /// The text length (in UTF-16 units) above which pi cannot read the file; always
+    /// [`PI_MAX_TEXT_UNITS`] except in tests, which cannot hold a 512 MiB file.
+    pub max_text_units: usize,
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options {
+            pi: PiVersion::default(),
+            path: None,
+            schema_only: false,
+            max_text_units: PI_MAX_TEXT_UNITS,
+        }
+    }
+}
+
+/// Validates a session file's bytes.
+///
+/// The report lists at most [`LISTED_PER_CODE`] diagnostics of each code; further
+/// occurrences are summarised (see [`Diagnostic::omitted`]), so that memory stays bounded
+/// whatever the file.
+pub fn validate(bytes: &[u8], options: &Options<'_>) -> Report {
+    let mut stats = report::Stats {
+        bytes: bytes.len(),
+        lines: memchr::memchr_iter(b'\n', bytes).count()
+            + usize::from(bytes.last().is_some_and(|&b| b != b'\n')),
+        ..Default::default()
+    };
+    let mut first = Vec::new();
+    if !options.schema_only {
+        first.extend(too_large(bytes, options.max_text_units));
+    }
+    let header = header::find(bytes, options);
+    stats.version = header.version();
+    let scanned = lines::scan(bytes, &header, options);
+    stats.entries = scanned.facts.iter().filter(|f| f.is_entry()).count();
+    let mut diagnostics = aggregate::Sink::default();
+    diagnostics.extend(first);
+    diagnostics.absorb(scanned.diagnostics);
+    if !options.schema_only {
+        diagnostics.extend(header::check(bytes, &header, &scanned.facts, options));
+        // Without a header pi discards the file: its tree does not matter.
+        if header.valid().is_some() {
+            tree::check(&scanned.facts, &header, options, &mut diagnostics);
+        }
+        if let Some(path) = options.path {
+            diagnostics.extend(layout::check(path, &header));
+        }
+    }
+    let mut diagnostics = diagnostics.finish();
+    if let Some(last) = scanned.facts.iter().rev().find(|f| f.is_entry()) {
+        no_leaf(last, &mut diagnostics);
+    }
+    Report::new(diagnostics, stats)
+}
+
+/// A non-object last entry leaves pi without a leaf: its diagnostic says so.
+fn no_leaf(last: &entry::Facts, diagnostics: &mut [Diagnostic]) {
+    let on_last = |d: &&mut Diagnostic| {
+        d.code == Code::NonObjectLine && d.location.is_some_and(|l| l.line == last.line)
+    };
+    if let Some(d) = diagnostics.iter_mut().find(on_last)
+        && d.pi < PiEffect::Altered
+    {
+        d.pi = PiEffect::Altered;
+        d.message.push_str(
+            "; as the last entry it leaves pi without a leaf, so the session's context is empty",
+        );
+    }
+}
+
+/// [`Code::FileTooLarge`]: the decoded text is longer than Node can hold in a string.
+fn too_large(bytes: &[u8], max_units: usize) -> Option<Diagnostic> {
+    // Every byte decodes to at most one UTF-16 unit, so only large files need counting.
+    if bytes.len() <= max_units {
+        return None;
+    }
+    let units = utf16_len(bytes);
+    (units > max_units).then(|| {
+        Diagnostic::new(
+            Code::FileTooLarge,
+            None,
+            format!(
+                "the file decodes to {units} UTF-16 units, more than the {max_units} pi can read: pi cannot open it"
+            ),
+        )
+    })
+}
+
+/// The length in UTF-16 units of the bytes decoded as UTF-8 with replacement characters.
+fn utf16_len(bytes: &[u8]) -> usize {
+    bytes
+        .utf8_chunks()
+        .map(|chunk| {
+            let valid = chunk.valid();
+            // A 4-byte sequence is two units; every other character one.
+            let chars = valid.len() - valid.bytes().filter(|b| (b & 0xC0) == 0x80).count();
+            let astral = valid.bytes().filter(|&b| b >= 0xF0).count();
+            chars + astral + usize::from(!chunk.invalid().is_empty())
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_length_counts_like_javascript() {
+        assert_eq!(utf16_len(b"abc"), 3);
+        assert_eq!(utf16_len("é😀".as_bytes()), 3);
+        assert_eq!(utf16_len(b"a\xFF\xC3(b"), 5); // a, U+FFFD, U+FFFD, (, b
+    }
+
+    #[test]
+    fn too_large_is_reported_above_the_limit_only() {
+        assert!(too_large(b"12345", 5).is_none());
+        let d = too_large(b"123456", 5).unwrap();
+        assert_eq!(d.code, Code::FileTooLarge);
+        assert_eq!(d.pi, PiEffect::Unreadable);
+        // Multi-byte characters count once.
+        assert!(too_large("ééé".as_bytes(), 5).is_none());
+    }
+}

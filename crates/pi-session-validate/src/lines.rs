@@ -1,0 +1,630 @@
+//! The line pass: every line pi reads, in parallel — JSON, encoding, line endings, blank
+//! lines, the line's schema and its entry checks — each line leaving its [`Facts`].
+
+use super::aggregate::Sink;
+use super::catalogue::{Code, PiEffect, Severity};
+use super::entry::{self, EntryContext, Facts, Finding, LineKind};
+use super::header::Header;
+use super::locate::locate;
+use super::report::{Diagnostic, Location};
+use super::schema::{self, LineSchema};
+use super::{Options, PiVersion};
+use pi_session_format::json::{self, JsValue, ParseError};
+use pi_session_format::migrate::lossy::{self, LossyKind};
+use pi_session_format::read::{self, Line};
+use rayon::prelude::*;
+use serde_json::{Map, Number, Value};
+use std::ops::Range;
+
+/// Nesting depth beyond which a line is not checked against its schema (`serde_json`'s own
+/// limit is 128; the validator's walkers stay well within any stack). A deeper line is cut
+/// at this depth, checked above it, and reported ([`Code::DeepNesting`], an error: what is
+/// below was not checked).
+const MAX_DEPTH: usize = 120;
+
+/// A parsed line.
+#[derive(Debug)]
+pub struct Parsed {
+    /// The value (nested parts beyond [`MAX_DEPTH`] emptied).
+    pub value: Value,
+    /// Whether the value was deeper than [`MAX_DEPTH`].
+    pub deep: bool,
+}
+
+/// Parses a line like `JSON.parse`: `serde_json` for speed, the crate's own parser for what
+/// `serde_json` refuses but JavaScript accepts (lone surrogates, `1e400`, deep nesting).
+pub fn parse(text: &str) -> Result<Parsed, ParseError> {
+    if let Ok(value) = serde_json::from_str(text) {
+        return Ok(Parsed { value, deep: false });
+    }
+    let js = json::parse(text)?;
+    let mut deep = false;
+    let value = convert(&js, &mut deep);
+    Ok(Parsed { value, deep })
+}
+
+/// Converts a [`JsValue`] (iteratively bounded: containers below [`MAX_DEPTH`] are emptied).
+fn convert(js: &JsValue, deep: &mut bool) -> Value {
+    fn go(js: &JsValue, depth: usize, deep: &mut bool) -> Value {
+        match js {
+            JsValue::Null => Value::Null,
+            JsValue::Bool(b) => Value::Bool(*b),
+            // `1e400` is Infinity in JavaScript; the closest number keeps its type.
+            JsValue::Number(n) => Value::Number(
+                Number::from_f64(*n)
+                    .or_else(|| Number::from_f64(f64::MAX.copysign(*n)))
+                    .unwrap_or_else(|| Number::from(0)),
+            ),
+            JsValue::String(s) => Value::String(s.to_string_lossy()),
+            JsValue::Array(_) | JsValue::Object(_) if depth >= MAX_DEPTH => {
+                *deep = true;
+                match js {
+                    JsValue::Array(_) => Value::Array(Vec::new()),
+                    _ => Value::Object(Map::new()),
+                }
+            }
+            JsValue::Array(a) => Value::Array(a.0.iter().map(|v| go(v, depth + 1, deep)).collect()),
+            JsValue::Object(o) => Value::Object(
+                o.iter()
+                    .map(|(k, v)| (k.to_string_lossy(), go(v, depth + 1, deep)))
+                    .collect(),
+            ),
+        }
+    }
+    go(js, 0, deep)
+}
+
+/// The location of `range` (byte range in the decoded `text` of a line).
+pub fn location(
+    bytes: &[u8],
+    line: usize,
+    offset: usize,
+    text: &str,
+    range: Range<usize>,
+) -> Location {
+    let mut start = floor_char(text, range.start.min(text.len()));
+    // An error at the very end ("unexpected end of input") points at the last character.
+    if start == text.len() && start > 0 {
+        start = floor_char(text, start - 1);
+    }
+    let end = floor_char(text, range.end.min(text.len())).max(start);
+    let raw_len = line_len(bytes, offset);
+    let raw = &bytes[offset..offset + raw_len];
+    // Offsets in the decoded text equal raw offsets unless the line had invalid UTF-8; then
+    // each replacement character stands for the raw bytes it replaced.
+    let (raw_start, raw_end) = if text.len() == raw_len {
+        (start, end)
+    } else {
+        (raw_offset(raw, start), raw_offset(raw, end))
+    };
+    Location {
+        line,
+        column: text[..start].chars().count() + 1,
+        offset: offset + raw_start,
+        length: (raw_end - raw_start).max(usize::from(raw_len > raw_start)),
+    }
+}
+
+/// The raw offset in `raw` of byte `decoded` of `String::from_utf8_lossy(raw)` (a position
+/// inside a replacement character maps to the start of the bytes it replaced).
+fn raw_offset(raw: &[u8], decoded: usize) -> usize {
+    let (mut d, mut r) = (0, 0);
+    for chunk in raw.utf8_chunks() {
+        let valid = chunk.valid().len();
+        if decoded < d + valid {
+            return r + (decoded - d);
+        }
+        d += valid;
+        r += valid;
+        let invalid = chunk.invalid().len();
+        if invalid > 0 {
+            if decoded < d + 3 {
+                return r;
+            }
+            d += 3;
+            r += invalid;
+        }
+    }
+    r.min(raw.len())
+}
+
+fn line_len(bytes: &[u8], offset: usize) -> usize {
+    memchr::memchr(b'\n', &bytes[offset..]).unwrap_or(bytes.len() - offset)
+}
+
+fn floor_char(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// What the line pass found.
+pub struct Scanned {
+    /// The facts of every line that holds a JSON value, in file order.
+    pub facts: Vec<Facts>,
+    /// Diagnostics of single lines (bounded: see [`Sink`]).
+    pub diagnostics: Sink,
+}
+
+struct Context<'b, 'h, 'o> {
+    bytes: &'b [u8],
+    header: &'h Header,
+    header_line: Option<usize>,
+    options: &'o Options<'o>,
+    schema: LineSchema,
+}
+
+/// What one piece of the file left: its facts, its diagnostics, and its first and last
+/// line (number, offset) for the blank lines between pieces.
+#[derive(Default)]
+struct Piece {
+    facts: Vec<Facts>,
+    sink: Sink,
+    first: Option<(usize, usize)>,
+    last: Option<(usize, usize)>,
+}
+
+/// Runs the line pass.
+pub fn scan(bytes: &[u8], header: &Header, options: &Options<'_>) -> Scanned {
+    let trim = options.pi == PiVersion::V0_73;
+    let cx = Context {
+        bytes,
+        header,
+        header_line: header.line(),
+        options,
+        schema: header.schema(),
+    };
+    let pieces = read::split_lines(bytes, trim, rayon::current_num_threads() * 8);
+    let blanks = !options.schema_only;
+    let results: Vec<Piece> = pieces
+        .into_par_iter()
+        .map(|lines| {
+            let mut piece = Piece::default();
+            for line in lines {
+                let at = (line.number, line.offset);
+                if blanks && let Some(previous) = piece.last {
+                    piece.sink.extend(blank_lines(bytes, previous, line.number));
+                }
+                piece.first.get_or_insert(at);
+                piece.last = Some(at);
+                let (facts, diagnostics) = check_line(&cx, line);
+                piece.facts.extend(facts);
+                piece.sink.extend(diagnostics);
+            }
+            piece
+        })
+        .collect();
+    let mut facts = Vec::new();
+    let mut diagnostics = Sink::default();
+    let mut previous: Option<(usize, usize)> = None;
+    for piece in results {
+        if blanks && let (Some(previous), Some((first, _))) = (previous, piece.first) {
+            diagnostics.extend(blank_lines(bytes, previous, first));
+        }
+        previous = piece.last.or(previous);
+        facts.extend(piece.facts);
+        diagnostics.absorb(piece.sink);
+    }
+    if !options.schema_only && bytes.starts_with(b"\xEF\xBB\xBF") {
+        diagnostics.push(bom(options.pi));
+    }
+    Scanned { facts, diagnostics }
+}
+
+fn bom(pi: PiVersion) -> Diagnostic {
+    let location = Location {
+        line: 1,
+        column: 1,
+        offset: 0,
+        length: 3,
+    };
+    let d = Diagnostic::new(
+        Code::ByteOrderMark,
+        Some(location),
+        "the file starts with a UTF-8 byte order mark: pi 0.73.1 strips it, but `pi -c` does not recognise the header",
+    );
+    match pi {
+        PiVersion::V0_73 => d,
+        PiVersion::V0_87 => Diagnostic {
+            message: "the file starts with a UTF-8 byte order mark: pi 0.87.1 cannot parse the header line".into(),
+            ..d
+        }
+        .with_severity(Severity::Error)
+        .with_pi(PiEffect::Dropped),
+    }
+}
+
+/// The blank lines between the line `previous` (number, offset) and line `next`, if any.
+fn blank_lines(bytes: &[u8], previous: (usize, usize), next: usize) -> Option<Diagnostic> {
+    let (number, offset) = previous;
+    if next <= number + 1 {
+        return None;
+    }
+    let first = number + 1;
+    let count = next - first;
+    // Physical line `first` starts after the LF that ends line `previous`.
+    let offset = memchr::memchr(b'\n', &bytes[offset..]).map_or(bytes.len(), |i| offset + i + 1);
+    let message = if count == 1 {
+        "blank line between records: pi skips it".to_string()
+    } else {
+        format!("{count} blank lines between records: pi skips them")
+    };
+    let location = Location {
+        line: first,
+        column: 1,
+        offset,
+        length: line_len(bytes, offset),
+    };
+    Some(Diagnostic::new(Code::BlankLine, Some(location), message))
+}
+
+fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<Diagnostic>) {
+    let mut out = Vec::new();
+    let raw = &cx.bytes[line.offset..line.offset + line.len];
+    let text: &str = &line.text;
+    let at = |range: Range<usize>| location(cx.bytes, line.number, line.offset, text, range);
+    if !cx.options.schema_only {
+        if line.lossy {
+            let valid = std::str::from_utf8(raw)
+                .err()
+                .map_or(0, |e| e.valid_up_to());
+            let column = String::from_utf8_lossy(&raw[..valid]).chars().count() + 1;
+            let location = Location {
+                line: line.number,
+                column,
+                offset: line.offset + valid,
+                length: 1,
+            };
+            out.push(Diagnostic::new(
+                Code::InvalidUtf8,
+                Some(location),
+                format!(
+                    "byte 0x{:02X} is not valid UTF-8: pi reads U+FFFD (�) in its place",
+                    raw[valid]
+                ),
+            ));
+        }
+        if raw.ends_with(b"\r") {
+            out.push(Diagnostic::new(
+                Code::CrlfLineEnding,
+                Some(at(text.len() - 1..text.len())),
+                "line ends with CR LF: pi reads it, but writes LF when it rewrites the file",
+            ));
+        }
+    }
+    let parsed = match parse(text) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            out.push(not_json(cx, &line, &error));
+            return (None, out);
+        }
+    };
+    if !cx.options.schema_only && !lossy::is_canonical(text) {
+        out.extend(lossy_values(text, &at));
+    }
+    let is_header = cx.header_line == Some(line.number);
+    let first = cx
+        .header
+        .first
+        .as_ref()
+        .is_some_and(|f| f.line == line.number);
+    let value = parsed.value;
+    let Value::Object(object) = &value else {
+        let skipped = match (&value, cx.options.pi) {
+            (Value::Null, PiVersion::V0_73) => true,
+            (v, PiVersion::V0_87) => !truthy(v),
+            _ => false,
+        };
+        let facts = Facts::new(
+            line.number,
+            line.offset,
+            line.len,
+            LineKind::NonObject { skipped },
+        );
+        // The first value is the header's business.
+        if !first {
+            out.push(non_object(cx, &value, at(0..text.len())));
+        }
+        return (Some(facts), out);
+    };
+    if parsed.deep {
+        out.push(Diagnostic::new(
+            Code::DeepNesting,
+            Some(at(0..text.len())),
+            format!("the line nests values more than {MAX_DEPTH} levels deep: its structure is checked only down to that depth, so the line cannot be vouched for"),
+        ));
+    }
+    let is_session = object.get("type").and_then(Value::as_str) == Some("session");
+    let mut facts = Facts::new(
+        line.number,
+        line.offset,
+        line.len,
+        if is_session {
+            LineKind::Header
+        } else {
+            LineKind::Entry
+        },
+    );
+    let entry_id = object.get("id").and_then(Value::as_str);
+    let diagnose = |f: Finding| {
+        let range = locate(text, &f.pointer).unwrap_or(0..text.len());
+        let mut d = Diagnostic::new(f.code, Some(at(range)), f.message).for_entry(entry_id);
+        if !f.pointer.is_empty() {
+            d = d.at_pointer(f.pointer);
+        }
+        if let Some(pi) = f.pi {
+            d = d.with_pi(pi);
+        }
+        d
+    };
+    // An invalid header is the header check's business: pi discards the file, so neither the
+    // line's own shape nor further header lines matter.
+    if first && !is_header && !cx.options.schema_only {
+        return (Some(facts), out);
+    }
+    if is_session && !is_header && !cx.options.schema_only {
+        if let Some(header_line) = cx.header_line {
+            out.push(Diagnostic::new(
+                Code::DuplicateHeader,
+                Some(at(0..text.len())),
+                format!(
+                    "a second header line (the header is line {header_line}): pi keeps it but skips it"
+                ),
+            ));
+        }
+        return (Some(facts), out);
+    }
+    // A value deeper than MAX_DEPTH was cut there (its containers emptied): what lies
+    // above the cut is checked, violations at or below it are not real.
+    let violations: Vec<_> = schema::check(cx.schema, &value)
+        .into_iter()
+        .filter(|v| !parsed.deep || v.pointer.matches('/').count() < MAX_DEPTH)
+        .collect();
+    if cx.options.schema_only {
+        out.extend(violations.into_iter().map(|v| {
+            diagnose(Finding {
+                code: v.code,
+                pointer: v.pointer,
+                message: v.message,
+                pi: None,
+            })
+        }));
+        return (Some(facts), out);
+    }
+    let findings = if is_session {
+        // Header fields: `id` and `version` have codes of their own (see `header`).
+        let mut findings: Vec<Finding> = violations
+            .into_iter()
+            .filter(|v| !(v.pointer == "/version" || v.pointer == "/id"))
+            .map(|v| Finding {
+                code: Code::HeaderField,
+                pointer: v.pointer,
+                message: v.message,
+                pi: None,
+            })
+            .collect();
+        findings.extend(entry::check_header(object, cx.schema));
+        findings
+    } else {
+        let cx_entry = EntryContext {
+            schema: cx.schema,
+            pi: cx.options.pi,
+        };
+        let own = entry::check_entry(object, cx_entry, &mut facts);
+        let message_missing = own.iter().any(|f| f.code == Code::MessageMissing);
+        let mut findings: Vec<Finding> = violations
+            .into_iter()
+            .filter(|v| {
+                // `id`, `parentId` and a null `message` have codes of their own.
+                !(v.pointer == "/id"
+                    || v.pointer == "/parentId"
+                    || (message_missing && v.pointer == "/message")
+                    || v.pointer == "/message/role")
+            })
+            .map(|v| Finding {
+                code: v.code,
+                pointer: v.pointer,
+                message: v.message,
+                pi: None,
+            })
+            .collect();
+        findings.extend(own);
+        findings
+    };
+    out.extend(findings.into_iter().map(diagnose));
+    (Some(facts), out)
+}
+
+/// PS0011 and PS0012: what `JSON.parse` loses of the line (nothing, when the line is in
+/// `JSON.stringify` form), at most [`LOSSY_SHOWN`] of each per line.
+fn lossy_values(text: &str, at: &dyn Fn(Range<usize>) -> Location) -> Vec<Diagnostic> {
+    let short = |s: &str| match s.char_indices().nth(40) {
+        None => s.to_owned(),
+        Some((cut, _)) => format!("{}…(+{} bytes)", &s[..cut], s.len() - cut),
+    };
+    let (found, _) = lossy::find(text, LOSSY_SHOWN);
+    found
+        .into_iter()
+        .map(|l| {
+            let token = text.get(l.offset..l.offset + l.len).unwrap_or_default();
+            let (code, message) = match &l.kind {
+                LossyKind::NumberNotExact { becomes } => {
+                    let reads = match becomes.as_str() {
+                        "null" if token.starts_with('-') => {
+                            "-Infinity (written back as null)".into()
+                        }
+                        "null" => "Infinity (written back as null)".into(),
+                        other => short(other),
+                    };
+                    (
+                        Code::NumberNotExact,
+                        format!(
+                            "the number {} is not exact as a double: pi reads {reads}",
+                            short(token)
+                        ),
+                    )
+                }
+                LossyKind::DuplicateKey { key } => (
+                    Code::DuplicateKey,
+                    format!(
+                        "the key {} occurs again in this object: pi keeps only the last value",
+                        pi_session_format::session::quoted(key)
+                    ),
+                ),
+            };
+            Diagnostic::new(code, Some(at(l.offset..l.offset + l.len)), message)
+        })
+        .collect()
+}
+
+/// PS0011/PS0012 diagnostics of one line at most, per code.
+const LOSSY_SHOWN: usize = 100;
+
+/// JavaScript truthiness of a JSON value (pi 0.87.1 keeps only truthy lines).
+pub fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
+        Value::String(s) => !s.is_empty(),
+        _ => true,
+    }
+}
+
+fn non_object(cx: &Context<'_, '_, '_>, value: &Value, location: Location) -> Diagnostic {
+    let what = schema::json_type(value);
+    match (value, cx.options.pi) {
+        (Value::Null, PiVersion::V0_73) => Diagnostic::new(
+            Code::NullLine,
+            Some(location),
+            "the line is `null`: pi 0.73.1 throws a TypeError when it opens the file",
+        ),
+        (v, PiVersion::V0_87) if !truthy(v) => Diagnostic::new(
+            if v.is_null() { Code::NullLine } else { Code::NonObjectLine },
+            Some(location),
+            if v.is_null() {
+                "the line is `null`: pi 0.87.1 skips it".to_string()
+            } else {
+                format!("the line is {what} with a falsy value: pi 0.87.1 skips it")
+            },
+        )
+        .with_pi(PiEffect::Dropped),
+        _ if cx.schema == LineSchema::V1 => Diagnostic::new(
+            Code::NonObjectLine,
+            Some(location),
+            format!("the line is {what}, not an object: pi's version-1 migration throws a TypeError on it"),
+        )
+        .with_pi(PiEffect::Crash),
+        _ => Diagnostic::new(
+            Code::NonObjectLine,
+            Some(location),
+            format!("the line is {what}, not an object: pi keeps it as an entry without an id"),
+        ),
+    }
+}
+
+/// The diagnostic of a line that is not JSON: torn, split by a lone CR, or just invalid.
+fn not_json(cx: &Context<'_, '_, '_>, line: &Line<'_>, error: &ParseError) -> Diagnostic {
+    let text: &str = &line.text;
+    let at = |range: Range<usize>| location(cx.bytes, line.number, line.offset, text, range);
+    let last = !cx.bytes[line.offset + line.len..].contains(&b'\n');
+    let inner_cr = text.trim_end_matches('\r').find('\r');
+    let error_at = error.offset.min(text.len());
+    if let Some(cr) = inner_cr.filter(|&cr| error_at >= cr) {
+        let records = text
+            .trim_end_matches('\r')
+            .split('\r')
+            .filter(|p| !p.trim().is_empty())
+            .count();
+        return Diagnostic::new(
+            Code::LoneCarriageReturn,
+            Some(at(cr..cr + 1)),
+            format!(
+                "a carriage return (CR) without LF separates records here; pi splits lines only at LF, so it reads these {records} records as one line that is not JSON and drops it"
+            ),
+        );
+    }
+    if last {
+        return Diagnostic::new(
+            Code::TornLastLine,
+            Some(at(error_at..text.len())),
+            format!(
+                "the last line is cut off ({}) and the file does not end with a newline: an interrupted write; pi drops the line, and its next append is glued onto it",
+                error.message
+            ),
+        );
+    }
+    let bom = text.starts_with('\u{FEFF}');
+    let mut message = format!("not valid JSON: {}; pi drops this line", error.message);
+    if bom {
+        message = "the line starts with a byte order mark (U+FEFF), which JSON does not allow; pi drops this line".into();
+    }
+    Diagnostic::new(
+        Code::InvalidJson,
+        Some(at(error_at..(error_at + 1).min(text.len()))),
+        message,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations_on_a_line_with_invalid_utf8_point_at_the_raw_bytes() {
+        // Decoded: `{"a":"�","b":1}` — the replacement character is 3 bytes for 1 raw byte.
+        let raw = b"{\"a\":\"\xff\",\"b\":1}\n";
+        let text = String::from_utf8_lossy(raw[..raw.len() - 1].as_ref()).into_owned();
+        let b = text.find("1}").unwrap();
+        let l = location(raw, 1, 0, &text, b..b + 1);
+        assert_eq!(l.offset, raw.iter().position(|&c| c == b'1').unwrap());
+        assert_eq!((l.length, l.column), (1, 14));
+        // A span over the replacement character covers the byte it replaced.
+        let r = text.find('\u{FFFD}').unwrap();
+        let l = location(raw, 1, 0, &text, r..r + 3);
+        assert_eq!((l.offset, l.length, l.column), (6, 1, 7));
+    }
+
+    #[test]
+    fn raw_offsets_through_replacement_characters() {
+        let raw = b"a\xe2\x82b\xffc";
+        // Decoded: a, U+FFFD (for the 2-byte truncated sequence), b, U+FFFD, c.
+        assert_eq!(raw_offset(raw, 0), 0);
+        assert_eq!(raw_offset(raw, 1), 1);
+        assert_eq!(raw_offset(raw, 4), 3);
+        assert_eq!(raw_offset(raw, 5), 4);
+        assert_eq!(raw_offset(raw, 8), 5);
+        assert_eq!(raw_offset(raw, 9), 6);
+    }
+
+    #[test]
+    fn deep_lines_are_checked_above_the_limit_and_flagged_as_errors() {
+        let header = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n";
+        for depth in [100, 200, 5000] {
+            let line = format!(
+                "{{\"type\":\"message\",\"id\":\"a1b2c3d4\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"timestamp\":1,\"content\":[{{\"type\":\"text\",\"text\":5,\"x\":{}0{}}}]}}}}\n",
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            let file = format!("{header}{line}");
+            let report = crate::validate(file.as_bytes(), &Options::default());
+            let codes: Vec<(Code, Option<&str>)> = report
+                .diagnostics
+                .iter()
+                .map(|d| (d.code, d.pointer.as_deref()))
+                .collect();
+            assert!(!report.verdict.strict, "{depth}: {codes:?}");
+            // The wrong `text` is found (the schema names the content it makes invalid).
+            assert!(
+                codes
+                    .iter()
+                    .any(|(_, p)| p.is_some_and(|p| p.starts_with("/message/content"))),
+                "{depth}: {codes:?}"
+            );
+            let deep = codes.iter().any(|(c, _)| *c == Code::DeepNesting);
+            // serde_json reads up to 128 levels itself: those lines are checked whole.
+            assert_eq!(deep, depth > 100, "{depth}: {codes:?}");
+        }
+    }
+}
