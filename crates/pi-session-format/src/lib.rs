@@ -11,9 +11,14 @@
 //! - [`migrate`]: the v1→v2→v3 migrations;
 //! - [`tree`]: path walk, children, labels, session name, tree view;
 //! - [`context`]: `buildSessionContext` and `convertToLlm`;
-//! - [`types`]: the typed serde model of every entry and message;
-//! - [`validate`]: diagnostics with stable codes, and the strict and pi-loadable verdicts;
-//! - [`schemas`]: the JSON Schemas generated from [`types`];
+//! - [`info`]: the session listing entry (`SessionInfo`), streamed;
+//! - [`llm`]: the messages sent to the model (`convertToLlm`);
+//! - [`date`]: JavaScript's `Date` parsing and formatting;
+//! - [`types`]: the typed serde model of every entry and message (JSON Schema derives behind
+//!   the `schema` feature, `Arbitrary` behind `arbitrary`).
+//!
+//! The validator and the JSON Schemas are the `pi-session-validate` crate; the session
+//! generator and the fuzzing checks are `pi-session-testkit`.
 
 pub mod date;
 pub use pi_session_json as json;

@@ -2057,6 +2057,7 @@ mod tests {
 
     // ---- schema ----
 
+    #[cfg(feature = "schema")]
     fn def<'a>(root: &'a Value, name: &str) -> &'a Value {
         &root["$defs"][name]
     }

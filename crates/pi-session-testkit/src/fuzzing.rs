@@ -10,7 +10,7 @@
 //! | [`parse_bytes`] | any bytes load or are refused without a panic; every non-blank line is exactly one record, diagnostic (dropped line) or skipped value, at its place, and every other byte is an LF or whitespace; `scan_skeleton` agrees with `parse` |
 //! | [`roundtrip`] | `JSON.stringify` then `JSON.parse` gives the same value and text again; a loaded session written and loaded again gives the same records, diagnostics and bytes; unknown fields survive a rewrite |
 //! | [`streaming_eq_whole`] | the lines of an input fed in chunks of any sizes ([`model::ChunkedLines`]) are those of [`pi_session_format::read`] over the whole input |
-//! | [`migrate`] | loading (v1→v3 at once) equals the migration functions, and equals writing the v2 file and loading that; a v3 file and a migrated file load unchanged; records, their order and every member but the ids survive; v1 ids are unique and chained |
+//! | [`migrate()`] | loading (v1→v3 at once) equals the migration functions, and equals writing the v2 file and loading that; a v3 file and a migrated file load unchanged; records, their order and every member but the ids survive; v1 ids are unique and chained |
 //! | [`context`] | on generated sessions ([`spec::SessionSpec`]): the context terminates, reports exactly the parent cycles there are, and equals the rules' model ([`model::context`]): every message from an entry on the path, compaction window, settings |
 //! | [`to_llm`] | on generated messages ([`spec::LlmSpec`]): `convertToLlm` equals the rules' templates ([`model::to_llm`]) |
 //! | [`tree()`] | `getTree()` terminates, writes JSON bounded by the input's size, each reachable node once when not pi's form, and exactly pi's output (a literal model of `getTree()`) when it says so |
@@ -41,7 +41,7 @@ use std::collections::HashSet;
 /// Both pi versions whose rules the library follows.
 const PIS: [PiVersion; 2] = [PiVersion::V0_73, PiVersion::V0_87];
 
-/// The header prepended by [`migrate`] to inputs that have none: a v1 header.
+/// The header prepended by [`migrate()`] to inputs that have none: a v1 header.
 pub const V1_HEADER: &str =
     r#"{"type":"session","id":"fuzz","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#;
 

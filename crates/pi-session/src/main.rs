@@ -7,8 +7,7 @@
 
 mod conformance;
 pub mod display;
-#[path = "gen.rs"]
-mod gen_command;
+mod generate;
 mod input;
 mod migrate;
 mod ops;
@@ -74,7 +73,7 @@ enum Command {
     },
     /// Write a deterministic, realistic session (benchmarks, scaling tests): `gen --size 100MB
     /// --seed 1 [--version 1|2|3] [--out FILE]`, or `gen --entries N --linear`.
-    Gen(gen_command::GenArgs),
+    Gen(generate::GenArgs),
     /// Print a JSON Schema of the format (generated from the library's types, see
     /// schemas/README.md); without NAME, list the schema names.
     Schema {
@@ -121,7 +120,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Conformance { command } => conformance::main(command),
         Command::Schema { name } => schema::main(name.as_deref()),
-        Command::Gen(args) => gen_command::main(args),
+        Command::Gen(args) => generate::main(args),
         Command::Validate(args) => validate::main(args),
         Command::Migrate(args) => migrate::main(args),
         command => run_file_command(command),

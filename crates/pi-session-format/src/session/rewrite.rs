@@ -707,7 +707,8 @@ mod tests {
     /// the lines that are not records kept at their place.
     fn whole_array(bytes: &[u8], pi: PiVersion) -> Vec<u8> {
         let session =
-            Session::load_unmigrated(bytes, pi, super::super::Pieces::Borrowed(&|_| {})).unwrap();
+            Session::load_unmigrated(bytes, pi, super::super::load::Pieces::Borrowed(&|_| {}))
+                .unwrap();
         let mut values: Vec<JsValue> = session
             .records
             .iter()

@@ -1,0 +1,247 @@
+//! One parsed line of a session file: what it is ([`Kind`]), where it is, its skeleton keys,
+//! and its text, from which its value is parsed (and migrated) when asked for.
+
+use super::key::Key;
+use super::load::ReadAt;
+use crate::json::{self, JsValue, MessageScan};
+use crate::migrate;
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::{Deref, Range};
+
+/// What a parsed line is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// An object whose `type` is the string `"session"`: a header line.
+    Header,
+    /// Any other object; `type` is its `type` member when that is a string.
+    Entry {
+        /// The `type` member, when it is a string (pi's own types are shared, not
+        /// allocated per line).
+        type_: Option<Cow<'static, str>>,
+    },
+    /// JSON `null` (pi 0.73.1 throws on these).
+    Null,
+    /// `false`, `0` or `""`: id-less entries for pi 0.73.1 (ignored by 0.87.1).
+    Falsy,
+    /// A number, string, boolean or array (pi keeps them as id-less entries).
+    Other,
+}
+
+/// One parsed line: where it is, what it is, its `id`/`parentId`, and its value.
+#[derive(Debug)]
+pub struct Record<'a> {
+    /// 1-based line number in the file.
+    pub line: usize,
+    /// Byte offset of the line in the file.
+    pub offset: usize,
+    /// What the line holds.
+    pub kind: Kind,
+    /// The `id` member.
+    pub id: Key,
+    /// The `parentId` member.
+    pub parent_id: Key,
+    /// The skeleton of the `message` member, for entries read from the file (`None` once a
+    /// migration rewrote the value, which may change the message).
+    pub message: Option<MessageScan>,
+    /// Whether the line held invalid UTF-8 (its text has replacement characters).
+    pub lossy: bool,
+    /// Whether `id` and `parent_id` are the ones v1→v2 gave the entry, which its value gets
+    /// when it is parsed from the text (see [`Session::load_with`]).
+    pub(super) fresh_ids: bool,
+    pub(super) text: Text<'a>,
+    pub(super) value: Option<Box<JsValue>>,
+}
+
+/// Where a record's line text is.
+pub(super) enum Text<'a> {
+    /// In the input, validated as UTF-8 there.
+    Str(&'a str),
+    /// In the input, which was read through a buffer ([`Session::load_reading`]): read
+    /// again, the same way, the first time the text is asked for, so that records of lines
+    /// nobody asks about never bring their part of the input into memory, and those that
+    /// are asked about cost their own length (not the pages around them).
+    Read {
+        read_at: &'a ReadAt<'a>,
+        /// The line's bytes in the input (copied from when `read_at` fails).
+        source: &'a [u8],
+        offset: usize,
+        text: std::sync::OnceLock<Box<str>>,
+    },
+    /// The decoded text of a line with invalid UTF-8.
+    Owned(Box<str>),
+}
+
+impl fmt::Debug for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Text::Read { offset, source, .. } => {
+                write!(f, "Read({offset}..{})", offset + source.len())
+            }
+            _ => fmt::Debug::fmt(self.as_str(), f),
+        }
+    }
+}
+
+impl<'a> Text<'a> {
+    pub(super) fn new(text: Cow<'a, str>) -> Text<'a> {
+        match text {
+            Cow::Borrowed(s) => Text::Str(s),
+            Cow::Owned(s) => Text::Owned(s.into_boxed_str()),
+        }
+    }
+
+    /// The text of `range` (which must fall on character boundaries).
+    fn get(&self, range: Range<usize>) -> Option<&str> {
+        match self {
+            Text::Str(s) => s.get(range),
+            Text::Read { .. } => self.as_str().get(range),
+            Text::Owned(s) => s.get(range),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            Text::Str(s) => s,
+            Text::Read {
+                read_at,
+                source,
+                offset,
+                text,
+            } => text.get_or_init(|| {
+                let mut buf = vec![0; source.len()];
+                if !read_at(&mut buf, *offset) {
+                    buf.copy_from_slice(source);
+                }
+                // It was valid UTF-8 when first read; only a file changed since then can
+                // make it invalid.
+                match String::from_utf8(buf) {
+                    Ok(s) => s.into_boxed_str(),
+                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into(),
+                }
+            }),
+            Text::Owned(s) => s,
+        }
+    }
+}
+
+/// A value that is either borrowed from a record or freshly parsed from its line.
+pub enum ValueRef<'r> {
+    /// The record's materialised (for example migrated) value.
+    Borrowed(&'r JsValue),
+    /// Parsed from the line text on demand.
+    Owned(JsValue),
+}
+
+impl Deref for ValueRef<'_> {
+    type Target = JsValue;
+    fn deref(&self) -> &JsValue {
+        match self {
+            ValueRef::Borrowed(v) => v,
+            ValueRef::Owned(v) => v,
+        }
+    }
+}
+
+impl ValueRef<'_> {
+    /// The value, owned (cloning only when it was borrowed).
+    pub fn into_owned(self) -> JsValue {
+        match self {
+            ValueRef::Borrowed(v) => v.clone(),
+            ValueRef::Owned(v) => v,
+        }
+    }
+}
+
+impl<'a> Record<'a> {
+    /// Whether the record is the value of a `type: "session"` line.
+    pub fn is_header(&self) -> bool {
+        self.kind == Kind::Header
+    }
+
+    /// The `type` member when it is a string.
+    pub fn entry_type(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Entry { type_ } => type_.as_deref(),
+            Kind::Header => Some("session"),
+            _ => None,
+        }
+    }
+
+    /// The value of the line, migrated when the file was: parsed from the text (and given
+    /// its v1→v2 ids) unless the migration materialised it.
+    pub fn value(&self) -> ValueRef<'_> {
+        match &self.value {
+            Some(v) => ValueRef::Borrowed(v),
+            None => {
+                // The text parsed once already while loading, so this cannot fail.
+                let mut value = json::parse(self.text.as_str()).unwrap_or_default();
+                if self.fresh_ids {
+                    self.give_fresh_ids(&mut value);
+                }
+                ValueRef::Owned(value)
+            }
+        }
+    }
+
+    /// v1→v2 on the value parsed from the text: the `id` and `parentId` of the keys.
+    fn give_fresh_ids(&self, value: &mut JsValue) {
+        fn as_str(key: &Key) -> Option<&str> {
+            match key {
+                Key::String(bytes) => std::str::from_utf8(bytes).ok(),
+                _ => None,
+            }
+        }
+        if let (Some(entry), Some(id)) = (value.as_object_mut(), as_str(&self.id)) {
+            migrate::v1_entry(
+                entry,
+                id,
+                as_str(&self.parent_id),
+                migrate::FirstKept::Untouched,
+            );
+        }
+    }
+
+    /// The line text as it was read (decoded: invalid UTF-8 became U+FFFD).
+    pub fn text(&self) -> &str {
+        self.text.as_str()
+    }
+
+    /// The text of the `message` member when it is already in `JSON.stringify` form and the
+    /// record was not rewritten: it can be copied to the output as is. (The loader does not
+    /// check the form of every message; this checks the one asked for.)
+    pub fn canonical_message_text(&self) -> Option<&str> {
+        let m = self.message.as_ref().filter(|_| self.value.is_none())?;
+        let text = self.text.get(m.start..m.end)?;
+        (m.canonical || json::is_canonical(text.as_bytes())).then_some(text)
+    }
+
+    /// The value of the `message` member, parsed from its text alone (or taken from the
+    /// rewritten value); `None` when the record has no `message` member.
+    pub fn message_value(&self) -> Option<JsValue> {
+        match (&self.value, self.message.as_ref()) {
+            (Some(v), _) => v.get("message").cloned(),
+            (None, Some(m)) => self
+                .text
+                .get(m.start..m.end)
+                .and_then(|t| json::parse(t).ok()),
+            (None, None) => None,
+        }
+    }
+
+    /// Whether the value differs from the text (a migration changed it).
+    pub fn is_rewritten(&self) -> bool {
+        self.value.is_some() || self.fresh_ids
+    }
+
+    /// Replaces the value (after a migration) and refreshes the skeleton fields.
+    pub(super) fn set_value(&mut self, value: JsValue) {
+        let unique = (self.offset as u64) << 1;
+        self.id = Key::of(value.get("id"), unique);
+        self.parent_id = Key::of(value.get("parentId"), unique | 1);
+        // The skeleton describes the text, not the rewritten value.
+        self.message = None;
+        self.fresh_ids = false;
+        self.value = Some(Box::new(value));
+    }
+}
