@@ -12,22 +12,31 @@
 //!
 //! The module is cut by what each part holds: [`key`] (`id`/`parentId` values compared as
 //! JavaScript compares them), [`record`] (one parsed line), [`records`] (all of them, in file
-//! order), `load.rs` (the parallel loader, the header and version rules) and `rewrite.rs`
-//! (the file as pi leaves it after loading, streamed).
+//! order), `load.rs` (the parallel loader, the header and version rules), `rewrite.rs`
+//! (the file as pi leaves it after loading, streamed), `query.rs` (the one-call answers:
+//! context, `convertToLlm`, tree, listing, typed entries) and `open.rs` (a session that owns
+//! its bytes, read from a path).
 
 use crate::PiVersion;
+use crate::tree::Index;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 pub mod key;
 mod load;
+mod open;
+mod query;
 pub mod record;
 pub mod records;
 pub(crate) mod rewrite;
 
 pub use key::{Key, KeyBytes, QUOTE_MAX, quoted};
 pub use load::{
-    DroppedLine, LoadError, LoadOptions, ReadAt, SkippedValue, VersionInfo, version_number,
+    DroppedLine, HeaderProblem, LoadError, LoadOptions, ReadAt, SkippedValue, VersionInfo,
+    version_number,
 };
+pub use open::{OpenError, OwnedSession};
+pub use query::{EntryError, TypedEntry};
 pub use record::{Kind, Record, ValueRef};
 pub use records::Records;
 use rewrite::Plan;
@@ -87,6 +96,14 @@ pub struct Session<'a> {
     pub pi: PiVersion,
     /// The migration the records went through (the ids v1→v2 gave them).
     plan: Plan,
+    /// `byId`, the leaf and the links, built the first time something needs them
+    /// ([`Session::index`]). They describe the records as loaded: code that changes the
+    /// public fields afterwards builds its own with [`Index::build`].
+    index: OnceLock<Index>,
+    /// The file's modification time in milliseconds since the Unix epoch, pi's last
+    /// fallback for the listing's `modified` ([`Session::info`]); set by
+    /// [`Session::open`] or [`Session::with_mtime`].
+    mtime_ms: Option<f64>,
 }
 
 impl<'a> Session<'a> {
@@ -96,7 +113,7 @@ impl<'a> Session<'a> {
     }
 
     /// The entries (non-header values) in file order.
-    pub fn entry_records(&self) -> impl Iterator<Item = &Record<'a>> {
+    pub fn entry_records(&self) -> impl ExactSizeIterator<Item = &Record<'a>> {
         self.entries.iter().map(|&i| &self.records[i])
     }
 

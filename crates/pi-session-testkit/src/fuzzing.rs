@@ -119,6 +119,7 @@ fn check_load(data: &[u8], pi: PiVersion) {
             );
             return;
         }
+        Err(e) => panic!("{pi:?}: refused for a reason the model does not know: {e}"),
         Ok(session) => session,
     };
     let first = first.expect("loaded without any value");

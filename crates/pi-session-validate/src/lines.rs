@@ -226,7 +226,8 @@ fn bom(pi: PiVersion) -> Diagnostic {
     );
     match pi {
         PiVersion::V0_73 => d,
-        PiVersion::V0_87 => Diagnostic {
+        // 0.87.1 and later.
+        _ => Diagnostic {
             message: "the file starts with a UTF-8 byte order mark: pi 0.87.1 cannot parse the header line".into(),
             ..d
         }

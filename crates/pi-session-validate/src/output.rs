@@ -65,11 +65,7 @@ impl ValidateReport {
         ValidateReport {
             format_version: FORMAT_VERSION,
             tool,
-            pi: match pi {
-                PiVersion::V0_73 => "0.73.1",
-                PiVersion::V0_87 => "0.87.1",
-            }
-            .to_string(),
+            pi: pi.release().to_string(),
             verdict,
             files,
             summary,

@@ -10,6 +10,7 @@ mod fault;
 
 use fault::Guard;
 use memmap2::{Mmap, UncheckedAdvice};
+use pi_session_format::info;
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
@@ -70,11 +71,7 @@ impl Input {
         if !metadata.is_file() {
             return read_stream(file);
         }
-        let mtime = metadata
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0.0, |d| d.as_millis() as f64);
+        let mtime = metadata.modified().map_or(0.0, info::mtime_ms);
         if metadata.len() == 0 {
             // Empty, or a file whose size the kernel does not know (procfs): read it.
             let mut bytes = Vec::new();

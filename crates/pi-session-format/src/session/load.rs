@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// A line that is not JSON (pi drops it silently).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +33,7 @@ pub struct DroppedLine {
 
 /// Why a file cannot be loaded as a session.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LoadError {
     /// The file has no parseable line at all (pi 0.73.1 rewrites it to a fresh header; pi
     /// 0.87.1 does so only for an empty file and refuses any other).
@@ -45,13 +47,55 @@ pub enum LoadError {
     /// (pi 0.73.1 truncates the file to a fresh header, pi 0.87.1 refuses to open it; we
     /// refuse and leave it untouched).
     InvalidHeader {
-        /// Line of the first parseable value.
+        /// Line of the first parseable value (the value starts at its first column).
         line: usize,
         /// What is wrong with it.
-        reason: String,
+        reason: HeaderProblem,
         /// Whose rules the file was loaded with.
         pi: PiVersion,
     },
+}
+
+/// What is wrong with the first value of a file that is not a session header
+/// ([`LoadError::InvalidHeader`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HeaderProblem {
+    /// `type` is `"session"` but `id` is not a string: `found` is the `id` as JSON
+    /// (`undefined` when absent).
+    IdNotString {
+        /// The `id` member as written, shortened.
+        found: String,
+    },
+    /// `type` is a string other than `"session"`.
+    NotSession {
+        /// The `type` member as a quoted JSON string, shortened.
+        found: String,
+    },
+    /// An object without a string `type`.
+    NoType,
+    /// The value is `null` (pi throws a `TypeError` reading its `type`).
+    Null,
+    /// The value is not an object.
+    NotAnObject,
+}
+
+impl fmt::Display for HeaderProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HeaderProblem::IdNotString { found } => {
+                write!(f, "`id` must be a string, found {found}")
+            }
+            HeaderProblem::NotSession { found } => {
+                write!(f, "`type` is {found}, expected \"session\"")
+            }
+            HeaderProblem::NoType => f.write_str("the first JSON line has no string `type`"),
+            HeaderProblem::Null => {
+                f.write_str("the first JSON line is `null` (pi throws a TypeError)")
+            }
+            HeaderProblem::NotAnObject => f.write_str("the first JSON line is not an object"),
+        }
+    }
 }
 
 impl fmt::Display for LoadError {
@@ -128,16 +172,24 @@ pub struct LoadOptions<'g> {
 }
 
 impl<'a> Session<'a> {
-    /// Loads a session from its bytes with random migration ids.
-    pub fn load(bytes: &'a [u8]) -> Result<Session<'a>, LoadError> {
-        let mut ids = migrate::RandomIds;
+    /// Loads a session from its bytes with `pi`'s rules, as pi's `SessionManager.open`
+    /// does (a v1/v2 file is migrated in memory, its new ids random). The session remembers
+    /// the rules: its answers ([`Session::context`], [`Session::info`], ...) follow them.
+    ///
+    /// [`Session::open`] reads a file into a session that owns its bytes.
+    pub fn from_bytes(bytes: &'a [u8], pi: PiVersion) -> Result<Session<'a>, LoadError> {
         Self::load_with(
             bytes,
             LoadOptions {
-                ids: &mut ids,
-                pi: PiVersion::default(),
+                ids: &mut migrate::RandomIds,
+                pi,
             },
         )
+    }
+
+    /// [`Session::from_bytes`] with the default rules ([`PiVersion::V0_73`]).
+    pub fn load(bytes: &'a [u8]) -> Result<Session<'a>, LoadError> {
+        Self::from_bytes(bytes, PiVersion::default())
     }
 
     /// Loads a session from its bytes.
@@ -345,6 +397,8 @@ impl<'a> Session<'a> {
             skipped,
             version,
             plan: Plan::identity(),
+            index: OnceLock::new(),
+            mtime_ms: None,
         };
         for (i, r) in session.records.iter().enumerate() {
             let reason = match r.kind {
@@ -675,13 +729,13 @@ fn scan<'a, 'l>(
 fn check_header(first: &Record<'_>, pi: PiVersion) -> Result<(), LoadError> {
     let reason = match (&first.kind, &first.id) {
         (Kind::Header, Key::String(_)) => return Ok(()),
-        (Kind::Header, id) => format!("`id` must be a string, found {}", id.display()),
-        (Kind::Entry { type_: Some(t) }, _) => {
-            format!("`type` is {}, expected \"session\"", quoted(t))
-        }
-        (Kind::Entry { type_: None }, _) => "the first JSON line has no string `type`".into(),
-        (Kind::Null, _) => "the first JSON line is `null` (pi throws a TypeError)".into(),
-        (Kind::Other | Kind::Falsy, _) => "the first JSON line is not an object".into(),
+        (Kind::Header, id) => HeaderProblem::IdNotString {
+            found: id.display(),
+        },
+        (Kind::Entry { type_: Some(t) }, _) => HeaderProblem::NotSession { found: quoted(t) },
+        (Kind::Entry { type_: None }, _) => HeaderProblem::NoType,
+        (Kind::Null, _) => HeaderProblem::Null,
+        (Kind::Other | Kind::Falsy, _) => HeaderProblem::NotAnObject,
     };
     Err(LoadError::InvalidHeader {
         line: first.line,

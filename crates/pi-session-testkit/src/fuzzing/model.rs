@@ -425,7 +425,8 @@ pub fn context(session: &Session<'_>, leaf: &Leaf, pi: PiVersion) -> ModelContex
                 }
             }
         }
-        PiVersion::V0_87 => {
+        // 0.87.1 and later.
+        _ => {
             // E4: the last edit per target among the selected entries.
             let edit_for = |i: usize| {
                 selected

@@ -1,0 +1,189 @@
+//! The one-call answers of a loaded session: what pi sends to the model
+//! ([`Session::context`], [`Session::to_llm`]), the tree ([`Session::tree`]), the listing
+//! entry ([`Session::info`]) and the entries as typed values ([`Session::entries`]).
+//!
+//! Each answer uses the rules the session was loaded with ([`Session::pi`]) and the index
+//! built on first use ([`Session::index`]), so that asking several questions of one session
+//! links its entries once.
+
+use super::Session;
+use super::record::Record;
+use crate::context::{Context, Message, build_context};
+use crate::info::{mtime_ms, write_session_info};
+use crate::json::{self, JsValue};
+use crate::tree::{CycleError, Index, Leaf, Tree};
+use crate::{llm, types};
+use std::fmt;
+use std::io::{self, Write};
+use std::time::SystemTime;
+
+impl<'a> Session<'a> {
+    /// `byId`, the leaf and the parent links ([`Index`]), built the first time they are
+    /// needed and kept: every later question reuses them.
+    ///
+    /// The index describes the records as they were loaded; after changing the public
+    /// fields, build a new one with [`Index::build`].
+    pub fn index(&self) -> &Index {
+        self.index.get_or_init(|| Index::build(self))
+    }
+
+    /// What pi's `buildSessionContext` returns for `leaf` ([`Leaf::Current`]: the leaf pi
+    /// has after opening the file), with the rules of [`Session::pi`].
+    ///
+    /// Fails only on a parent cycle on the path, where pi loops forever.
+    ///
+    /// ```
+    /// use pi_session_format::{Leaf, PiVersion, Session};
+    ///
+    /// let file = br#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}
+    /// {"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}
+    /// "#;
+    /// let session = Session::from_bytes(file, PiVersion::V0_73)?;
+    /// let context = session.context(Leaf::Current)?;
+    /// assert_eq!(context.messages.len(), 1);
+    /// assert_eq!(context.messages[0].role(), Some("user"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn context(&self, leaf: Leaf) -> Result<Context<'_>, CycleError> {
+        build_context(self, self.index(), &leaf, self.pi)
+    }
+
+    /// The messages pi sends to the model for `leaf`: `convertToLlm` of the context's
+    /// messages ([`llm::to_llm`]).
+    pub fn to_llm(&self, leaf: Leaf) -> Result<Vec<Message<'_>>, CycleError> {
+        Ok(llm::to_llm(self.context(leaf)?.messages, self.pi))
+    }
+
+    /// The tree pi's `getTree()` builds (children sorted, labels attached);
+    /// [`Tree::write_json`] writes it as pi's `JSON.stringify` shows it.
+    pub fn tree(&self) -> Tree {
+        Tree::build(self, self.index())
+    }
+
+    /// [`Session::tree`] written as pi's `JSON.stringify(getTree())` shows it.
+    pub fn tree_json(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.tree().write_json(self, self.index(), &mut out);
+        out
+    }
+
+    /// The listing entry pi shows for the file (`SessionManager.list()`, `pi --resume`):
+    /// `{id, cwd, name?, parentSessionPath?, created, modified, messageCount, firstMessage,
+    /// allMessagesText}`, or `None` when pi leaves the file out of lists.
+    ///
+    /// pi's last fallback for `modified` is the file's modification time: the one
+    /// [`Session::open`] read, or the one given to [`Session::with_mtime`], else the Unix
+    /// epoch.
+    pub fn info(&self) -> Option<JsValue> {
+        let mut out = Vec::new();
+        // Writing into a vector cannot fail.
+        let _ = self.write_info(&mut out);
+        // The entry is `JSON.stringify` output, or `null`.
+        json::parse(std::str::from_utf8(&out).ok()?)
+            .ok()
+            .filter(|v| !matches!(v, JsValue::Null))
+    }
+
+    /// [`Session::info`] written as `JSON.stringify` shows it (`null` when pi leaves the
+    /// file out of lists), streamed: memory holds pieces of the file, not its texts.
+    pub fn write_info(&self, out: &mut dyn Write) -> io::Result<()> {
+        write_session_info(
+            self.source,
+            None,
+            self.mtime_ms.unwrap_or(0.0),
+            self.pi,
+            out,
+        )
+    }
+
+    /// The session with `mtime` as the file's modification time ([`Session::info`]).
+    pub fn with_mtime(mut self, mtime: SystemTime) -> Session<'a> {
+        self.mtime_ms = Some(mtime_ms(mtime));
+        self
+    }
+
+    /// The entries in file order as typed values ([`types::Entry`]: unknown fields and
+    /// unknown entry types are kept, so serializing one loses nothing of its value), each
+    /// with its [`Record`] for what the typed model does not say (its line, its exact
+    /// text). A file pi migrated yields the migrated entries.
+    ///
+    /// An entry whose known `type` does not have the fields pi's types declare is an
+    /// [`EntryError`]: pi itself reads such lines without checking them, and so do the
+    /// other methods of [`Session`].
+    ///
+    /// ```
+    /// use pi_session_format::{PiVersion, Session, types::Entry};
+    ///
+    /// let file = br#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}
+    /// {"type":"session_info","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","name":"demo","mood":"kept"}
+    /// "#;
+    /// let session = Session::from_bytes(file, PiVersion::V0_73)?;
+    /// let entry = session.entries().next().unwrap()?;
+    /// let Entry::SessionInfo(info) = &entry.entry else { panic!("a session_info entry") };
+    /// assert_eq!(info.name.as_deref(), Some("demo"));
+    /// assert_eq!(info.extra["mood"], "kept");
+    /// assert_eq!(entry.record.line, 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn entries(
+        &self,
+    ) -> impl ExactSizeIterator<Item = Result<TypedEntry<'_, 'a>, EntryError>> + '_ {
+        self.entry_records().map(TypedEntry::of)
+    }
+}
+
+/// An entry as a typed value, with the record it was read from.
+#[derive(Debug)]
+pub struct TypedEntry<'s, 'a> {
+    /// The typed value.
+    pub entry: types::Entry,
+    /// The line it was read from: its number, its text, its value as JavaScript sees it.
+    pub record: &'s Record<'a>,
+}
+
+impl<'s, 'a> TypedEntry<'s, 'a> {
+    fn of(record: &'s Record<'a>) -> Result<TypedEntry<'s, 'a>, EntryError> {
+        let parsed = if record.is_rewritten() {
+            serde_json::from_str(&json::to_string(&record.value()))
+        } else {
+            serde_json::from_str(record.text())
+        };
+        match parsed {
+            Ok(entry) => Ok(TypedEntry { entry, record }),
+            Err(e) => Err(EntryError {
+                line: record.line,
+                column: if record.is_rewritten() {
+                    1
+                } else {
+                    e.column().max(1)
+                },
+                message: e.to_string(),
+            }),
+        }
+    }
+}
+
+/// An entry that does not fit the typed model ([`Session::entries`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryError {
+    /// 1-based line number.
+    pub line: usize,
+    /// 1-based column where the typed model stopped, when serde knows it; otherwise 1 (the
+    /// whole value: a field of a known entry type, or a migrated entry, whose text is not
+    /// the file's).
+    pub column: usize,
+    /// What does not fit (serde's message).
+    pub message: String,
+}
+
+impl fmt::Display for EntryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: the entry does not fit the typed model: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for EntryError {}
