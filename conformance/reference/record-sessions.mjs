@@ -5,7 +5,7 @@
 //
 // Writes one case directory per scenario, `<out>/recorded-<scenario>/` with `session.jsonl` (the file
 // exactly as pi's SessionManager wrote it) and `case.json` (description, rules, ops). The expected
-// outputs are not written here: `cargo xtask conformance bless` computes them with the reference.
+// outputs are not written here: `cargo xtask bless cases` computes them with the reference.
 //
 // How a session is recorded: SessionManager.create(cwd, tmpdir), then the public API pi's agent
 // session itself calls — appendModelChange, appendThinkingLevelChange, appendMessage (user,

@@ -3,7 +3,7 @@
 
 Each case is one line below (name, the codes it must produce, the bytes, what it shows). The
 expected outputs are not written here: `expected.json` is the validator's report, reviewed and
-blessed with `PI_SESSION_BLESS=1 cargo test -p pi-session-format --test validate_corpus`, and
+blessed with `cargo xtask bless validate`, and
 `pi.json` is what the pinned pi did with the file (`cargo xtask conformance validate-reference`).
 Run: python3 conformance/validate/make_cases.py
 """

@@ -1,5 +1,6 @@
-//! `cargo xtask conformance …`: bless the corpus, check it against the reference, and fuzz
-//! the reference against `pi-session`.
+//! `cargo xtask conformance …`: check the corpus against the reference, and fuzz the
+//! reference against `pi-session`; the writing half of `check-reference` is
+//! `cargo xtask bless cases` ([`crate::bless`]).
 
 use crate::reference::{self, Request, Response};
 use crate::root;
@@ -12,14 +13,13 @@ use std::time::Duration;
 
 pub fn main(args: &[&str]) -> Result<(), String> {
     match args {
-        ["bless", rest @ ..] => bless(&only(rest)?, true),
         ["check-reference", rest @ ..] => bless(&only(rest)?, false),
         ["fuzz-reference", rest @ ..] => fuzz_reference(rest),
         _ => Err(format!("unknown conformance command\n{}", crate::USAGE)),
     }
 }
 
-fn only(args: &[&str]) -> Result<Vec<String>, String> {
+pub fn only(args: &[&str]) -> Result<Vec<String>, String> {
     let mut globs = Vec::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -58,7 +58,7 @@ enum Expectation {
 }
 
 /// `bless` writes the expectations; otherwise (`check-reference`) compares them.
-fn bless(only: &[String], write: bool) -> Result<(), String> {
+pub fn bless(only: &[String], write: bool) -> Result<(), String> {
     let cases = corpus::load_cases(&cases_dir()).map_err(|e| e.to_string())?;
     let selected = run::select(&cases, only, &[])?;
     let (ours, theirs): (Vec<&Case>, Vec<&Case>) = selected
@@ -159,7 +159,7 @@ fn bless(only: &[String], write: bool) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "{} expected outputs differ from what the reference computes now:\n{}\nregenerate with `cargo xtask conformance bless` and review the diff",
+            "{} expected outputs differ from what the reference computes now:\n{}\nregenerate with `cargo xtask bless cases` and review the diff",
             differences.len(),
             differences.join("\n")
         ))
@@ -247,7 +247,7 @@ fn fuzz_reference(args: &[&str]) -> Result<(), String> {
     if save {
         let saved = save_mismatches(&keep, &seed, pi)?;
         println!(
-            "saved {saved} mismatching sessions as cases under conformance/cases/regressions/; bless them with `cargo xtask conformance bless --only 'regressions/*'`"
+            "saved {saved} mismatching sessions as cases under conformance/cases/regressions/; bless them with `cargo xtask bless cases --only 'regressions/*'`"
         );
     } else {
         println!(

@@ -1,8 +1,9 @@
 //! `cargo xtask …`: project chores that are code, not shell scripts.
 //!
-//! - `cargo xtask conformance bless [--only GLOB]…` — write the expected outputs of the corpus
+//! - `cargo xtask bless cases [--only GLOB]…` — write the expected outputs of the corpus
 //!   with the pinned reference (`conformance/reference/`), and with `pi-session` for the
-//!   `divergence/` cases;
+//!   `divergence/` cases; `cargo xtask bless validate` — write the validator corpus's
+//!   `expected.json` reports (the one bless mechanism for both corpora, `bless.rs`);
 //! - `cargo xtask conformance check-reference` — recompute them with the reference and fail on
 //!   any difference;
 //! - `cargo xtask conformance fuzz-reference --seed S --count N [--save]` — random sessions,
@@ -16,13 +17,17 @@
 //! - `cargo xtask schema [--check]` — write `schemas/` from the types, or check it is current.
 //! - `cargo xtask diagnostics [--check]` — write `docs/diagnostics.md` from the catalogue of
 //!   diagnostic codes and `conformance/validate/`, or check it is current.
+//! - `cargo xtask tidy` — the project's habits (module docs, module-file style, long files,
+//!   ARCHITECTURE.md and `.ci/run`'s header up to date); also a test of `cargo test`.
 
 mod bench;
+mod bless;
 mod conformance;
 mod diagnostics;
 mod fuzz;
 mod reference;
 mod schema;
+mod tidy;
 mod validate_reference;
 
 use std::path::PathBuf;
@@ -37,7 +42,8 @@ pub fn root() -> PathBuf {
 }
 
 const USAGE: &str = "usage:
-  cargo xtask conformance bless [--only GLOB]...
+  cargo xtask bless cases [--only GLOB]...
+  cargo xtask bless validate
   cargo xtask conformance check-reference [--only GLOB]...
   cargo xtask conformance fuzz-reference --seed S --count N [--pi 0.73|0.87] [--save]
   cargo xtask conformance validate-reference [--check]
@@ -45,18 +51,21 @@ const USAGE: &str = "usage:
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--linear N] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]
   cargo xtask schema [--check]
-  cargo xtask diagnostics [--check]";
+  cargo xtask diagnostics [--check]
+  cargo xtask tidy";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match args.as_slice() {
+        ["bless", rest @ ..] => bless::main(rest),
         ["conformance", "validate-reference", rest @ ..] => validate_reference::main(rest),
         ["conformance", rest @ ..] => conformance::main(rest),
         ["schema", rest @ ..] => schema::main(rest),
         ["diagnostics", rest @ ..] => diagnostics::main(rest),
         ["bench", rest @ ..] => bench::main(rest),
         ["fuzz", rest @ ..] => fuzz::main(rest),
+        ["tidy", rest @ ..] => tidy::main(rest),
         _ => Err(format!("unknown command\n{USAGE}")),
     };
     match result {

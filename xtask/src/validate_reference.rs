@@ -3,7 +3,7 @@
 //! hangs — recorded in the case's `pi.json` by `conformance/reference/pi-load.mjs`.
 //!
 //! The validator's pi-loadable verdict is tested against these files
-//! (`crates/pi-session-validate/tests/validate_corpus.rs`); `--check` recomputes them and fails
+//! (`crates/pi-session-validate/tests/it/validate_corpus.rs`); `--check` recomputes them and fails
 //! on any difference, so the evidence stays that of the pinned reference.
 
 use crate::{reference, root};

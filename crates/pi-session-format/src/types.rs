@@ -41,6 +41,11 @@
 //! `messages.ts`, pi-ai `types.ts`), and `@earendil-works/pi-coding-agent@0.87.1` /
 //! `@earendil-works/pi-ai@0.87.1` (`dist/**/*.d.ts`, `docs/session-format.md`,
 //! `docs/message-types.md`) for the fields added after 0.73.1.
+//!
+//! Long file: it is the specification's typed half, one type per entry, message and block
+//! with the docs that become the JSON Schemas' descriptions, read top to bottom like the
+//! format documentation (header, entries, messages, content, then the serde helpers); the
+//! `Arbitrary` helpers are in `types/arb.rs`.
 
 use std::collections::BTreeMap;
 
@@ -218,6 +223,8 @@ macro_rules! tagged_union {
         #[cfg_attr(feature = "schema", derive(JsonSchema))]
         #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
         #[serde(tag = $tag)]
+        // pi adds entry types, roles and blocks between releases.
+        #[non_exhaustive]
         pub enum $name {
             $(
                 $(#[$variant_meta])*

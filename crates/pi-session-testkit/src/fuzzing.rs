@@ -2,8 +2,13 @@
 //!
 //! Each public check takes the fuzzer's input and panics, with a message naming the
 //! invariant, when it does not hold. The targets in `fuzz/fuzz_targets/` are one-line shims
-//! over these functions, and `tests/fuzz_*.rs` run the same functions on stable over the
+//! over these functions, and `tests/it/fuzz_*.rs` run the same functions on stable over the
 //! conformance corpus and seeded random inputs, so `cargo test` exercises them too.
+//!
+//! Long file: the checks of the `parse_bytes`, `roundtrip`, `migrate`, `context`, `to_llm`
+//! and `validate` targets, each a few short functions over the shared helpers at the bottom;
+//! the longer models already live in `fuzzing/` (`model.rs`, `spec.rs`, `tree.rs`,
+//! `info.rs`). Splitting the rest per target would scatter those helpers.
 //!
 //! | check | invariant |
 //! |---|---|

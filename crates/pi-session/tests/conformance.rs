@@ -17,7 +17,7 @@ fn implementation() -> String {
     format!("'{}' conformance impl", env!("CARGO_BIN_EXE_pi-session"))
 }
 
-const BLESS: &str = "cargo xtask conformance bless --only";
+const BLESS: &str = "cargo xtask bless cases --only";
 
 fn case_trial(case: Case) -> Trial {
     Trial::test(case.id.clone(), move || {

@@ -4,9 +4,7 @@
 //! is rejected by `session-line.schema.json`, with an error at the pointer the report gives,
 //! and the typed serde model rejects it too. The clean `valid-*` cases pass both.
 
-mod schema_support;
-
-use schema_support::{LineValidators, Schemas, oracle, root};
+use crate::schema_support::{LineValidators, Schemas, oracle, root};
 use serde_json::Value;
 
 const SCHEMA_CODES: &[&str] = &["PS0103", "PS0203", "PS0204", "PS0205"];

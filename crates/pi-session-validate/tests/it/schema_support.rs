@@ -11,8 +11,6 @@
 //!   single line determines: `id`/`parentId` set (pi overwrites them), a non-negative integer
 //!   `firstKeptEntryIndex` replaced by a `firstKeptEntryId`.
 
-#![allow(dead_code)] // each test binary uses part of it
-
 use jsonschema::{Registry, Validator};
 use pi_session_format::types::FileEntry;
 use serde_json::{Value, json};

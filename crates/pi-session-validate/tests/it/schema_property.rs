@@ -17,10 +17,8 @@
 //! Schema cannot tell `2.0` from `2` or see the bounds of `u64` (pi, writing JavaScript
 //! numbers, produces neither; see `schemas/README.md`).
 
-mod schema_support;
-
+use crate::schema_support::{LineValidators, Schemas, corpus, oracle};
 use arbitrary::Unstructured;
-use schema_support::{LineValidators, Schemas, corpus, oracle};
 use serde_json::{Map, Value, json};
 
 /// Values checked per run.

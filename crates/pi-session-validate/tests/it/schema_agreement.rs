@@ -16,9 +16,9 @@
 //! checks the v1/v2 schemas against pi's real migrations. The sessions written by pi itself
 //! (`PI_WRITTEN`, `real/recorded-*`) must be valid.
 
-mod schema_support;
-
-use schema_support::{LineValidators, Schemas, corpus, errors, is_header, oracle, schema_files};
+use crate::schema_support::{
+    LineValidators, Schemas, corpus, errors, is_header, oracle, schema_files,
+};
 use serde_json::{Value, json};
 
 /// Corpus sessions that pi itself wrote, which must be valid: these, and every
@@ -330,7 +330,7 @@ fn schema_files_are_valid_schemas_with_their_ids() {
 #[test]
 fn the_readme_lists_every_schema() {
     let readme = std::fs::read_to_string(
-        schema_support::root().join("crates/pi-session-validate/schemas/README.md"),
+        crate::schema_support::root().join("crates/pi-session-validate/schemas/README.md"),
     )
     .expect("schemas/README.md");
     for name in schema_files().keys() {

@@ -7,8 +7,8 @@
 //! `case.json` lists; every code of the catalogue has a case; `valid-*` cases produce nothing;
 //! the pi-loadable verdict agrees with what pi did.
 //!
-//! After a deliberate change, `PI_SESSION_BLESS=1 cargo test -p pi-session-format --test
-//! validate_corpus` rewrites the `expected.json` files; review the diff.
+//! After a deliberate change, `cargo xtask bless validate` rewrites the `expected.json` files
+//! (it runs this test with `PI_SESSION_BLESS` set); review the diff.
 
 use pi_session_format::PiVersion;
 use pi_session_validate::{Code, Options, PI_MAX_TEXT_UNITS, validate};
@@ -102,7 +102,7 @@ fn reports_match_their_expected_files() {
     }
     assert!(
         failures.is_empty(),
-        "{}\n\nAfter a deliberate change: PI_SESSION_BLESS=1 cargo test -p pi-session-format --test validate_corpus, and review the diff.",
+        "{}\n\nAfter a deliberate change: `cargo xtask bless validate`, and review the diff.",
         failures.join("\n\n")
     );
 }

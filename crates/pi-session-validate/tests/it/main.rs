@@ -1,0 +1,10 @@
+//! The integration tests of `pi-session-validate`, one test binary: the validator's corpus
+//! and the real sessions (`validate_*`), and the JSON Schemas against the typed model
+//! (`schema_*`, with their shared set-up in `schema_support`).
+
+mod schema_agreement;
+mod schema_property;
+mod schema_support;
+mod schema_validate_cases;
+mod validate_corpus;
+mod validate_real;

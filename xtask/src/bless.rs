@@ -1,0 +1,47 @@
+//! `cargo xtask bless cases|validate`: the one way to rewrite the expected outputs of the
+//! project's two corpora after a deliberate change (then review the diff).
+//!
+//! - `cases` — `conformance/cases/*/expected/`: computed by the pinned pi (the reference,
+//!   `conformance/reference/`, needs Node), and by `pi-session` for the `divergence/` cases;
+//! - `validate` — `conformance/validate/*/expected.json`: the reports of our validator, written
+//!   by its corpus test (`crates/pi-session-validate/tests/it/validate_corpus.rs`), which
+//!   rewrites instead of comparing when `cargo xtask bless validate` runs it.
+
+use crate::conformance;
+use crate::root;
+use std::process::Command;
+
+/// The variable through which `bless validate` tells the validator's corpus test to write.
+pub const VALIDATE_BLESS_VAR: &str = "PI_SESSION_BLESS";
+
+pub fn main(args: &[&str]) -> Result<(), String> {
+    match args {
+        ["cases", rest @ ..] => conformance::bless(&conformance::only(rest)?, true),
+        ["validate"] => bless_validate(),
+        _ => Err(format!("unknown bless command\n{}", crate::USAGE)),
+    }
+}
+
+fn bless_validate() -> Result<(), String> {
+    let status = Command::new(env!("CARGO"))
+        .args([
+            "test",
+            "--quiet",
+            "-p",
+            "pi-session-validate",
+            "--test",
+            "it",
+            "--",
+            "validate_corpus::reports_match_their_expected_files",
+            "--exact",
+        ])
+        .env(VALIDATE_BLESS_VAR, "1")
+        .current_dir(root())
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err("the validator's corpus test failed while writing expected.json".into());
+    }
+    eprintln!("wrote conformance/validate/*/expected.json; review the diff");
+    Ok(())
+}
