@@ -9,6 +9,8 @@
 //!   `` `crates/pi-session-json` ``) and, in that crate's section, every module of it (its
 //!   path below `src/`, such as `` `session/load.rs` ``; a top-level module may be named
 //!   `` `session` ``); every `` `….rs` `` path it names exists;
+//! - the library example of the workspace's README is the one of `pi-session-format`'s README,
+//!   which the crate's doctests compile;
 //! - `.ci/run`'s header comment lists the steps it runs: each step's number (`3a`, or `4`
 //!   for `4c`) is in the header, each number of the header has a step, and every step says
 //!   how many there are (`/6`).
@@ -41,7 +43,30 @@ pub fn problems(root: &Path) -> Vec<String> {
     }
     problems.extend(architecture_problems(root, &crates));
     problems.extend(ci_header_problems(root));
+    problems.extend(readme_problems(root));
     problems
+}
+
+/// The first `` ```rust `` block of a Markdown file.
+fn rust_example(markdown: &str) -> Option<&str> {
+    let start = markdown.find("```rust")?;
+    let end = markdown[start + 3..].find("```")? + start + 6;
+    Some(&markdown[start..end])
+}
+
+fn readme_problems(root: &Path) -> Vec<String> {
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap_or_default();
+    let (workspace, format) = (
+        read("README.md"),
+        read("crates/pi-session-format/README.md"),
+    );
+    match (rust_example(&workspace), rust_example(&format)) {
+        (Some(a), Some(b)) if a == b => Vec::new(),
+        (Some(_), Some(_)) => vec![
+            "README.md: the library example differs from crates/pi-session-format/README.md's (which is doctested)".into(),
+        ],
+        _ => vec!["README.md or crates/pi-session-format/README.md has no ```rust example".into()],
+    }
 }
 
 /// The crate directories: the workspace's, and the fuzz crate.

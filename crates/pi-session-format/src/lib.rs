@@ -82,3 +82,8 @@ impl PiVersion {
         }
     }
 }
+
+/// The example of the crate's README (and of the workspace's), compiled with the doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -25,6 +25,7 @@ mod targets;
 use crate::Pi;
 use crate::display;
 use crate::input::Input;
+use anstream::ColorChoice;
 use clap::{Args, ValueEnum};
 use pi_session_format::PiVersion;
 use pi_session_validate::{
@@ -64,7 +65,9 @@ pub struct ValidateArgs {
     /// (the summary goes to stderr).
     #[arg(long, short)]
     quiet: bool,
-    /// Colour the human format: `auto` on a terminal unless NO_COLOR is set.
+    /// Colour the human format. `auto` decides as `anstream` does: never with NO_COLOR,
+    /// always with CLICOLOR_FORCE, never with CLICOLOR=0, otherwise on a terminal (whose
+    /// TERM is not `dumb`). `always` and `never` override the environment.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
     /// Follow symbolic links to directories while walking a directory (by default they are
@@ -108,24 +111,25 @@ enum Format {
 /// `--color`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Color {
-    /// On a terminal, unless NO_COLOR is set.
+    /// As the environment and standard output say (`anstream`'s rules).
     Auto,
-    /// Always (even with NO_COLOR).
+    /// Always (even with NO_COLOR or CLICOLOR=0).
     Always,
-    /// Never.
+    /// Never (even with CLICOLOR_FORCE).
     Never,
 }
 
 impl Color {
+    /// Whether standard output gets colour: the flag first, then, for `auto`, what
+    /// [`anstream::AutoStream::choice`] makes of NO_COLOR, CLICOLOR_FORCE, CLICOLOR, TERM
+    /// and whether standard output is a terminal.
     fn enabled(self) -> bool {
-        match self {
-            Color::Always => true,
-            Color::Never => false,
-            Color::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::io::stdout().is_terminal()
-            }
-        }
+        let choice = match self {
+            Color::Always => ColorChoice::Always,
+            Color::Never => ColorChoice::Never,
+            Color::Auto => anstream::AutoStream::choice(&std::io::stdout()),
+        };
+        choice != ColorChoice::Never
     }
 }
 

@@ -1,122 +1,23 @@
-//! A small line diff for `cargo xtask schema --check` (unified format, 3 lines of context).
+//! The unified diff that `cargo xtask schema --check` prints for a stale schema file (3 lines
+//! of context), computed and formatted by the `similar` crate.
 
-/// One line of the edit script.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Op {
-    Same(usize, usize),
-    Delete(usize),
-    Insert(usize),
-}
+use similar::TextDiff;
+
+/// Lines of context around each change.
+const CONTEXT: usize = 3;
 
 /// A unified diff from `old` to `new`, labelled with `old_name` and `new_name`; empty when
-/// the texts are equal.
+/// the texts are equal. A text that does not end with a newline gets `\ No newline at end of
+/// file` after its last line, as `diff -u` writes it.
 pub fn unified(old_name: &str, new_name: &str, old: &str, new: &str) -> String {
     if old == new {
         return String::new();
     }
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
-    let ops = edit_script(&a, &b);
-    let mut out = format!("--- {old_name}\n+++ {new_name}\n");
-    const CONTEXT: usize = 3;
-    let changed: Vec<usize> = (0..ops.len())
-        .filter(|&i| !matches!(ops[i], Op::Same(..)))
-        .collect();
-    let mut i = 0;
-    while i < changed.len() {
-        // Group changes whose context windows touch into one hunk.
-        let start = changed[i].saturating_sub(CONTEXT);
-        let mut end = (changed[i] + CONTEXT + 1).min(ops.len());
-        while i + 1 < changed.len() && changed[i + 1] <= end + CONTEXT {
-            i += 1;
-            end = (changed[i] + CONTEXT + 1).min(ops.len());
-        }
-        i += 1;
-        let hunk = &ops[start..end];
-        let old_start = hunk
-            .iter()
-            .find_map(|op| match op {
-                Op::Same(x, _) | Op::Delete(x) => Some(*x),
-                Op::Insert(_) => None,
-            })
-            .unwrap_or(0);
-        let new_start = hunk
-            .iter()
-            .find_map(|op| match op {
-                Op::Same(_, y) | Op::Insert(y) => Some(*y),
-                Op::Delete(_) => None,
-            })
-            .unwrap_or(0);
-        let old_len = hunk
-            .iter()
-            .filter(|op| !matches!(op, Op::Insert(_)))
-            .count();
-        let new_len = hunk
-            .iter()
-            .filter(|op| !matches!(op, Op::Delete(_)))
-            .count();
-        out.push_str(&format!(
-            "@@ -{},{old_len} +{},{new_len} @@\n",
-            old_start + 1,
-            new_start + 1
-        ));
-        for op in hunk {
-            match *op {
-                Op::Same(x, _) => out.push_str(&format!(" {}\n", a[x])),
-                Op::Delete(x) => out.push_str(&format!("-{}\n", a[x])),
-                Op::Insert(y) => out.push_str(&format!("+{}\n", b[y])),
-            }
-        }
-    }
-    out
-}
-
-/// Longest-common-subsequence edit script; the common prefix and suffix are matched first so
-/// that the quadratic part only covers the changed region (schema files are small).
-fn edit_script(a: &[&str], b: &[&str]) -> Vec<Op> {
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let suffix = a[prefix..]
-        .iter()
-        .rev()
-        .zip(b[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (ma, mb) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
-    let mut ops: Vec<Op> = (0..prefix).map(|i| Op::Same(i, i)).collect();
-    if ma.len().saturating_mul(mb.len()) <= 4_000_000 {
-        // lcs[i][j] = LCS length of ma[i..] and mb[j..].
-        let w = mb.len() + 1;
-        let mut lcs = vec![0u32; (ma.len() + 1) * w];
-        for i in (0..ma.len()).rev() {
-            for j in (0..mb.len()).rev() {
-                lcs[i * w + j] = if ma[i] == mb[j] {
-                    lcs[(i + 1) * w + j + 1] + 1
-                } else {
-                    lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
-                };
-            }
-        }
-        let (mut i, mut j) = (0, 0);
-        while i < ma.len() || j < mb.len() {
-            if i < ma.len() && j < mb.len() && ma[i] == mb[j] {
-                ops.push(Op::Same(prefix + i, prefix + j));
-                i += 1;
-                j += 1;
-            } else if i < ma.len() && (j == mb.len() || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1])
-            {
-                ops.push(Op::Delete(prefix + i));
-                i += 1;
-            } else {
-                ops.push(Op::Insert(prefix + j));
-                j += 1;
-            }
-        }
-    } else {
-        ops.extend((0..ma.len()).map(|i| Op::Delete(prefix + i)));
-        ops.extend((0..mb.len()).map(|j| Op::Insert(prefix + j)));
-    }
-    ops.extend((0..suffix).map(|k| Op::Same(a.len() - suffix + k, b.len() - suffix + k)));
-    ops
+    TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(CONTEXT)
+        .header(old_name, new_name)
+        .to_string()
 }
 
 #[cfg(test)]
@@ -126,6 +27,7 @@ mod tests {
     #[test]
     fn equal_texts_have_no_diff() {
         assert_eq!(unified("a", "b", "x\ny\n", "x\ny\n"), "");
+        assert_eq!(unified("a", "b", "", ""), "");
     }
 
     #[test]
@@ -156,13 +58,22 @@ mod tests {
 
     #[test]
     fn from_and_to_empty() {
+        // As `diff -u` numbers an empty range: the line before it.
         assert_eq!(
-            unified("old", "new", "", "a\n"),
-            "--- old\n+++ new\n@@ -1,0 +1,1 @@\n+a\n"
+            unified("/dev/null", "b/x", "", "a\nb\n"),
+            "--- /dev/null\n+++ b/x\n@@ -0,0 +1,2 @@\n+a\n+b\n"
         );
         assert_eq!(
-            unified("old", "new", "a\n", ""),
-            "--- old\n+++ new\n@@ -1,1 +1,0 @@\n-a\n"
+            unified("a/x", "/dev/null", "a\n", ""),
+            "--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n"
+        );
+    }
+
+    #[test]
+    fn a_missing_final_newline_is_shown() {
+        assert_eq!(
+            unified("old", "new", "a\nb", "a\nb\n"),
+            "--- old\n+++ new\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n"
         );
     }
 }

@@ -5,10 +5,13 @@
 //! Lines of a session can be megabytes long, so a snippet shows a window of at most
 //! [`CONTEXT_CHARS`] characters on each side of the span and [`SPAN_CHARS`] of the span itself;
 //! control characters are shown as their Unicode pictures (`␍` for CR).
+//!
+//! Colour (`anstyle` styles, through `annotate-snippets`' styled renderer for the snippets)
+//! only where the caller says so: `--color` is decided once, in the parent module.
 
 use crate::display;
-use annotate_snippets::renderer::{AnsiColor, Effects, Style};
 use annotate_snippets::{AnnotationKind, Level, Origin, Renderer, Snippet};
+use anstyle::{AnsiColor, Effects, Style};
 use pi_session_validate::{
     Diagnostic, FileReport, Location, PiEffect, Severity, Summary, VerdictMode,
 };

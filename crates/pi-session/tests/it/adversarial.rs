@@ -3,7 +3,7 @@
 //! before its fix. Test names are the recipe: what was done to which command.
 //!
 //! Cases that need long runs, big files or root run only with `--ignored` (`.ci/run` does):
-//! `cargo test -p pi-session --test adversarial -- --ignored`.
+//! `cargo test --release -p pi-session --test it -- --ignored adversarial::`.
 //!
 //! One module per area, each owning its tests; [`common`] holds the shared helpers.
 

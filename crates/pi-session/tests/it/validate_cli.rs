@@ -14,6 +14,8 @@ fn command(args: &[&str]) -> Command {
         .args(args)
         .env("TZ", "UTC")
         .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR")
+        .env_remove("CLICOLOR_FORCE")
         .env_remove("PI_CODING_AGENT_DIR");
     command
 }
@@ -553,6 +555,173 @@ fn colour_only_when_asked_or_on_a_terminal() {
     assert!(no_escape(&validate(&[
         "--color", "always", "--format", "github", &broken
     ])));
+}
+
+/// Standard output of `validate ARGS` (a pipe) with the variables of `env` set.
+fn piped_with(args: &[&str], env: &[(&str, &str)]) -> Vec<u8> {
+    command(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+        .stdout
+}
+
+/// `text` without its SGR escapes (`ESC [ … m`).
+fn without_escapes(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == 0x1b && text.get(i + 1) == Some(&b'[') {
+            let end = text[i..].iter().position(|&b| b == b'm').unwrap();
+            i += end + 1;
+        } else {
+            out.push(text[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn colour_follows_the_environment_as_anstream_reads_it() {
+    let dir = scratch("color-env");
+    let broken = write(&dir, "broken.jsonl", &broken());
+    let has_escape = |out: &[u8]| out.contains(&0x1b);
+    let plain = piped_with(&["--color", "never", &broken], &[]);
+    let styled = piped_with(&["--color", "always", &broken], &[]);
+    assert!(!has_escape(&plain) && has_escape(&styled));
+    // Colour changes nothing but the escapes.
+    assert_eq!(without_escapes(&styled), plain);
+
+    // NO_COLOR: none. CLICOLOR_FORCE: colour even on a pipe, but NO_COLOR beats it.
+    assert_eq!(piped_with(&[&broken], &[("NO_COLOR", "1")]), plain);
+    assert_eq!(piped_with(&[&broken], &[("CLICOLOR_FORCE", "1")]), styled);
+    assert_eq!(
+        piped_with(&["--color", "auto", &broken], &[("CLICOLOR_FORCE", "1")]),
+        styled
+    );
+    assert_eq!(
+        piped_with(&[&broken], &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]),
+        plain
+    );
+    // An empty NO_COLOR counts as unset.
+    assert_eq!(
+        piped_with(&[&broken], &[("NO_COLOR", ""), ("CLICOLOR_FORCE", "1")]),
+        styled
+    );
+    // CLICOLOR=1 asks for colour on a terminal only.
+    assert_eq!(piped_with(&[&broken], &[("CLICOLOR", "1")]), plain);
+    // Machine formats and --quiet never have colour, whatever the environment says.
+    for args in [
+        ["--format", "github"],
+        ["--format", "json"],
+        ["--quiet", "-q"],
+    ] {
+        let out = piped_with(&[args[0], args[1], &broken], &[("CLICOLOR_FORCE", "1")]);
+        assert!(!has_escape(&out), "{args:?}");
+    }
+}
+
+#[test]
+fn the_color_flag_beats_the_environment() {
+    let dir = scratch("color-flag");
+    let broken = write(&dir, "broken.jsonl", &broken());
+    let plain = piped_with(&["--color", "never", &broken], &[]);
+    let styled = piped_with(&["--color", "always", &broken], &[]);
+    assert_ne!(plain, styled);
+    assert_eq!(
+        piped_with(&["--color", "never", &broken], &[("CLICOLOR_FORCE", "1")]),
+        plain
+    );
+    assert_eq!(
+        piped_with(&["--color", "always", &broken], &[("NO_COLOR", "1")]),
+        styled
+    );
+    assert_eq!(
+        piped_with(&["--color", "always", &broken], &[("CLICOLOR", "0")]),
+        styled
+    );
+}
+
+/// Runs `validate ARGS` with its standard output on a new pseudo-terminal and returns what
+/// it wrote there.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn on_a_terminal(args: &[&str], env: &[(&str, &str)], unset: &[&str]) -> Vec<u8> {
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: openpty writes two descriptors, which are owned from here on; the name, termios
+    // and window size pointers may be null.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just opened by openpty and nothing else owns them.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut cmd = command(args);
+    cmd.envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(slave));
+    for name in unset {
+        cmd.env_remove(name);
+    }
+    let mut child = cmd.spawn().expect("pi-session runs");
+    // The child holds the only other end now: reading stops (EIO) once it exits.
+    drop(cmd);
+    let mut master = std::fs::File::from(master);
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match master.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+    child.wait().unwrap();
+    out
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn auto_colours_a_terminal_unless_the_environment_says_no() {
+    let dir = scratch("color-tty");
+    let broken = write(&dir, "broken.jsonl", &broken());
+    let has_escape = |out: &[u8]| out.contains(&0x1b);
+    let term = [("TERM", "xterm-256color")];
+    let tty = |args: &[&str], env: &[(&str, &str)]| {
+        let mut all = term.to_vec();
+        all.extend_from_slice(env);
+        on_a_terminal(args, &all, &["CI"])
+    };
+    let out = tty(&[&broken], &[]);
+    // The output really went through the terminal.
+    assert!(
+        String::from_utf8_lossy(&out).contains("pi-loadable"),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    assert!(has_escape(&out));
+    assert!(has_escape(&tty(&[&broken], &[("CLICOLOR", "1")])));
+    assert!(!has_escape(&tty(&[&broken], &[("NO_COLOR", "1")])));
+    assert!(!has_escape(&tty(&[&broken], &[("CLICOLOR", "0")])));
+    assert!(!has_escape(&tty(&[&broken], &[("TERM", "dumb")])));
+    assert!(!has_escape(&tty(&["--color", "never", &broken], &[])));
+    // CLICOLOR_FORCE beats CLICOLOR=0 and a dumb terminal.
+    assert!(has_escape(&tty(
+        &[&broken],
+        &[("CLICOLOR", "0"), ("CLICOLOR_FORCE", "1")]
+    )));
+    assert!(has_escape(&tty(
+        &[&broken],
+        &[("TERM", "dumb"), ("CLICOLOR_FORCE", "1")]
+    )));
 }
 
 #[test]

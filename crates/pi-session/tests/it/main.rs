@@ -1,0 +1,9 @@
+//! The integration tests of the `pi-session` command, one test binary: the command-line
+//! contract (`cli`), the `validate` command (`validate_cli`) and the adversarial suite
+//! (`adversarial`, whose long cases are `#[ignore]`d: `cargo test --release -p pi-session
+//! --test it -- --ignored adversarial::`). The conformance corpus runs in its own binary
+//! (`tests/conformance.rs`, its own harness).
+
+mod adversarial;
+mod cli;
+mod validate_cli;
