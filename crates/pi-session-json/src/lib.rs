@@ -12,14 +12,15 @@
 //! - integer-like keys (`"0"`, `"1"`, …) come first in ascending order, like any JS object;
 //! - nesting depth is limited only by memory: parsing, writing and dropping are iterative.
 //!
-//! [`parse`] builds a whole value; [`scan_skeleton`] validates a line just as strictly but
+//! [`parse()`] builds a whole value; [`scan_skeleton`] validates a line just as strictly but
 //! builds only the top-level `type`, `id` and `parentId` members, which is all the index needs.
 
-mod blocks;
 mod parse;
 mod scan;
+mod simd;
 mod value;
 mod write;
+mod writer;
 
 pub use parse::{ParseError, parse};
 pub use scan::{Content, MessageScan, Role, Skeleton, SkeletonMembers, scan_skeleton};
@@ -27,3 +28,4 @@ pub use scan::{LineScanner, RawSkeleton, Span, is_canonical};
 pub use value::{JsArray, JsObject, JsString, JsValue, is_str, truthy};
 pub use write::{to_string, write_value};
 pub use write::{write_number, write_string};
+pub use writer::JsonWriter;

@@ -1,17 +1,22 @@
-//! The skeleton scanner: validates a line exactly as [`super::parse`] does, but builds only
+//! The skeleton scanner: validates a line exactly as [`super::parse()`] does, but builds only
 //! what indexing and context building need, and tells whether the `message` member is
 //! already in `JSON.stringify` form so it can be copied to the output byte for byte.
 //!
-//! Most bytes of a session are inside strings, so strings are skipped 32 bytes at a time (a
-//! loop the compiler turns into SIMD compares), then eight bytes at a time (SWAR) near the
-//! bytes that need attention: `"`, `\` or a control character.
+//! Most bytes of a session are inside strings. A string's first eight bytes are looked at as
+//! one word (most strings are short keys and values); longer strings are skipped 64 bytes at
+//! a time with the bit masks of [`crate::simd`]; the strings that leaves (`\u` escapes,
+//! errors) are scanned exactly, still 32 bytes at a time (a loop the compiler turns into
+//! vector compares), then eight bytes at a time (SWAR) near the bytes that need attention:
+//! `"`, `\` or a control character.
 //!
 //! The loader uses [`LineScanner`], which keeps its buffers from line to line and records
 //! where the members are instead of building them; [`scan_skeleton`] builds the members from
 //! those ranges.
 
-use super::blocks::simple_string;
 use super::parse::{ParseError, Parser};
+use super::simd::portable::any_special;
+use super::simd::simple_string;
+use super::simd::word::special as special_bytes;
 use super::value::JsValue;
 use super::write::write_number;
 use std::borrow::Cow;
@@ -158,7 +163,7 @@ pub struct RawSkeleton {
     pub message: Option<MessageScan>,
 }
 
-/// Validates `text` exactly as [`super::parse`] does but builds only the skeleton.
+/// Validates `text` exactly as [`super::parse()`] does but builds only the skeleton.
 pub fn scan_skeleton(text: &str) -> Result<Skeleton, ParseError> {
     let bytes = text.as_bytes();
     let raw = LineScanner {
@@ -221,7 +226,7 @@ struct Buffers {
 }
 
 impl LineScanner {
-    /// Validates `bytes` (one line) exactly as [`super::parse`] does and finds where the
+    /// Validates `bytes` (one line) exactly as [`super::parse()`] does and finds where the
     /// members the loader needs are.
     pub fn scan(&mut self, bytes: &[u8]) -> Result<RawSkeleton, ParseError> {
         let track = self.track_canonical;
@@ -285,44 +290,6 @@ struct Scanner<'a, 'b> {
     /// Whether everything scanned with tracking on was canonical.
     canonical: bool,
     b: &'b mut Buffers,
-}
-
-#[inline]
-fn repeat(b: u8) -> u64 {
-    0x0101_0101_0101_0101u64.wrapping_mul(u64::from(b))
-}
-
-const HIGH: u64 = 0x8080_8080_8080_8080;
-const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-
-/// The high bit of each byte of `w` that is `"`, `\` or below 0x20, and no other bit (exact:
-/// no carry crosses a byte, so the lowest set bit is the first such byte).
-#[inline]
-fn special_bytes(w: u64) -> u64 {
-    // High bit set iff the byte is non-zero.
-    let non_zero = |v: u64| ((v & LOW7).wrapping_add(LOW7) | v) & HIGH;
-    // High bit set iff the byte is at least 0x20.
-    let at_least_space = ((w & LOW7).wrapping_add(repeat(0x80 - 0x20)) | w) & HIGH;
-    let quote = non_zero(w ^ repeat(b'"'));
-    let backslash = non_zero(w ^ repeat(b'\\'));
-    !(quote & backslash & at_least_space) & HIGH
-}
-
-/// Whether any byte of `w` is `"`, `\` or below 0x20.
-#[cfg(test)]
-fn needs_attention(w: u64) -> bool {
-    special_bytes(w) != 0
-}
-
-/// Whether any byte of the block is `"`, `\` or below 0x20 (exact). Written as a branch-free
-/// fold over a fixed-size array so that it compiles to SIMD compares.
-#[inline]
-fn block_needs_attention(block: &[u8; 32]) -> bool {
-    let mut any = false;
-    for &b in block {
-        any |= (b == b'"') | (b == b'\\') | (b < 0x20);
-    }
-    any
 }
 
 impl<'a> Scanner<'a, '_> {
@@ -634,7 +601,7 @@ impl<'a> Scanner<'a, '_> {
                         }
                         i += 8;
                         while let Some(block) = bytes.get(i..i + 32) {
-                            if block_needs_attention(block.try_into().unwrap_or(&[0; 32])) {
+                            if any_special(block.try_into().unwrap_or(&[0; 32])) {
                                 break;
                             }
                             i += 32;
@@ -856,36 +823,6 @@ mod tests {
         assert!(matches!(m.parent_id, Some(JsValue::Null)));
         assert!(scan_skeleton("null").unwrap().is_null);
         assert!(scan_skeleton("[1]").unwrap().object.is_none());
-    }
-
-    #[test]
-    fn swar_finds_every_special_byte_exactly() {
-        for b in 0u8..=255 {
-            for at in 0..8 {
-                for fill in [b'a', 0xFF, 0x80, b'"'] {
-                    let mut word = [fill; 8];
-                    word[at] = b;
-                    let expected = word.iter().enumerate().fold(0u64, |m, (k, &c)| {
-                        let special = c == b'"' || c == b'\\' || c < 0x20;
-                        m | (u64::from(special) << (8 * k + 7))
-                    });
-                    assert_eq!(
-                        special_bytes(u64::from_le_bytes(word)),
-                        expected,
-                        "{word:?}"
-                    );
-                }
-            }
-            let block = [b; 32];
-            assert_eq!(
-                block_needs_attention(&block),
-                b == b'"' || b == b'\\' || b < 0x20
-            );
-        }
-        assert!(!needs_attention(u64::from_le_bytes(*b"abcdefgh")));
-        assert!(!needs_attention(u64::from_le_bytes(
-            "é漢字!".as_bytes()[..8].try_into().unwrap()
-        )));
     }
 
     #[test]

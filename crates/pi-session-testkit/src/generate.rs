@@ -1,13 +1,14 @@
 //! A deterministic generator of realistic pi sessions, for benchmarks and scaling tests.
 //!
-//! [`generate`] writes a session file as pi writes it (`JSON.stringify` of each entry, pi's key
-//! orders, 8-hex-digit entry ids, ISO timestamps with milliseconds) with the message mix and
-//! content sizes of real pi sessions (`conformance/cases/real/`): user prompts, assistant
-//! messages with thinking blocks and long signatures, text and tool calls, usage with costs,
-//! tool results from a few bytes to 50 KB (with pi's truncation details, which repeat the
-//! content), occasional images, `!` commands, model and thinking-level changes, branches left
-//! through `/tree` with branch summaries, compactions whose `firstKeptEntryId` is a valid cut
-//! point on the path, labels, session names, and extension entries.
+//! [`generate`] writes a session file as pi writes it (`JSON.stringify` of each entry, with
+//! [`JsonWriter`]; pi's key orders, 8-hex-digit entry ids, ISO timestamps with milliseconds)
+//! with the message mix and content sizes of real pi sessions (`conformance/cases/real/`):
+//! user prompts, assistant messages with thinking blocks and long signatures, text and tool
+//! calls, usage with costs, tool results from a few bytes to 50 KB (with pi's truncation
+//! details, which repeat the content), occasional images, `!` commands, model and
+//! thinking-level changes, branches left through `/tree` with branch summaries, compactions
+//! whose `firstKeptEntryId` is a valid cut point on the path, labels, session names, and
+//! extension entries.
 //!
 //! - **Deterministic.** The output is a function of [`Options`] only: the PRNG
 //!   (SplitMix64) and every distribution are defined in this module with integer arithmetic,
@@ -22,12 +23,15 @@
 //!   mid-turn, as a killed pi leaves it); [`Limit::Entries`] after that many entries (header
 //!   not counted). `linear` writes a plain chain of short user/assistant pairs instead: the
 //!   shape of the scaling test (every entry on the path, nothing compacted).
+//!
+//! Long file: one generator (`Gen`) whose methods write every entry and message kind pi
+//! writes, each in pi's key order, sharing the session state (PRNG, clock, path, token
+//! counts); the PRNG and the text pieces are in `generate/`, the tests in `generate/tests.rs`.
 
-mod line;
 mod rng;
 mod text;
 
-use line::{Line, iso};
+use pi_session_format::json::JsonWriter;
 use rng::Rng;
 use std::collections::HashSet;
 use std::io::{self, Write};
@@ -416,6 +420,11 @@ struct PathItem {
 const COMPACT_TOKENS: u64 = 165_000;
 const KEEP_TOKENS: u64 = 20_000;
 
+/// `new Date(ms).toISOString()` for years 1970–9999: `YYYY-MM-DDTHH:mm:ss.sssZ`.
+fn iso(ms: i64) -> String {
+    pi_session_format::date::to_iso_string(ms as f64)
+}
+
 enum Halt {
     Limit,
     Io(io::Error),
@@ -435,7 +444,7 @@ struct Gen<W: Write> {
     version: FileVersion,
     limit: Limit,
     linear: bool,
-    line: Line,
+    line: JsonWriter,
     /// Scratch text buffers.
     s1: String,
     s2: String,
@@ -466,7 +475,7 @@ impl<W: Write> Gen<W> {
             version: options.version,
             limit: options.limit,
             linear: options.linear,
-            line: Line::default(),
+            line: JsonWriter::new(),
             s1: String::new(),
             s2: String::new(),
             now: 0,
@@ -524,10 +533,10 @@ impl<W: Write> Gen<W> {
             self.stats.messages += 1;
         }
         self.line.clear();
-        self.line.obj();
-        self.line.kstr("type", ty);
+        self.line.begin_object();
+        self.line.key("type").string(ty);
         if self.v1() {
-            self.line.kstr("timestamp", &iso(self.now));
+            self.line.key("timestamp").string(&iso(self.now));
             0
         } else {
             let id = self.new_id();
@@ -539,27 +548,27 @@ impl<W: Write> Gen<W> {
     /// For the entry types whose base fields come last (`custom`, `custom_message`).
     fn begin_bare(&mut self, ty: &str) -> u32 {
         self.line.clear();
-        self.line.obj();
-        self.line.kstr("type", ty);
+        self.line.begin_object();
+        self.line.key("type").string(ty);
         self.new_id()
     }
 
     fn base_fields(&mut self, id: u32) {
-        self.line.kstr("id", &format!("{id:08x}"));
+        self.line.key("id").string(&format!("{id:08x}"));
         self.line.key("parentId");
         match self.path.last() {
-            Some(p) => self.line.str(&format!("{:08x}", p.id)),
+            Some(p) => self.line.string(&format!("{:08x}", p.id)),
             None => self.line.null(),
-        }
-        self.line.kstr("timestamp", &iso(self.now));
+        };
+        self.line.key("timestamp").string(&iso(self.now));
     }
 
     /// Closes the entry, writes the line and puts the entry on the path.
     fn finish(&mut self, id: u32, item: Item) -> Step {
-        self.line.end_obj();
+        self.line.end_object();
         let len = self.line.len() as u64;
-        self.line.buf.push(b'\n');
-        self.out.write_all(&self.line.buf)?;
+        self.line.newline();
+        self.out.write_all(self.line.as_bytes())?;
         self.lines += 1;
         let tokens = if item.in_context() { len / 4 } else { 0 };
         let cum = self.path.last().map_or(0, |p| p.cum_tokens) + tokens;
@@ -622,10 +631,12 @@ impl<W: Write> Gen<W> {
 
         let mut uuid = String::new();
         self.line.clear();
-        self.line.obj();
-        self.line.kstr("type", "session");
+        self.line.begin_object();
+        self.line.key("type").string("session");
         if !self.v1() {
-            self.line.kuint("version", u64::from(self.version.number()));
+            self.line
+                .key("version")
+                .uint(u64::from(self.version.number()));
             // UUID v7: 48-bit millisecond timestamp, version 7, variant 10.
             uuid.push_str(&format!(
                 "{:08x}-{:04x}-7",
@@ -645,22 +656,22 @@ impl<W: Write> Gen<W> {
         text::hex(&mut self.rng, &mut uuid, 3);
         uuid.push('-');
         text::hex(&mut self.rng, &mut uuid, 12);
-        self.line.kstr("id", &uuid);
-        self.line.kstr("timestamp", &iso(self.now));
+        self.line.key("id").string(&uuid);
+        self.line.key("timestamp").string(&iso(self.now));
         let cwd = std::mem::take(&mut self.cwd);
-        self.line.kstr("cwd", &cwd);
+        self.line.key("cwd").string(&cwd);
         self.cwd = cwd;
         if self.v1() {
             // Legacy header fields of Nov–Dec 2025 files.
-            self.line.kstr("provider", self.model.provider);
-            self.line.kstr("modelId", self.model.id);
-            self.line.kstr("thinkingLevel", self.thinking);
+            self.line.key("provider").string(self.model.provider);
+            self.line.key("modelId").string(self.model.id);
+            self.line.key("thinkingLevel").string(self.thinking);
         }
-        self.line.end_obj();
+        self.line.end_object();
         self.stats.bytes += self.line.len() as u64 + 1;
         self.stats.max_line = self.line.len() as u64;
-        self.line.buf.push(b'\n');
-        self.out.write_all(&self.line.buf)?;
+        self.line.newline();
+        self.out.write_all(self.line.as_bytes())?;
         self.lines = 1;
         if let Limit::Entries(0) = self.limit {
             return Err(Halt::Limit);
@@ -676,14 +687,14 @@ impl<W: Write> Gen<W> {
 
     fn write_model_change(&mut self) -> Step {
         let id = self.begin("model_change");
-        self.line.kstr("provider", self.model.provider);
-        self.line.kstr("modelId", self.model.id);
+        self.line.key("provider").string(self.model.provider);
+        self.line.key("modelId").string(self.model.id);
         self.finish(id, Item::Silent)
     }
 
     fn write_thinking_change(&mut self) -> Step {
         let id = self.begin("thinking_level_change");
-        self.line.kstr("thinkingLevel", self.thinking);
+        self.line.key("thinkingLevel").string(self.thinking);
         self.finish(id, Item::Silent)
     }
 
@@ -759,35 +770,35 @@ impl<W: Write> Gen<W> {
     fn linear_pair(&mut self) -> Step {
         self.tick(2_000, 60_000);
         let id = self.begin("message");
-        self.line.kobj("message");
-        self.line.kstr("role", "user");
-        self.line.karr("content");
-        self.line.obj();
-        self.line.kstr("type", "text");
+        self.line.key("message").begin_object();
+        self.line.key("role").string("user");
+        self.line.key("content").begin_array();
+        self.line.begin_object();
+        self.line.key("type").string("text");
         self.s1.clear();
         let n = self.rng.urange(20, 100);
         text::prose(&mut self.rng, &mut self.s1, n);
-        self.line.kstr("text", &self.s1);
-        self.line.end_obj();
-        self.line.end_arr();
-        self.line.kuint("timestamp", (self.now - 1) as u64);
-        self.line.end_obj();
+        self.line.key("text").string(&self.s1);
+        self.line.end_object();
+        self.line.end_array();
+        self.line.key("timestamp").uint((self.now - 1) as u64);
+        self.line.end_object();
         self.finish(id, Item::User)?;
 
         let started = self.now + 2;
         self.tick(800, 10_000);
         let id = self.begin("message");
-        self.line.kobj("message");
-        self.line.kstr("role", "assistant");
-        self.line.karr("content");
-        self.line.obj();
-        self.line.kstr("type", "text");
+        self.line.key("message").begin_object();
+        self.line.key("role").string("assistant");
+        self.line.key("content").begin_array();
+        self.line.begin_object();
+        self.line.key("type").string("text");
         self.s1.clear();
         let n = self.rng.urange(20, 200);
         text::prose(&mut self.rng, &mut self.s1, n);
-        self.line.kstr("text", &self.s1);
-        self.line.end_obj();
-        self.line.end_arr();
+        self.line.key("text").string(&self.s1);
+        self.line.end_object();
+        self.line.end_array();
         let output = (n / 4) as u64 + 1;
         self.assistant_tail(output, 0, started, "stop");
         self.finish(id, Item::Assistant)
@@ -796,11 +807,11 @@ impl<W: Write> Gen<W> {
     fn user_prompt(&mut self) -> Step {
         self.tick(4_000, 400_000);
         let id = self.begin("message");
-        self.line.kobj("message");
-        self.line.kstr("role", "user");
-        self.line.karr("content");
-        self.line.obj();
-        self.line.kstr("type", "text");
+        self.line.key("message").begin_object();
+        self.line.key("role").string("user");
+        self.line.key("content").begin_array();
+        self.line.begin_object();
+        self.line.key("type").string("text");
         self.s1.clear();
         let len = self.rng.bucket(&[
             (55, 15, 120),
@@ -809,31 +820,31 @@ impl<W: Write> Gen<W> {
             (2, 1500, 4000),
         ]);
         text::prose(&mut self.rng, &mut self.s1, len as usize);
-        self.line.kstr("text", &self.s1);
-        self.line.end_obj();
+        self.line.key("text").string(&self.s1);
+        self.line.end_object();
         if self.rng.chance(30) {
             self.image()?;
         }
-        self.line.end_arr();
-        self.line.kuint("timestamp", (self.now - 1) as u64);
-        self.line.end_obj();
+        self.line.end_array();
+        self.line.key("timestamp").uint((self.now - 1) as u64);
+        self.line.end_object();
         self.finish(id, Item::User)
     }
 
     /// An image block (a screenshot: a PNG, a few KB to a few tens of KB of base64).
     fn image(&mut self) -> Step {
         self.stats.images += 1;
-        self.line.obj();
-        self.line.kstr("type", "image");
+        self.line.begin_object();
+        self.line.key("type").string("image");
         self.s2.clear();
         self.s2.push_str("iVBORw0KGgoAAAANSUhEUgAA");
         let len = self
             .rng
             .bucket(&[(70, 2_000, 12_000), (30, 12_000, 40_000)]);
         text::base64(&mut self.rng, &mut self.s2, len as usize);
-        self.line.kstr("data", &self.s2);
-        self.line.kstr("mimeType", "image/png");
-        self.line.end_obj();
+        self.line.key("data").string(&self.s2);
+        self.line.key("mimeType").string("image/png");
+        self.line.end_object();
         Ok(())
     }
 
@@ -843,9 +854,9 @@ impl<W: Write> Gen<W> {
         let started = self.now + 2;
         self.tick(1_500, 45_000);
         let id = self.begin("message");
-        self.line.kobj("message");
-        self.line.kstr("role", "assistant");
-        self.line.karr("content");
+        self.line.key("message").begin_object();
+        self.line.key("role").string("assistant");
+        self.line.key("content").begin_array();
         let content_start = self.line.len();
         let failure = match self.rng.below(1000) {
             0..=6 => Some("aborted"),
@@ -871,9 +882,9 @@ impl<W: Write> Gen<W> {
                 };
                 self.s1.clear();
                 text::prose(&mut self.rng, &mut self.s1, len as usize);
-                self.line.obj();
-                self.line.kstr("type", "text");
-                self.line.kstr("text", &self.s1);
+                self.line.begin_object();
+                self.line.key("type").string("text");
+                self.line.key("text").string(&self.s1);
                 if openai {
                     self.s2.clear();
                     self.s2.push_str("{\"v\":1,\"id\":\"msg_");
@@ -883,9 +894,9 @@ impl<W: Write> Gen<W> {
                     } else {
                         "\",\"phase\":\"commentary\"}"
                     });
-                    self.line.kstr("textSignature", &self.s2);
+                    self.line.key("textSignature").string(&self.s2);
                 }
-                self.line.end_obj();
+                self.line.end_object();
             }
             let calls = if failure.is_some() {
                 calls.min(1)
@@ -897,7 +908,7 @@ impl<W: Write> Gen<W> {
                 out_calls.push(call);
             }
         }
-        self.line.end_arr();
+        self.line.end_array();
         let output = (self.line.len() - content_start) as u64 / 4 + 1;
         let stop = match failure {
             Some(f) => f,
@@ -939,10 +950,9 @@ impl<W: Write> Gen<W> {
             self.s2.push_str(
                 "\",\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":",
             );
-            let mut escaped = Line::default();
-            escaped.str(&self.s1);
-            self.s2
-                .push_str(std::str::from_utf8(&escaped.buf).expect("UTF-8 in, UTF-8 out"));
+            let mut escaped = JsonWriter::new();
+            escaped.string(&self.s1);
+            self.s2.push_str(escaped.as_str());
             self.s2.push_str("}],\"encrypted_content\":\"gAAAAAB");
             let enc = self.rng.range(400, 2000) as usize + len / 2;
             text::base64(&mut self.rng, &mut self.s2, enc - enc % 4);
@@ -952,11 +962,11 @@ impl<W: Write> Gen<W> {
             let sig = (300 + len + len / 3 + self.rng.below(200) as usize).min(9_000);
             text::base64(&mut self.rng, &mut self.s2, sig - sig % 4);
         }
-        self.line.obj();
-        self.line.kstr("type", "thinking");
-        self.line.kstr("thinking", &self.s1);
-        self.line.kstr("thinkingSignature", &self.s2);
-        self.line.end_obj();
+        self.line.begin_object();
+        self.line.key("type").string("thinking");
+        self.line.key("thinking").string(&self.s1);
+        self.line.key("thinkingSignature").string(&self.s2);
+        self.line.end_object();
     }
 
     fn tool_call(&mut self, openai: bool, partial: bool) -> Call {
@@ -980,62 +990,64 @@ impl<W: Write> Gen<W> {
         } else {
             text::path(&mut self.rng, &mut path);
         }
-        self.line.obj();
-        self.line.kstr("type", "toolCall");
-        self.line.kstr("id", &id);
-        self.line.kstr("name", tool.name());
-        self.line.kobj("arguments");
+        self.line.begin_object();
+        self.line.key("type").string("toolCall");
+        self.line.key("id").string(&id);
+        self.line.key("name").string(tool.name());
+        self.line.key("arguments").begin_object();
         self.s1.clear();
         match tool {
             Tool::Read => {
-                self.line.kstr("path", &path);
+                self.line.key("path").string(&path);
                 if self.rng.chance(200) {
-                    self.line.kuint("offset", self.rng.range(1, 2000));
-                    self.line.kuint("limit", self.rng.range(20, 400));
+                    self.line.key("offset").uint(self.rng.range(1, 2000));
+                    self.line.key("limit").uint(self.rng.range(20, 400));
                 }
             }
             Tool::Bash => {
                 let c = text::command(&mut self.rng);
-                self.line.kstr("command", c);
+                self.line.key("command").string(c);
                 if self.rng.chance(150) {
                     self.line
-                        .kuint("timeout", *self.rng.pick(&[30, 60, 120, 600]));
+                        .key("timeout")
+                        .uint(*self.rng.pick(&[30, 60, 120, 600]));
                 }
             }
             Tool::Edit => {
-                self.line.kstr("path", &path);
+                self.line.key("path").string(&path);
                 let old = self.rng.bucket(&[(80, 20, 250), (20, 250, 1200)]) as usize;
                 text::code(&mut self.rng, &mut self.s1, old);
-                self.line.kstr("oldText", &self.s1);
+                self.line.key("oldText").string(&self.s1);
                 self.s1.clear();
                 let new = self.rng.bucket(&[(80, 20, 300), (20, 300, 1500)]) as usize;
                 text::code(&mut self.rng, &mut self.s1, new);
-                self.line.kstr("newText", &self.s1);
+                self.line.key("newText").string(&self.s1);
             }
             Tool::Write => {
-                self.line.kstr("path", &path);
+                self.line.key("path").string(&path);
                 let len = self.rng.bucket(&[(70, 200, 2500), (30, 2500, 8000)]) as usize;
                 text::code(&mut self.rng, &mut self.s1, len);
-                self.line.kstr("content", &self.s1);
+                self.line.key("content").string(&self.s1);
             }
             Tool::Grep => {
                 let n = self.rng.urange(1, 3);
                 text::title(&mut self.rng, &mut self.s1, n);
-                self.line.kstr("pattern", &self.s1);
-                self.line.kstr("path", "src");
+                self.line.key("pattern").string(&self.s1);
+                self.line.key("path").string("src");
             }
             Tool::Find => {
-                self.line.kstr("pattern", "*.ts");
+                self.line.key("pattern").string("*.ts");
                 self.line
-                    .kstr("path", self.rng.pick_str(&["src", "packages", "test"]));
+                    .key("path")
+                    .string(self.rng.pick_str(&["src", "packages", "test"]));
             }
         }
-        self.line.end_obj();
+        self.line.end_object();
         if partial {
             // A streaming buffer left behind by an aborted call.
-            self.line.kstr("partialJson", "{\"path\": \"src/");
+            self.line.key("partialJson").string("{\"path\": \"src/");
         }
-        self.line.end_obj();
+        self.line.end_object();
         Call {
             id,
             tool,
@@ -1048,9 +1060,9 @@ impl<W: Write> Gen<W> {
     /// end of the message object.
     fn assistant_tail(&mut self, output: u64, context: u64, started: i64, stop: &str) {
         let m = self.model;
-        self.line.kstr("api", m.api);
-        self.line.kstr("provider", m.provider);
-        self.line.kstr("model", m.id);
+        self.line.key("api").string(m.api);
+        self.line.key("provider").string(m.provider);
+        self.line.key("model").string(m.id);
         // Cache: everything already billed is read; what is new is written (Anthropic) or
         // sent uncached (OpenAI).
         let (input, cache_read, cache_write) = if context == 0 {
@@ -1066,14 +1078,15 @@ impl<W: Write> Gen<W> {
                 (input, read, new.saturating_sub(input))
             }
         };
-        self.line.kobj("usage");
-        self.line.kuint("input", input);
-        self.line.kuint("output", output);
-        self.line.kuint("cacheRead", cache_read);
-        self.line.kuint("cacheWrite", cache_write);
+        self.line.key("usage").begin_object();
+        self.line.key("input").uint(input);
+        self.line.key("output").uint(output);
+        self.line.key("cacheRead").uint(cache_read);
+        self.line.key("cacheWrite").uint(cache_write);
         if !self.v1() {
             self.line
-                .kuint("totalTokens", input + output + cache_read + cache_write);
+                .key("totalTokens")
+                .uint(input + output + cache_read + cache_write);
         }
         // pi-ai: cost = (price / 1e6) * tokens, total = the sum in this order.
         let costs = [input, output, cache_read, cache_write]
@@ -1081,27 +1094,30 @@ impl<W: Write> Gen<W> {
             .zip(m.price)
             .map(|(&t, p)| p / 1_000_000.0 * t as f64)
             .collect::<Vec<f64>>();
-        self.line.kobj("cost");
-        self.line.knum("input", costs[0]);
-        self.line.knum("output", costs[1]);
-        self.line.knum("cacheRead", costs[2]);
-        self.line.knum("cacheWrite", costs[3]);
+        self.line.key("cost").begin_object();
+        self.line.key("input").number(costs[0]);
+        self.line.key("output").number(costs[1]);
+        self.line.key("cacheRead").number(costs[2]);
+        self.line.key("cacheWrite").number(costs[3]);
         self.line
-            .knum("total", costs[0] + costs[1] + costs[2] + costs[3]);
-        self.line.end_obj();
-        self.line.end_obj();
-        self.line.kstr("stopReason", stop);
-        self.line.kuint("timestamp", started as u64);
+            .key("total")
+            .number(costs[0] + costs[1] + costs[2] + costs[3]);
+        self.line.end_object();
+        self.line.end_object();
+        self.line.key("stopReason").string(stop);
+        self.line.key("timestamp").uint(started as u64);
         match stop {
-            "aborted" => self.line.kstr("errorMessage", "Request was aborted"),
-            "error" => self.line.kstr(
-                "errorMessage",
-                if m.openai() {
+            "aborted" => {
+                self.line.key("errorMessage").string("Request was aborted");
+            }
+            "error" => {
+                let message = if m.openai() {
                     "Connection error."
                 } else {
                     "529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"
-                },
-            ),
+                };
+                self.line.key("errorMessage").string(message);
+            }
             _ if self.version == FileVersion::V3 => {
                 let mut rid = String::new();
                 if m.openai() {
@@ -1111,22 +1127,22 @@ impl<W: Write> Gen<W> {
                     rid.push_str("msg_01");
                     text::base62(&mut self.rng, &mut rid, 22);
                 }
-                self.line.kstr("responseId", &rid);
+                self.line.key("responseId").string(&rid);
             }
             _ => {}
         }
-        self.line.end_obj();
+        self.line.end_object();
     }
 
     fn tool_result(&mut self, call: Call) -> Step {
         self.stats.tool_results += 1;
         let took = self.tick(15, 20_000);
         let id = self.begin("message");
-        self.line.kobj("message");
-        self.line.kstr("role", "toolResult");
-        self.line.kstr("toolCallId", &call.id);
-        self.line.kstr("toolName", call.tool.name());
-        self.line.karr("content");
+        self.line.key("message").begin_object();
+        self.line.key("role").string("toolResult");
+        self.line.key("toolCallId").string(&call.id);
+        self.line.key("toolName").string(call.tool.name());
+        self.line.key("content").begin_array();
         self.s1.clear();
         // details: written after content; kept in s2 as a tiny plan.
         let mut is_error = false;
@@ -1211,53 +1227,54 @@ impl<W: Write> Gen<W> {
                 text::output(&mut self.rng, &mut self.s1, len as usize);
             }
         }
-        self.line.obj();
-        self.line.kstr("type", "text");
-        self.line.kstr("text", &self.s1);
-        self.line.end_obj();
+        self.line.begin_object();
+        self.line.key("type").string("text");
+        self.line.key("text").string(&self.s1);
+        self.line.end_object();
         if call.image {
             self.image()?;
         }
-        self.line.end_arr();
+        self.line.end_array();
         match details {
             Details::None => {}
             Details::Empty => {
-                self.line.kobj("details");
-                self.line.end_obj();
+                self.line.key("details").begin_object();
+                self.line.end_object();
             }
             Details::Diff => {
                 self.s2.clear();
                 let len = self.rng.bucket(&[(70, 150, 800), (30, 800, 3000)]);
                 text::diff(&mut self.rng, &mut self.s2, len as usize);
-                self.line.kobj("details");
-                self.line.kstr("diff", &self.s2);
-                self.line.end_obj();
+                self.line.key("details").begin_object();
+                self.line.key("diff").string(&self.s2);
+                self.line.end_object();
             }
             Details::Truncated { total, full_path } => {
                 // pi's truncation result, which repeats the (truncated) content.
                 let lines = self.s1.bytes().filter(|&b| b == b'\n').count() as u64;
-                self.line.kobj("details");
-                self.line.kobj("truncation");
-                self.line.kstr("content", &self.s1);
-                self.line.kbool("truncated", true);
-                self.line.kstr("truncatedBy", "bytes");
+                self.line.key("details").begin_object();
+                self.line.key("truncation").begin_object();
+                self.line.key("content").string(&self.s1);
+                self.line.key("truncated").bool(true);
+                self.line.key("truncatedBy").string("bytes");
                 self.line
-                    .kuint("totalLines", lines * total / self.s1.len() as u64 + 1);
-                self.line.kuint("totalBytes", total);
-                self.line.kuint("outputLines", lines);
-                self.line.kuint("outputBytes", self.s1.len() as u64);
-                self.line.kbool("lastLinePartial", false);
-                self.line.kbool("firstLineExceedsLimit", false);
-                self.line.end_obj();
+                    .key("totalLines")
+                    .uint(lines * total / self.s1.len() as u64 + 1);
+                self.line.key("totalBytes").uint(total);
+                self.line.key("outputLines").uint(lines);
+                self.line.key("outputBytes").uint(self.s1.len() as u64);
+                self.line.key("lastLinePartial").bool(false);
+                self.line.key("firstLineExceedsLimit").bool(false);
+                self.line.end_object();
                 if let Some(p) = full_path {
-                    self.line.kstr("fullOutputPath", &p);
+                    self.line.key("fullOutputPath").string(&p);
                 }
-                self.line.end_obj();
+                self.line.end_object();
             }
         }
-        self.line.kbool("isError", is_error);
-        self.line.kuint("timestamp", took as u64);
-        self.line.end_obj();
+        self.line.key("isError").bool(is_error);
+        self.line.key("timestamp").uint(took as u64);
+        self.line.end_object();
         self.now += 2;
         self.finish(id, Item::ToolResult)
     }
@@ -1266,36 +1283,37 @@ impl<W: Write> Gen<W> {
     fn bash_execution(&mut self) -> Step {
         self.tick(3_000, 120_000);
         let id = self.begin("message");
-        self.line.kobj("message");
-        self.line.kstr("role", "bashExecution");
+        self.line.key("message").begin_object();
+        self.line.key("role").string("bashExecution");
         let c = text::command(&mut self.rng);
-        self.line.kstr("command", c);
+        self.line.key("command").string(c);
         self.s1.clear();
         let len = self
             .rng
             .bucket(&[(50, 0, 300), (35, 300, 3000), (15, 3000, 40_000)]);
         text::output(&mut self.rng, &mut self.s1, len as usize);
-        self.line.kstr("output", &self.s1);
+        self.line.key("output").string(&self.s1);
         let cancelled = self.rng.chance(30);
         if !cancelled {
             self.line
-                .kuint("exitCode", if self.rng.chance(850) { 0 } else { 1 });
+                .key("exitCode")
+                .uint(if self.rng.chance(850) { 0 } else { 1 });
         }
-        self.line.kbool("cancelled", cancelled);
+        self.line.key("cancelled").bool(cancelled);
         let truncated = len >= 30_000;
-        self.line.kbool("truncated", truncated);
+        self.line.key("truncated").bool(truncated);
         if truncated {
             self.s2.clear();
             self.s2.push_str("/tmp/pi-bash-");
             text::hex(&mut self.rng, &mut self.s2, 16);
             self.s2.push_str(".log");
-            self.line.kstr("fullOutputPath", &self.s2);
+            self.line.key("fullOutputPath").string(&self.s2);
         }
-        self.line.kuint("timestamp", self.now as u64);
+        self.line.key("timestamp").uint(self.now as u64);
         if self.rng.chance(200) {
-            self.line.kbool("excludeFromContext", true);
+            self.line.key("excludeFromContext").bool(true);
         }
-        self.line.end_obj();
+        self.line.end_object();
         self.finish(id, Item::OtherMessage)
     }
 
@@ -1312,31 +1330,31 @@ impl<W: Write> Gen<W> {
         let with_details = self.rng.chance(400);
         if self.version == FileVersion::V3 {
             let id = self.begin_bare("custom_message");
-            self.line.kstr("customType", custom_type);
-            self.line.kstr("content", &self.s1);
-            self.line.kbool("display", display);
+            self.line.key("customType").string(custom_type);
+            self.line.key("content").string(&self.s1);
+            self.line.key("display").bool(display);
             if with_details {
-                self.line.kobj("details");
-                self.line.kuint("step", self.rng.range(1, 12));
-                self.line.kbool("auto", self.rng.chance(500));
-                self.line.end_obj();
+                self.line.key("details").begin_object();
+                self.line.key("step").uint(self.rng.range(1, 12));
+                self.line.key("auto").bool(self.rng.chance(500));
+                self.line.end_object();
             }
             self.base_fields(id);
             self.finish(id, Item::OtherMessage)
         } else {
             let id = self.begin("message");
-            self.line.kobj("message");
-            self.line.kstr("role", "hookMessage");
-            self.line.kstr("customType", custom_type);
-            self.line.kstr("content", &self.s1);
-            self.line.kbool("display", display);
+            self.line.key("message").begin_object();
+            self.line.key("role").string("hookMessage");
+            self.line.key("customType").string(custom_type);
+            self.line.key("content").string(&self.s1);
+            self.line.key("display").bool(display);
             if with_details {
-                self.line.kobj("details");
-                self.line.kuint("step", self.rng.range(1, 12));
-                self.line.end_obj();
+                self.line.key("details").begin_object();
+                self.line.key("step").uint(self.rng.range(1, 12));
+                self.line.end_object();
             }
-            self.line.kuint("timestamp", self.now as u64);
-            self.line.end_obj();
+            self.line.key("timestamp").uint(self.now as u64);
+            self.line.end_object();
             self.finish(id, Item::OtherMessage)
         }
     }
@@ -1346,43 +1364,42 @@ impl<W: Write> Gen<W> {
         self.tick(10, 2_000);
         let id = self.begin_bare("custom");
         let kind = self.rng.below(3);
-        self.line.kstr(
-            "customType",
-            ["todo-state", "plan-mode-state", "permission-gate"][kind as usize],
-        );
-        self.line.kobj("data");
+        self.line
+            .key("customType")
+            .string(["todo-state", "plan-mode-state", "permission-gate"][kind as usize]);
+        self.line.key("data").begin_object();
         match kind {
             0 => {
-                self.line.karr("todos");
+                self.line.key("todos").begin_array();
                 for i in 0..self.rng.range(1, 12) {
-                    self.line.obj();
-                    self.line.kuint("id", i + 1);
+                    self.line.begin_object();
+                    self.line.key("id").uint(i + 1);
                     self.s1.clear();
                     let n = self.rng.urange(3, 10);
                     text::title(&mut self.rng, &mut self.s1, n);
-                    self.line.kstr("text", &self.s1);
-                    self.line.kbool("done", self.rng.chance(500));
-                    self.line.end_obj();
+                    self.line.key("text").string(&self.s1);
+                    self.line.key("done").bool(self.rng.chance(500));
+                    self.line.end_object();
                 }
-                self.line.end_arr();
+                self.line.end_array();
             }
             1 => {
-                self.line.kbool("enabled", self.rng.chance(500));
+                self.line.key("enabled").bool(self.rng.chance(500));
                 self.line.key("plan");
                 self.s1.clear();
                 let n = self.rng.urange(100, 1500);
                 text::prose(&mut self.rng, &mut self.s1, n);
-                self.line.str(&self.s1);
+                self.line.string(&self.s1);
             }
             _ => {
-                self.line.karr("allowed");
+                self.line.key("allowed").begin_array();
                 for _ in 0..self.rng.range(0, 5) {
-                    self.line.str(text::command(&mut self.rng));
+                    self.line.string(text::command(&mut self.rng));
                 }
-                self.line.end_arr();
+                self.line.end_array();
             }
         }
-        self.line.end_obj();
+        self.line.end_object();
         self.base_fields(id);
         self.finish(id, Item::Silent)
     }
@@ -1394,7 +1411,7 @@ impl<W: Write> Gen<W> {
         self.s1.clear();
         let n = self.rng.urange(2, 7);
         text::title(&mut self.rng, &mut self.s1, n);
-        self.line.kstr("name", self.s1.trim());
+        self.line.key("name").string(self.s1.trim());
         self.finish(id, Item::Silent)
     }
 
@@ -1402,7 +1419,7 @@ impl<W: Write> Gen<W> {
         self.tick(500, 30_000);
         let target = self.path[self.rng.urange(0, self.path.len())].id;
         let id = self.begin("label");
-        self.line.kstr("targetId", &format!("{target:08x}"));
+        self.line.key("targetId").string(&format!("{target:08x}"));
         if !self.rng.chance(150) {
             let label = *self.rng.pick(&[
                 "checkpoint",
@@ -1413,7 +1430,7 @@ impl<W: Write> Gen<W> {
                 "✅ tests pass",
                 "ask later",
             ]);
-            self.line.kstr("label", label);
+            self.line.key("label").string(label);
         }
         self.stats.labels += 1;
         self.finish(id, Item::Silent)
@@ -1443,7 +1460,7 @@ impl<W: Write> Gen<W> {
             self.tick(5_000, 60_000);
             let from = self.path.last().map(|p| p.id).expect("target > 0");
             let id = self.begin("branch_summary");
-            self.line.kstr("fromId", &format!("{from:08x}"));
+            self.line.key("fromId").string(&format!("{from:08x}"));
             self.summary(300, 2500);
             if self.version == FileVersion::V3 {
                 self.files_details();
@@ -1476,23 +1493,23 @@ impl<W: Write> Gen<W> {
             self.s1.push('\n');
         }
         self.s1.push_str("</read-files>");
-        self.line.kstr("summary", &self.s1);
+        self.line.key("summary").string(&self.s1);
     }
 
     fn files_details(&mut self) {
-        self.line.kobj("details");
+        self.line.key("details").begin_object();
         for key in ["readFiles", "modifiedFiles"] {
-            self.line.karr(key);
+            self.line.key(key).begin_array();
             for _ in 0..self.rng.range(0, 8) {
                 self.s2.clear();
                 self.s2.push_str(&self.cwd);
                 self.s2.push('/');
                 text::path(&mut self.rng, &mut self.s2);
-                self.line.str(&self.s2);
+                self.line.string(&self.s2);
             }
-            self.line.end_arr();
+            self.line.end_array();
         }
-        self.line.end_obj();
+        self.line.end_object();
     }
 
     /// Auto-compaction when the context is nearly full: the summary replaces everything
@@ -1529,12 +1546,14 @@ impl<W: Write> Gen<W> {
         let summary_tokens = self.s1.len() as u64 / 4;
         if self.v1() {
             self.line
-                .kuint("firstKeptEntryIndex", u64::from(first_kept_index));
+                .key("firstKeptEntryIndex")
+                .uint(u64::from(first_kept_index));
         } else {
             self.line
-                .kstr("firstKeptEntryId", &format!("{first_kept_id:08x}"));
+                .key("firstKeptEntryId")
+                .string(&format!("{first_kept_id:08x}"));
         }
-        self.line.kuint("tokensBefore", tokens + 9_000);
+        self.line.key("tokensBefore").uint(tokens + 9_000);
         if self.version == FileVersion::V3 {
             self.files_details();
         }

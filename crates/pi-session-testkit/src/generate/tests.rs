@@ -474,3 +474,11 @@ fn generated_sessions_pass_the_validator() {
         }
     }
 }
+
+#[test]
+fn iso_dates() {
+    assert_eq!(iso(0), "1970-01-01T00:00:00.000Z");
+    assert_eq!(iso(1_780_065_672_595), "2026-05-29T14:41:12.595Z");
+    assert_eq!(iso(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    assert_eq!(iso(4_102_444_799_999), "2099-12-31T23:59:59.999Z");
+}
