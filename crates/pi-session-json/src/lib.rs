@@ -22,7 +22,7 @@ mod value;
 mod write;
 mod writer;
 
-pub use parse::{ParseError, parse};
+pub use parse::{ParseError, ParseErrorKind, parse};
 pub use scan::{Content, MessageScan, Role, Skeleton, SkeletonMembers, scan_skeleton};
 pub use scan::{LineScanner, RawSkeleton, Span, is_canonical};
 pub use value::{JsArray, JsObject, JsString, JsValue, is_str, truthy};

@@ -12,13 +12,88 @@ use std::fmt;
 pub struct ParseError {
     /// Byte offset of the offending character within the parsed text.
     pub offset: usize,
-    /// What was expected or found.
-    pub message: String,
+    /// What was expected or wrong there.
+    pub kind: ParseErrorKind,
+    /// The character at `offset`; `None` at the end of the line.
+    pub found: Option<char>,
+}
+
+/// What [`ParseError`] found wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// A specific character was expected (`:` after a key, say).
+    Expected(char),
+    /// Something follows the value.
+    TrailingText,
+    /// `null`, `true` or `false` misspelled.
+    InvalidLiteral,
+    /// No value starts here.
+    ExpectedValue,
+    /// A number without its digits.
+    ExpectedDigit,
+    /// A number with a `.` but no digit after it.
+    ExpectedFractionDigit,
+    /// A number with an exponent but no digit in it.
+    ExpectedExponentDigit,
+    /// A `\u` escape cut short.
+    IncompleteUnicodeEscape,
+    /// A `\u` escape with a character that is not a hex digit.
+    InvalidHexDigit,
+    /// An object key that is not a string.
+    ExpectedString,
+    /// A raw control character (U+0000–U+001F) inside a string.
+    ControlCharacter,
+    /// A string without its closing quote.
+    UnterminatedString,
+    /// A backslash followed by a character JSON does not escape.
+    InvalidEscape,
+    /// An array element followed by something other than `,` or `]`.
+    ExpectedArraySeparator,
+    /// An object member followed by something other than `,` or `}`.
+    ExpectedObjectSeparator,
+    /// The same, as the skeleton scanner words it.
+    ExpectedMemberSeparator,
+}
+
+impl fmt::Display for ParseErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = match self {
+            ParseErrorKind::Expected(c) => return write!(f, "expected '{c}'"),
+            ParseErrorKind::TrailingText => "unexpected text after the JSON value",
+            ParseErrorKind::InvalidLiteral => "invalid literal",
+            ParseErrorKind::ExpectedValue => "expected a JSON value",
+            ParseErrorKind::ExpectedDigit => "expected a digit",
+            ParseErrorKind::ExpectedFractionDigit => "expected a digit after the decimal point",
+            ParseErrorKind::ExpectedExponentDigit => "expected a digit in the exponent",
+            ParseErrorKind::IncompleteUnicodeEscape => "incomplete \\u escape",
+            ParseErrorKind::InvalidHexDigit => "invalid hex digit in \\u escape",
+            ParseErrorKind::ExpectedString => "expected a string",
+            ParseErrorKind::ControlCharacter => "control character in string",
+            ParseErrorKind::UnterminatedString => "unterminated string",
+            ParseErrorKind::InvalidEscape => "invalid escape in string",
+            ParseErrorKind::ExpectedArraySeparator => "expected ',' or ']' in array",
+            ParseErrorKind::ExpectedObjectSeparator => "expected ',' or '}' in object",
+            ParseErrorKind::ExpectedMemberSeparator => "expected ',' or '}' after an object member",
+        };
+        f.write_str(text)
+    }
+}
+
+impl ParseError {
+    /// What was expected and what was found, without the position:
+    /// `expected ':', found 'x'` (`found end of line` at the end).
+    pub fn message(&self) -> String {
+        match self.found {
+            Some(c) => format!("{}, found {c:?}", self.kind),
+            None => format!("{}, found end of line", self.kind),
+        }
+    }
 }
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at byte {}", self.message, self.offset)
+        write!(f, "{} at byte {}", self.message(), self.offset)
     }
 }
 
@@ -125,26 +200,24 @@ impl<'a> Parser<'a> {
     /// paths stay small).
     #[cold]
     #[inline(never)]
-    pub(super) fn error_at(&self, offset: usize, message: &str) -> ParseError {
-        let found = match self.bytes.get(offset) {
-            None => "end of line".to_string(),
-            Some(_) => {
-                let rest = std::str::from_utf8(&self.bytes[offset..]).unwrap_or_default();
-                match rest.chars().next() {
-                    Some(c) => format!("{c:?}"),
-                    None => "end of line".to_string(),
-                }
-            }
-        };
+    pub(super) fn error_at(&self, offset: usize, kind: ParseErrorKind) -> ParseError {
+        // The character there, when the rest of the text is valid UTF-8 (it always is for
+        // text; the scanner's bytes are validated separately).
+        let found = self
+            .bytes
+            .get(offset..)
+            .and_then(|rest| std::str::from_utf8(rest).ok())
+            .and_then(|rest| rest.chars().next());
         ParseError {
             offset,
-            message: format!("{message}, found {found}"),
+            kind,
+            found,
         }
     }
 
     /// An error about the byte just consumed.
-    pub(super) fn error_before(&self, message: &str) -> ParseError {
-        self.error_at(self.pos.saturating_sub(1), message)
+    pub(super) fn error_before(&self, kind: ParseErrorKind) -> ParseError {
+        self.error_at(self.pos.saturating_sub(1), kind)
     }
 
     #[inline]
@@ -160,7 +233,7 @@ impl<'a> Parser<'a> {
     #[cold]
     #[inline(never)]
     fn expected(&self, byte: u8) -> ParseError {
-        self.error_at(self.pos, &format!("expected '{}'", byte as char))
+        self.error_at(self.pos, ParseErrorKind::Expected(byte as char))
     }
 
     pub(super) fn expect_end(&mut self) -> Result<(), ParseError> {
@@ -168,7 +241,7 @@ impl<'a> Parser<'a> {
         if self.pos == self.bytes.len() {
             Ok(())
         } else {
-            Err(self.error_at(self.pos, "unexpected text after the JSON value"))
+            Err(self.error_at(self.pos, ParseErrorKind::TrailingText))
         }
     }
 
@@ -188,7 +261,7 @@ impl<'a> Parser<'a> {
             let bad = (0..literal.len())
                 .find(|&i| self.bytes.get(self.pos + i) != Some(&literal[i]))
                 .unwrap_or(0);
-            Err(self.error_at(self.pos + bad, "invalid literal"))
+            Err(self.error_at(self.pos + bad, ParseErrorKind::InvalidLiteral))
         }
     }
 
@@ -200,7 +273,7 @@ impl<'a> Parser<'a> {
             Some(b't') => self.expect_literal(b"true").map(|()| JsValue::Bool(true)),
             Some(b'f') => self.expect_literal(b"false").map(|()| JsValue::Bool(false)),
             Some(b'-' | b'0'..=b'9') => self.parse_number(),
-            _ => Err(self.error_at(self.pos, "expected a JSON value")),
+            _ => Err(self.error_at(self.pos, ParseErrorKind::ExpectedValue)),
         }
     }
 
@@ -217,12 +290,12 @@ impl<'a> Parser<'a> {
                     i += 1;
                 }
             }
-            _ => return Err(self.error_at(i, "expected a digit")),
+            _ => return Err(self.error_at(i, ParseErrorKind::ExpectedDigit)),
         }
         if b.get(i) == Some(&b'.') {
             i += 1;
             if !b.get(i).is_some_and(u8::is_ascii_digit) {
-                return Err(self.error_at(i, "expected a digit after the decimal point"));
+                return Err(self.error_at(i, ParseErrorKind::ExpectedFractionDigit));
             }
             while b.get(i).is_some_and(u8::is_ascii_digit) {
                 i += 1;
@@ -234,7 +307,7 @@ impl<'a> Parser<'a> {
                 i += 1;
             }
             if !b.get(i).is_some_and(u8::is_ascii_digit) {
-                return Err(self.error_at(i, "expected a digit in the exponent"));
+                return Err(self.error_at(i, ParseErrorKind::ExpectedExponentDigit));
             }
             while b.get(i).is_some_and(u8::is_ascii_digit) {
                 i += 1;
@@ -257,12 +330,12 @@ impl<'a> Parser<'a> {
         let digits = self
             .bytes
             .get(at..at + 4)
-            .ok_or_else(|| self.error_at(at, "incomplete \\u escape"))?;
+            .ok_or_else(|| self.error_at(at, ParseErrorKind::IncompleteUnicodeEscape))?;
         let mut unit = 0u16;
         for (i, d) in digits.iter().enumerate() {
             let v = (*d as char)
                 .to_digit(16)
-                .ok_or_else(|| self.error_at(at + i, "invalid hex digit in \\u escape"))?;
+                .ok_or_else(|| self.error_at(at + i, ParseErrorKind::InvalidHexDigit))?;
             unit = unit * 16 + v as u16;
         }
         Ok(unit)
@@ -271,7 +344,7 @@ impl<'a> Parser<'a> {
     /// Parses a string at the current `"` into WTF-8.
     pub(super) fn parse_string_value(&mut self) -> Result<JsString, ParseError> {
         if self.peek() != Some(b'"') {
-            return Err(self.error_at(self.pos, "expected a string"));
+            return Err(self.error_at(self.pos, ParseErrorKind::ExpectedString));
         }
         self.pos += 1;
         let start = self.pos;
@@ -284,14 +357,16 @@ impl<'a> Parser<'a> {
                     return Ok(JsString::from_wtf8(s));
                 }
                 b'\\' => break,
-                0x00..=0x1F => return Err(self.error_at(self.pos, "control character in string")),
+                0x00..=0x1F => {
+                    return Err(self.error_at(self.pos, ParseErrorKind::ControlCharacter));
+                }
                 _ => self.pos += 1,
             }
         }
         let mut buf = self.bytes[start..self.pos].to_vec();
         loop {
             match self.next_byte() {
-                None => return Err(self.error_at(self.pos, "unterminated string")),
+                None => return Err(self.error_at(self.pos, ParseErrorKind::UnterminatedString)),
                 Some(b'"') => return Ok(JsString::from_wtf8(buf)),
                 Some(b'\\') => {
                     let escape = self.next_byte();
@@ -309,10 +384,12 @@ impl<'a> Parser<'a> {
                             self.pos += 4;
                             push_code_unit(&mut buf, unit);
                         }
-                        _ => return Err(self.error_before("invalid escape in string")),
+                        _ => return Err(self.error_before(ParseErrorKind::InvalidEscape)),
                     }
                 }
-                Some(0x00..=0x1F) => return Err(self.error_before("control character in string")),
+                Some(0x00..=0x1F) => {
+                    return Err(self.error_before(ParseErrorKind::ControlCharacter));
+                }
                 Some(b) => buf.push(b),
             }
         }
@@ -373,7 +450,11 @@ impl<'a> Parser<'a> {
                                 };
                                 value = JsValue::Array(JsArray(items));
                             }
-                            _ => return Err(self.error_before("expected ',' or ']' in array")),
+                            _ => {
+                                return Err(
+                                    self.error_before(ParseErrorKind::ExpectedArraySeparator)
+                                );
+                            }
                         }
                     }
                     Frame::Object(builder) => {
@@ -393,7 +474,11 @@ impl<'a> Parser<'a> {
                                 };
                                 value = JsValue::Object(builder.finish());
                             }
-                            _ => return Err(self.error_before("expected ',' or '}' in object")),
+                            _ => {
+                                return Err(
+                                    self.error_before(ParseErrorKind::ExpectedObjectSeparator)
+                                );
+                            }
                         }
                     }
                 }
@@ -406,6 +491,75 @@ impl<'a> Parser<'a> {
 mod tests {
     use super::*;
     use crate::to_string;
+
+    #[test]
+    fn errors_say_what_was_expected_what_was_found_and_where() {
+        let cases: &[(&str, usize, ParseErrorKind, Option<char>, &str)] = &[
+            (
+                r#"{"a" 1}"#,
+                5,
+                ParseErrorKind::Expected(':'),
+                Some('1'),
+                "expected ':', found '1'",
+            ),
+            (
+                "[1,",
+                3,
+                ParseErrorKind::ExpectedValue,
+                None,
+                "expected a JSON value, found end of line",
+            ),
+            (
+                "[1 2]",
+                3,
+                ParseErrorKind::ExpectedArraySeparator,
+                Some('2'),
+                "expected ',' or ']' in array, found '2'",
+            ),
+            (
+                "nul",
+                3,
+                ParseErrorKind::InvalidLiteral,
+                None,
+                "invalid literal, found end of line",
+            ),
+            (
+                r#""\x""#,
+                2,
+                ParseErrorKind::InvalidEscape,
+                Some('x'),
+                "invalid escape in string, found 'x'",
+            ),
+            (
+                r#""\u12"#,
+                3,
+                ParseErrorKind::IncompleteUnicodeEscape,
+                Some('1'),
+                r"incomplete \u escape, found '1'",
+            ),
+            (
+                "1 é",
+                2,
+                ParseErrorKind::TrailingText,
+                Some('é'),
+                "unexpected text after the JSON value, found 'é'",
+            ),
+        ];
+        for &(text, offset, kind, found, message) in cases {
+            let error = parse(text).unwrap_err();
+            assert_eq!(
+                error,
+                ParseError {
+                    offset,
+                    kind,
+                    found
+                },
+                "{text}"
+            );
+            assert_eq!(error.message(), message, "{text}");
+            assert_eq!(error.to_string(), format!("{message} at byte {offset}"));
+        }
+    }
 
     fn roundtrip(text: &str) -> String {
         to_string(&parse(text).unwrap())

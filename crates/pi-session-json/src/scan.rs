@@ -13,7 +13,7 @@
 //! where the members are instead of building them; [`scan_skeleton`] builds the members from
 //! those ranges.
 
-use super::parse::{ParseError, Parser};
+use super::parse::{ParseError, ParseErrorKind, Parser};
 use super::simd::portable::any_special;
 use super::simd::simple_string;
 use super::simd::word::special as special_bytes;
@@ -325,9 +325,7 @@ impl<'a> Scanner<'a, '_> {
                 Some(b',') => continue,
                 Some(b'}') => return Ok(()),
                 _ => {
-                    return Err(self
-                        .p
-                        .error_before("expected ',' or '}' after an object member"));
+                    return Err(self.p.error_before(ParseErrorKind::ExpectedMemberSeparator));
                 }
             }
         }
@@ -387,7 +385,11 @@ impl<'a> Scanner<'a, '_> {
                         match self.p.next_byte() {
                             Some(b',') => continue,
                             Some(b'}') => break,
-                            _ => return Err(self.p.error_before("expected ',' or '}' in object")),
+                            _ => {
+                                return Err(self
+                                    .p
+                                    .error_before(ParseErrorKind::ExpectedObjectSeparator));
+                            }
                         }
                     }
                 }
@@ -411,7 +413,7 @@ impl<'a> Scanner<'a, '_> {
     /// escapes, which is almost always).
     fn key_with_range(&mut self) -> Result<(usize, usize, Cow<'a, [u8]>), ParseError> {
         if self.p.peek() != Some(b'"') {
-            return Err(self.p.error_at(self.p.pos, "expected a string"));
+            return Err(self.p.error_at(self.p.pos, ParseErrorKind::ExpectedString));
         }
         let start = self.p.pos + 1;
         let escaped = self.string(false)?;
@@ -531,8 +533,12 @@ impl<'a> Scanner<'a, '_> {
                     (Some(b']'), false) => {
                         self.b.stack.pop();
                     }
-                    (_, true) => return Err(self.p.error_before("expected ',' or '}' in object")),
-                    (_, false) => return Err(self.p.error_before("expected ',' or ']' in array")),
+                    (_, true) => {
+                        return Err(self.p.error_before(ParseErrorKind::ExpectedObjectSeparator));
+                    }
+                    (_, false) => {
+                        return Err(self.p.error_before(ParseErrorKind::ExpectedArraySeparator));
+                    }
                 }
             }
         }
@@ -544,7 +550,7 @@ impl<'a> Scanner<'a, '_> {
             self.tracked_key()?;
         } else {
             if self.p.peek() != Some(b'"') {
-                return Err(self.p.error_at(self.p.pos, "expected a string"));
+                return Err(self.p.error_at(self.p.pos, ParseErrorKind::ExpectedString));
             }
             self.string(false)?;
         }
@@ -618,7 +624,7 @@ impl<'a> Scanner<'a, '_> {
                         None => {
                             let end = bytes.len();
                             self.p.pos = end;
-                            return Err(self.p.error_at(end, "unterminated string"));
+                            return Err(self.p.error_at(end, ParseErrorKind::UnterminatedString));
                         }
                     },
                 }
@@ -656,11 +662,11 @@ impl<'a> Scanner<'a, '_> {
                             // itself when the line ends there.
                             let at = if i + 1 < bytes.len() { i + 1 } else { i };
                             self.p.pos = at;
-                            return Err(self.p.error_at(at, "invalid escape in string"));
+                            return Err(self.p.error_at(at, ParseErrorKind::InvalidEscape));
                         }
                     }
                 }
-                _ => return Err(self.p.error_at(i, "control character in string")),
+                _ => return Err(self.p.error_at(i, ParseErrorKind::ControlCharacter)),
             }
         }
     }

@@ -145,7 +145,11 @@ impl Stats {
 /// Parses a size: `100MB`, `1GB`, `512KB` (powers of 1000), `64MiB`, `1GiB`, `4KiB` (powers of
 /// 1024), or a plain number of bytes (`B` suffix optional). Case-insensitive; a decimal
 /// point is allowed (`1.5MB`).
-pub fn parse_size(s: &str) -> Result<u64, String> {
+pub fn parse_size(s: &str) -> Result<u64, SizeError> {
+    let error = |kind| SizeError {
+        input: s.to_owned(),
+        kind,
+    };
     let t = s.trim();
     let lower = t.to_ascii_lowercase();
     let split = lower
@@ -161,34 +165,72 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "kib" => 1 << 10,
         "mib" => 1 << 20,
         "gib" => 1 << 30,
-        _ => {
-            return Err(format!(
-                "unknown size unit in {s:?} (use B, KB, MB, GB, KiB, MiB, GiB)"
-            ));
-        }
+        _ => return Err(error(SizeErrorKind::UnknownUnit)),
     };
     let (int, frac) = number.split_once('.').unwrap_or((number, ""));
     if int.is_empty() && frac.is_empty() {
-        return Err(format!("no number in size {s:?}"));
+        return Err(error(SizeErrorKind::NoNumber));
     }
     let int: u64 = if int.is_empty() {
         0
     } else {
-        int.parse().map_err(|_| format!("bad size {s:?}"))?
+        int.parse().map_err(|_| error(SizeErrorKind::BadNumber))?
     };
     let mut bytes = int
         .checked_mul(multiplier)
-        .ok_or_else(|| format!("size {s:?} is too large"))?;
+        .ok_or_else(|| error(SizeErrorKind::TooLarge))?;
     let mut scale = multiplier;
     for digit in frac.bytes() {
         if !digit.is_ascii_digit() {
-            return Err(format!("bad size {s:?}"));
+            return Err(error(SizeErrorKind::BadNumber));
         }
         scale /= 10;
-        bytes += u64::from(digit - b'0') * scale;
+        bytes = bytes
+            .checked_add(u64::from(digit - b'0') * scale)
+            .ok_or_else(|| error(SizeErrorKind::TooLarge))?;
     }
     Ok(bytes)
 }
+
+/// A size [`parse_size`] cannot read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SizeError {
+    /// The text given.
+    pub input: String,
+    /// What is wrong with it.
+    pub kind: SizeErrorKind,
+}
+
+/// What is wrong with a size ([`SizeError`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SizeErrorKind {
+    /// A unit other than B, KB, MB, GB, KiB, MiB, GiB.
+    UnknownUnit,
+    /// A unit without a number.
+    NoNumber,
+    /// Something in the number that is not a digit or one decimal point.
+    BadNumber,
+    /// More than `u64::MAX` bytes.
+    TooLarge,
+}
+
+impl std::fmt::Display for SizeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = &self.input;
+        match self.kind {
+            SizeErrorKind::UnknownUnit => write!(
+                f,
+                "unknown size unit in {s:?} (use B, KB, MB, GB, KiB, MiB, GiB)"
+            ),
+            SizeErrorKind::NoNumber => write!(f, "no number in size {s:?}"),
+            SizeErrorKind::BadNumber => write!(f, "bad size {s:?}"),
+            SizeErrorKind::TooLarge => write!(f, "size {s:?} is too large"),
+        }
+    }
+}
+
+impl std::error::Error for SizeError {}
 
 /// A short label for a size: `100MB`, `1GB`, `64MiB`, or the byte count.
 pub fn size_label(bytes: u64) -> String {

@@ -552,12 +552,12 @@ fn not_json(cx: &Context<'_, '_, '_>, line: &Line<'_>, error: &ParseError) -> Di
             Some(at(error_at..text.len())),
             format!(
                 "the last line is cut off ({}) and the file does not end with a newline: an interrupted write; pi drops the line, and its next append is glued onto it",
-                error.message
+                error.message()
             ),
         );
     }
     let bom = text.starts_with('\u{FEFF}');
-    let mut message = format!("not valid JSON: {}; pi drops this line", error.message);
+    let mut message = format!("not valid JSON: {}; pi drops this line", error.message());
     if bom {
         message = "the line starts with a byte order mark (U+FEFF), which JSON does not allow; pi drops this line".into();
     }

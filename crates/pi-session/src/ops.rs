@@ -190,7 +190,9 @@ pub fn migrate_releasing(
         for d in dropped.by_ref().take(WARNINGS_SHOWN) {
             warnings.push(format!(
                 "{}:{}: warning: not JSON ({}); kept verbatim (pi would delete this line)",
-                d.line, d.column, d.error
+                d.line,
+                d.column,
+                d.error.message()
             ));
         }
         more(

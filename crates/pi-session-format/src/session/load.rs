@@ -25,8 +25,8 @@ pub struct DroppedLine {
     pub offset: usize,
     /// 1-based column (in characters) where parsing failed.
     pub column: usize,
-    /// Why it is not JSON.
-    pub error: String,
+    /// Why it is not JSON (`error.offset` is within the line).
+    pub error: ParseError,
     /// Length of the line in bytes.
     pub len: usize,
 }
@@ -713,14 +713,14 @@ fn scan<'a, 'l>(
                 value: None,
             })
         }
-        Err(ParseError { offset, message }) => Err(DroppedLine {
+        Err(e @ ParseError { offset, .. }) => Err(DroppedLine {
             line: line.number,
             offset: line.offset,
             column: 1 + line
                 .text
                 .get(..offset)
                 .map_or(offset, |s| s.chars().count()),
-            error: message,
+            error: e,
             len: line.len,
         }),
     }

@@ -432,8 +432,18 @@ fn sizes() {
     assert_eq!(parse_size("64MiB"), Ok(64 << 20));
     assert_eq!(parse_size("4096"), Ok(4096));
     assert_eq!(parse_size("10 KB"), Ok(10_000));
-    assert!(parse_size("10XB").is_err());
-    assert!(parse_size("MB").is_err());
+    let kind = |s: &str| parse_size(s).unwrap_err().kind;
+    assert_eq!(kind("10XB"), SizeErrorKind::UnknownUnit);
+    assert_eq!(kind("MB"), SizeErrorKind::NoNumber);
+    assert_eq!(kind("1.2.3MB"), SizeErrorKind::BadNumber);
+    assert_eq!(kind("99999999999999999999"), SizeErrorKind::BadNumber);
+    assert_eq!(kind("18446744073709551GB"), SizeErrorKind::TooLarge);
+    // The fraction cannot overflow either (it used to panic in debug builds).
+    assert_eq!(kind("18446744073709551.999KB"), SizeErrorKind::TooLarge);
+    assert_eq!(
+        parse_size("10XB").unwrap_err().to_string(),
+        "unknown size unit in \"10XB\" (use B, KB, MB, GB, KiB, MiB, GiB)"
+    );
     assert_eq!(size_label(100_000_000), "100MB");
     assert_eq!(size_label(1 << 30), "1GiB");
     assert_eq!(size_label(1234), "1234B");
