@@ -2,12 +2,12 @@
 //! conformance protocol: each returns the exact output and the warnings to show.
 
 use pi_session_format::PiVersion;
-use pi_session_format::context::{build_context, write_messages};
+use pi_session_format::context::write_messages;
 use pi_session_format::info::{session_info_json, write_session_info};
 use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
 use pi_session_format::session::{ChangeKind, Changes, Key, LoadOptions, ReadAt, Session, quoted};
-use pi_session_format::tree::{self, Index, Leaf};
+use pi_session_format::tree::{self, Leaf};
 use std::io::Write;
 use std::ops::Range;
 
@@ -100,9 +100,8 @@ pub fn context<'a>(
 ) -> Result<Vec<String>, Rejected> {
     let mut warnings = Vec::new();
     let session = load_accessing(bytes, access, settings, &mut warnings)?;
-    let index = Index::build(&session);
     if let Some(id) = leaf
-        && index.get(&session, &Key::string(id)).is_none()
+        && session.index().get(&session, &Key::string(id)).is_none()
     {
         warnings.push(format!(
             " warning: --leaf {}: no entry has this id; the context is built from the last entry, as pi does",
@@ -110,18 +109,17 @@ pub fn context<'a>(
         ));
     }
     let leaf = leaf.map_or(Leaf::Current, |id| Leaf::Id(id.to_string()));
-    let context = build_context(&session, &index, &leaf, settings.pi)?;
+    let context = session.context(leaf)?;
     for line in &context.skipped_lines {
         warnings.push(format!("{line}: warning: `message` is missing or null; entry skipped (pi would throw a TypeError)"));
     }
     if llm {
-        write_messages(&to_llm(context.messages, settings.pi), out)?;
+        write_messages(&to_llm(context.messages, session.pi), out)?;
     } else {
         context.write_json(out)?;
     }
     out.write_all(b"\n")?;
     if settings.exits_after {
-        std::mem::forget(index);
         std::mem::forget(session);
     }
     Ok(warnings)
@@ -271,8 +269,7 @@ pub fn tree<'a>(
 ) -> Result<Output, Rejected> {
     let mut warnings = Vec::new();
     let session = load_accessing(bytes, access, settings, &mut warnings)?;
-    let index = Index::build(&session);
-    let view = tree::Tree::build(&session, &index);
+    let view = session.tree();
     if let (tree::Form::Once(why), Some((line, id))) = (view.form(), view.first_duplicate()) {
         let pi = match why {
             tree::Why::Cycle => "loop forever".to_owned(),
@@ -284,10 +281,10 @@ pub fn tree<'a>(
         ));
     }
     let mut bytes = Vec::new();
-    view.write_json(&session, &index, &mut bytes);
+    view.write_json(&session, session.index(), &mut bytes);
     bytes.push(b'\n');
     if settings.exits_after {
-        std::mem::forget(index);
+        std::mem::forget(view);
         std::mem::forget(session);
     }
     Ok(Output { bytes, warnings })
