@@ -2,8 +2,8 @@
 // pi-ref.mjs — compute outputs with the REAL pi SessionManager (the reference implementation).
 //
 // Usage:
-//   node pi-ref.mjs context FILE [--leaf ID] [--llm] [--pi 0.73|0.87]
-//   node pi-ref.mjs migrate FILE [--pi 0.73|0.87]
+//   node pi-ref.mjs context FILE [--leaf ID] [--llm] [--pi 0.73|0.87|1.5]
+//   node pi-ref.mjs migrate FILE [--pi 0.73|0.87|1.5]
 //   node pi-ref.mjs tree FILE [--pi ...]
 //   node pi-ref.mjs info FILE [--pi ...] [--mtime MS]
 //   node pi-ref.mjs labels FILE [--pi ...]
@@ -22,6 +22,8 @@
 // Versions (pinned in package-lock.json):
 //   --pi 0.73 (default) → @mariozechner/pi-coding-agent@0.73.1
 //   --pi 0.87           → @earendil-works/pi-coding-agent@0.87.1
+//   --pi 1.5            → @earendil-works/pi-coding-agent@1.5.2 (current pi; not installable with
+//                         npm: fetched into vendor/ by fetch-pi-1.5.mjs, see there)
 // Both are imported by file path (dist/core/session-manager.js and dist/core/messages.js) so that
 // the agent's index (0.87.1 needs Node >= 22.19 for it) and the rest of the agent are never loaded.
 //
@@ -84,7 +86,7 @@
 // Hangs: pi loops forever on parent cycles (buildSessionContext, getTree with duplicate ids). Nothing
 // here guards against that; the caller must use a timeout (and restart the batch process).
 
-import { createRequire, syncBuiltinESMExports } from "node:module";
+import { createRequire, register, syncBuiltinESMExports } from "node:module";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, mkdirSync, existsSync, utimesSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, basename, dirname } from "node:path";
@@ -114,13 +116,25 @@ function normalizePi(v) {
 	const s = String(v ?? "0.73");
 	if (s === "0.73" || s === "0.73.1") return "0.73";
 	if (s === "0.87" || s === "0.87.1") return "0.87";
-	throw new Error(`unknown --pi version: ${s} (use 0.73 or 0.87)`);
+	if (s === "1.5" || s === "1.5.2") return "1.5";
+	throw new Error(`unknown --pi version: ${s} (use 0.73, 0.87 or 1.5)`);
+}
+/** dist/core of a pinned pi: npm's node_modules, or vendor/ for 1.5.2 (see fetch-pi-1.5.mjs). */
+function piCore(v) {
+	if (v !== "1.5") return join(HERE, "node_modules", PI_PACKAGES[v], "dist", "core");
+	const core = join(HERE, "vendor", "pi-coding-agent-1.5.2", "package", "dist", "core");
+	if (!existsSync(join(core, "session-manager.js"))) {
+		throw new Error("pi 1.5.2 is not fetched: run `node conformance/reference/fetch-pi-1.5.mjs`");
+	}
+	// Its one import of @earendil-works/pi-ai goes to pi-ai 1.5.2's files, not node_modules' 0.87.1.
+	register("./pi-1.5/hooks.mjs", import.meta.url);
+	return core;
 }
 const moduleCache = new Map();
 async function loadPi(version) {
 	const v = normalizePi(version);
 	if (!moduleCache.has(v)) {
-		const core = join(HERE, "node_modules", PI_PACKAGES[v], "dist", "core");
+		const core = piCore(v);
 		const sm = await import(pathToFileURL(join(core, "session-manager.js")).href);
 		const msgs = await import(pathToFileURL(join(core, "messages.js")).href);
 		moduleCache.set(v, { ...sm, convertToLlm: msgs.convertToLlm });
@@ -356,8 +370,8 @@ function errorText(e) {
 function usage() {
 	process.stderr.write(
 		"usage:\n" +
-			"  node pi-ref.mjs context FILE [--leaf ID] [--llm] [--pi 0.73|0.87]\n" +
-			"  node pi-ref.mjs migrate FILE [--pi 0.73|0.87]\n" +
+			"  node pi-ref.mjs context FILE [--leaf ID] [--llm] [--pi 0.73|0.87|1.5]\n" +
+			"  node pi-ref.mjs migrate FILE [--pi 0.73|0.87|1.5]\n" +
 			"  node pi-ref.mjs tree FILE [--pi ...]\n" +
 			"  node pi-ref.mjs info FILE [--pi ...] [--mtime MS]\n" +
 			"  node pi-ref.mjs labels FILE [--pi ...]\n" +

@@ -36,7 +36,7 @@
 //   --bin PATH        our binary (default: <repo>/target/debug/pi-session). `--bin ref:0.87` (or
 //                     ref:0.73) compares against the reference itself instead — a self-test of this
 //                     script and a way to see how the two pi versions differ.
-//   --pi V            reference version: 0.73 (default) or 0.87
+//   --pi V            reference version: 0.73 (default), 0.87 or 1.5 (fetch-pi-1.5.mjs first)
 //   --keep DIR        generate into DIR and keep it (default: temp dir, kept only on mismatch); a kept
 //                     directory gets failing.txt, the names of the failing sessions one per line
 //   --input DIR       skip generation; use DIR/*.jsonl (with optional DIR/<name>.args.json)
@@ -101,8 +101,8 @@ function parseArgs(argv) {
 		}
 	}
 	for (const op of a.ops) if (!ALL_OPS.includes(op)) throw new Error(`unknown op in --ops: ${op}`);
-	a.pi = a.pi.replace(/^(0\.73|0\.87)\.1$/, "$1");
-	if (a.pi !== "0.73" && a.pi !== "0.87") throw new Error(`unknown --pi version: ${a.pi} (use 0.73 or 0.87)`);
+	a.pi = a.pi.replace(/^(0\.73|0\.87)\.1$/, "$1").replace(/^1\.5\.2$/, "1.5");
+	if (!["0.73", "0.87", "1.5"].includes(a.pi)) throw new Error(`unknown --pi version: ${a.pi} (use 0.73, 0.87 or 1.5)`);
 	if (!Number.isInteger(a.count) || a.count < 0) throw new Error("--count must be a non-negative integer");
 	return a;
 }

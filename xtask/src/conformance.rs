@@ -1,5 +1,5 @@
-//! `cargo xtask conformance …`: check the corpus against the reference, and fuzz the
-//! reference against `pi-session`; the writing half of `check-reference` is
+//! `cargo xtask conformance …`: check the corpus against the reference, fuzz the
+//! reference against `pi-session`, and compare how two pi versions read the corpus; the writing half of `check-reference` is
 //! `cargo xtask bless cases` ([`crate::bless`]).
 
 use crate::reference::{self, Request, Response};
@@ -15,6 +15,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
     match args {
         ["check-reference", rest @ ..] => bless(&only(rest)?, false),
         ["fuzz-reference", rest @ ..] => fuzz_reference(rest),
+        ["same-reading", a, b] => same_reading(a, b),
         _ => Err(format!("unknown conformance command\n{}", crate::USAGE)),
     }
 }
@@ -199,6 +200,82 @@ fn compare(case: &Case, op: Op, expectation: &Expectation) -> Option<String> {
         (Expectation::Error(e), _) => {
             Some(format!("{} [{op}]: the reference now fails: {e}", case.id))
         }
+    }
+}
+
+/// `same-reading A B`: every operation of every case the reference answers (all but
+/// `divergence/`, where pi hangs or crashes), run by pi `A` and by pi `B` on the same file;
+/// fails unless both give the same bytes, or both fail. The evidence behind an alias such as
+/// `--pi 1.5` (pi 1.5.2 reads as 0.87.1).
+fn same_reading(a: &str, b: &str) -> Result<(), String> {
+    let cases = corpus::load_cases(&cases_dir()).map_err(|e| e.to_string())?;
+    let cases: Vec<&Case> = cases
+        .iter()
+        .filter(|c| c.meta.divergence.is_none())
+        .collect();
+    let paths: Vec<PathBuf> = cases
+        .iter()
+        .map(|c| {
+            c.session_path()
+                .canonicalize()
+                .unwrap_or_else(|_| c.session_path())
+        })
+        .collect();
+    let mut requests = Vec::new();
+    let mut owners = Vec::new();
+    for (case, path) in cases.iter().zip(&paths) {
+        for op in Op::ALL {
+            for pi in [a, b] {
+                requests.push(Request {
+                    op: if op == Op::Llm { "context" } else { op.name() },
+                    file: path,
+                    leaf: if matches!(op, Op::Context | Op::Llm) {
+                        case.meta.leaf.as_deref()
+                    } else {
+                        None
+                    },
+                    llm: op == Op::Llm,
+                    pi,
+                });
+            }
+            owners.push((*case, op));
+        }
+    }
+    let responses = reference::batch(&requests)?;
+    let mut differences = Vec::new();
+    for ((case, op), pair) in owners.iter().zip(responses.chunks(2)) {
+        let same = match (&pair[0], &pair[1]) {
+            (Ok(x), Ok(y)) => x == y,
+            (Err(_), Err(_)) => true,
+            _ => false,
+        };
+        if !same {
+            let show = |r: &Response| match r {
+                Ok(bytes) => String::from_utf8_lossy(&bytes[..bytes.len().min(300)]).into_owned(),
+                Err(e) => format!("error: {e}"),
+            };
+            differences.push(format!(
+                "{} [{op}]:\n  pi {a}: {}\n  pi {b}: {}",
+                case.id,
+                show(&pair[0]),
+                show(&pair[1])
+            ));
+        }
+    }
+    if differences.is_empty() {
+        eprintln!(
+            "pi {a} and pi {b} read the corpus alike: {} operations on {} cases",
+            owners.len(),
+            cases.len()
+        );
+        Ok(())
+    } else {
+        Err(format!(
+            "pi {a} and pi {b} differ on {} of {} operations:\n{}",
+            differences.len(),
+            owners.len(),
+            differences.join("\n")
+        ))
     }
 }
 

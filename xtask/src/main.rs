@@ -8,6 +8,8 @@
 //!   any difference;
 //! - `cargo xtask conformance fuzz-reference --seed S --count N [--save]` — random sessions,
 //!   reference against `pi-session`; `--save` turns each mismatch into a new case;
+//! - `cargo xtask conformance same-reading 0.87 1.5` — every corpus operation run by two pi
+//!   versions: fails unless they agree (the evidence behind `--pi 1.5` = 0.87.1's rules);
 //! - `cargo xtask conformance validate-reference [--check]` — what pi does with each case of
 //!   `conformance/validate/` (`pi.json`: drops, rewrites, throws, hangs), the evidence behind the
 //!   validator's pi-loadable verdict;
@@ -47,6 +49,7 @@ const USAGE: &str = "usage:
   cargo xtask conformance check-reference [--only GLOB]...
   cargo xtask conformance fuzz-reference --seed S --count N [--pi 0.73|0.87] [--save]
   cargo xtask conformance validate-reference [--check]
+  cargo xtask conformance same-reading PI_A PI_B
   cargo xtask fuzz seed
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--linear N] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]

@@ -16,14 +16,15 @@ pub struct Request<'a> {
     pub leaf: Option<&'a str>,
     /// Whether to apply `convertToLlm`.
     pub llm: bool,
-    /// `"0.73"` or `"0.87"`.
+    /// `"0.73"`, `"0.87"` or `"1.5"`.
     pub pi: &'a str,
 }
 
 /// What the reference answered: its exact output, or the error it threw.
 pub type Response = Result<Vec<u8>, String>;
 
-/// Makes sure `node` and the pinned packages are there (`npm ci` from the lockfile).
+/// Makes sure `node` and the pinned packages are there (`npm ci` from the lockfile, and pi
+/// 1.5.2 fetched by `fetch-pi-1.5.mjs`).
 pub fn ensure_installed() -> Result<(), String> {
     let dir = root().join("conformance/reference");
     let node = Command::new("node").arg("--version").output();
@@ -39,6 +40,15 @@ pub fn ensure_installed() -> Result<(), String> {
         if !status.success() {
             return Err("npm ci failed in conformance/reference".into());
         }
+    }
+    // pi 1.5.2 is not installable with npm: its tarballs are fetched and checked by this script
+    // (which does nothing when they are there already).
+    let status = Command::new("node")
+        .arg(dir.join("fetch-pi-1.5.mjs"))
+        .status()
+        .map_err(|e| format!("fetch-pi-1.5.mjs: {e}"))?;
+    if !status.success() {
+        return Err("conformance/reference/fetch-pi-1.5.mjs failed".into());
     }
     Ok(())
 }

@@ -99,18 +99,22 @@ struct FileArgs {
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Pi {
     /// @mariozechner/pi-coding-agent 0.73.1, the documented v3 format.
-    #[value(name = "0.73")]
+    #[value(name = "0.73", alias = "0.73.1")]
     V0_73,
-    /// @earendil-works/pi-coding-agent 0.87.1, current pi.
-    #[value(name = "0.87")]
+    /// @earendil-works/pi-coding-agent 0.87.1.
+    #[value(name = "0.87", alias = "0.87.1")]
     V0_87,
+    /// @earendil-works/pi-coding-agent 1.5.2, current pi: it reads every file as 0.87.1 does
+    /// (the whole corpus and the differential runs agree), so its rules are 0.87.1's.
+    #[value(name = "1.5", alias = "1.5.2")]
+    V1_5,
 }
 
 impl From<Pi> for PiVersion {
     fn from(pi: Pi) -> PiVersion {
         match pi {
             Pi::V0_73 => PiVersion::V0_73,
-            Pi::V0_87 => PiVersion::V0_87,
+            Pi::V0_87 | Pi::V1_5 => PiVersion::V0_87,
         }
     }
 }

@@ -210,3 +210,37 @@ fn c8_offsetless_timestamps_use_the_tz_of_the_process_like_node() {
         );
     }
 }
+
+/// `--pi 1.5` (current pi, 1.5.2) follows 0.87.1's reading rules: `cargo xtask conformance
+/// same-reading 0.87 1.5` and the differential runs show 1.5.2 reads every file as 0.87.1 does.
+#[test]
+fn pi_1_5_reads_as_0_87() {
+    let cases =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/cases/pi-0.87");
+    let mut differs_from_0_73 = 0;
+    for case in std::fs::read_dir(&cases).unwrap().flatten() {
+        let file = case.path().join("session.jsonl");
+        if !file.is_file() {
+            continue;
+        }
+        let file = file.to_string_lossy().into_owned();
+        for op in ["context", "tree", "info"] {
+            let run = |pi: &str| pi_session(&[op, &file, "--pi", pi]);
+            let (v0_87, v1_5, v1_5_2) = (run("0.87"), run("1.5"), run("1.5.2"));
+            assert_eq!(v1_5.status.code(), v0_87.status.code(), "{file} {op}");
+            assert_eq!(v1_5.stdout, v0_87.stdout, "{file} {op}");
+            assert_eq!(v1_5_2.stdout, v0_87.stdout, "{file} {op}");
+            differs_from_0_73 += usize::from(run("0.73").stdout != v0_87.stdout);
+        }
+    }
+    assert!(
+        differs_from_0_73 > 5,
+        "the cases should tell 0.73 from 0.87"
+    );
+    let out = pi_session(&["context", "x.jsonl", "--pi", "1.4"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown version is a usage error"
+    );
+}
