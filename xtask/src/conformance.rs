@@ -16,6 +16,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
         ["check-reference", rest @ ..] => bless(&only(rest)?, false),
         ["fuzz-reference", rest @ ..] => fuzz_reference(rest),
         ["same-reading", a, b] => same_reading(a, b),
+        ["check-writers"] => crate::writers::run(false),
         _ => Err(format!("unknown conformance command\n{}", crate::USAGE)),
     }
 }

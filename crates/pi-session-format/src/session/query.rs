@@ -109,7 +109,9 @@ impl<'a> Session<'a> {
     ///
     /// An entry whose known `type` does not have the fields pi's types declare is an
     /// [`EntryError`]: pi itself reads such lines without checking them, and so do the
-    /// other methods of [`Session`].
+    /// other methods of [`Session`]. Strings are Rust strings: a lone surrogate (which a
+    /// JavaScript string may hold) becomes U+FFFD in the typed value, and duplicate keys keep
+    /// the last value, as `JSON.parse` does; the record keeps the exact text.
     ///
     /// ```
     /// use pi_session_format::{PiVersion, Session, types::Entry};
@@ -148,6 +150,12 @@ impl<'s, 'a> TypedEntry<'s, 'a> {
         } else {
             serde_json::from_str(record.text())
         };
+        // A lone surrogate (which JavaScript strings may hold, and pi writes as `\udXXX`) has
+        // no Rust `String`: the typed value gets U+FFFD instead; the record keeps the exact text.
+        let parsed = parsed.or_else(|first| {
+            let text = json::to_string(&record.value());
+            serde_json::from_str(&without_lone_surrogates(&text)).map_err(|_| first)
+        });
         match parsed {
             Ok(entry) => Ok(TypedEntry { entry, record }),
             Err(e) => Err(EntryError {
@@ -160,6 +168,57 @@ impl<'s, 'a> TypedEntry<'s, 'a> {
                 message: e.to_string(),
             }),
         }
+    }
+}
+
+/// `JSON.stringify` output with every `\udXXX` escape (a lone surrogate: `JSON.stringify` writes
+/// paired ones as the character itself) replaced by `\ufffd`.
+fn without_lone_surrogates(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let b = text.as_bytes();
+        let lone = b.get(at + 1) == Some(&b'u')
+            && b.get(at + 2).is_some_and(|d| d.eq_ignore_ascii_case(&b'd'))
+            && b.get(at + 3)
+                .is_some_and(|h| matches!(h.to_ascii_lowercase(), b'8'..=b'9' | b'a'..=b'f'))
+            && b.get(at + 4..at + 6)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit));
+        if lone {
+            out.push_str("\\ufffd");
+            for _ in 0..5 {
+                chars.next();
+            }
+        } else {
+            // Any other escape: the backslash and the character it escapes, as they are.
+            out.push(c);
+            if let Some((_, escaped)) = chars.next() {
+                out.push(escaped);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_lone_surrogates;
+
+    #[test]
+    fn lone_surrogate_escapes_become_replacement_characters() {
+        assert_eq!(without_lone_surrogates(r#""a\ud800b""#), r#""a\ufffdb""#);
+        assert_eq!(
+            without_lone_surrogates(r#""\uDFFF\u0041""#),
+            r#""\ufffd\u0041""#
+        );
+        // An escaped backslash followed by "ud800" is text, not an escape.
+        assert_eq!(without_lone_surrogates(r#""\\ud800""#), r#""\\ud800""#);
+        assert_eq!(without_lone_surrogates("\"é\\"), "\"é\\");
+        assert_eq!(without_lone_surrogates(r#""\ud8""#), r#""\ud8""#);
     }
 }
 

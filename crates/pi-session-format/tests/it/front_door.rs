@@ -151,14 +151,37 @@ fn an_entry_that_does_not_fit_the_model_is_an_error_with_its_place() {
         error.to_string().starts_with("line 2, column 1: "),
         "{error}"
     );
-    // Not JSON the typed model reads (a lone surrogate): serde says where.
-    let file = br#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}
-{"type":"custom","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","customType":"\ud800"}
-"#;
-    let session = Session::from_bytes(file, PiVersion::V0_73).unwrap();
+    // Deeper than serde_json reads (128 levels): serde says where it stopped.
+    let deep = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\"}}\n{{\"type\":\"custom\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"customType\":\"k\",\"data\":{}1{}}}\n",
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let session = Session::from_bytes(deep.as_bytes(), PiVersion::V0_73).unwrap();
     let error = session.entries().next().unwrap().unwrap_err();
     assert_eq!(error.line, 2);
-    assert!(error.column > 80, "{error}");
+    assert!(error.column > 100, "{error}");
+}
+
+#[test]
+fn typed_entries_read_what_javascript_strings_hold() {
+    // A lone surrogate has no Rust `String`: U+FFFD in the typed value, the exact text in the
+    // record. Duplicate keys: the last one, as JSON.parse.
+    let file = br#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}
+{"type":"custom","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","customType":"x\ud800y"}
+{"type":"label","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","targetId":"z","targetId":"a"}
+"#;
+    let session = Session::from_bytes(file, PiVersion::V0_73).unwrap();
+    let entries: Vec<_> = session.entries().collect::<Result<_, _>>().unwrap();
+    let Entry::Custom(custom) = &entries[0].entry else {
+        panic!("a custom entry");
+    };
+    assert_eq!(custom.custom_type, "x\u{fffd}y");
+    assert!(entries[0].record.text().contains(r"x\ud800y"));
+    let Entry::Label(label) = &entries[1].entry else {
+        panic!("a label entry");
+    };
+    assert_eq!(label.target_id, "a");
 }
 
 /// A fresh directory under the system's temporary directory, removed when dropped.

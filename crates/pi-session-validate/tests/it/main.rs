@@ -8,3 +8,4 @@ mod schema_support;
 mod schema_validate_cases;
 mod validate_corpus;
 mod validate_real;
+mod writer_corpus;

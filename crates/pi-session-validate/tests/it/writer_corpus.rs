@@ -1,0 +1,62 @@
+//! The files pi itself writes for the writer corpus's scenarios (`conformance/writers/*/expected/`,
+//! written by `cargo xtask bless writers` from pi's own `SessionManager`) are what the validator
+//! and the reader call well-formed: strict-valid and pi-loadable with the rules of the pi that
+//! wrote them, and loaded with every line an entry, nothing dropped or skipped, nothing to
+//! rewrite.
+
+use pi_session_format::{PiVersion, Session};
+use pi_session_validate::{Options, validate};
+use std::path::Path;
+
+#[test]
+fn files_pi_writes_are_strict_valid_and_load_whole() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/writers");
+    let mut checked = 0;
+    for scenario in std::fs::read_dir(&corpus).unwrap().flatten() {
+        let Ok(files) = std::fs::read_dir(scenario.path().join("expected")) else {
+            continue;
+        };
+        for file in files.flatten() {
+            let name = file.file_name().to_string_lossy().into_owned();
+            let Some(profile) = name
+                .strip_prefix("pi-")
+                .and_then(|n| n.strip_suffix(".jsonl"))
+            else {
+                continue;
+            };
+            let pi = if profile == "0.73" {
+                PiVersion::V0_73
+            } else {
+                PiVersion::V0_87
+            };
+            let bytes = std::fs::read(file.path()).unwrap();
+            let where_ = file.path().display().to_string();
+            let report = validate(
+                &bytes,
+                &Options {
+                    pi,
+                    ..Options::default()
+                },
+            );
+            assert!(
+                report.verdict.strict && report.verdict.pi_loadable,
+                "{where_}: {:?}",
+                report.diagnostics
+            );
+            let session = Session::from_bytes(&bytes, pi).unwrap();
+            let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+            assert_eq!(session.entries.len() + 1, lines, "{where_}");
+            assert!(
+                session.dropped.is_empty() && session.skipped.is_empty(),
+                "{where_}"
+            );
+            assert!(!session.version.rewrite, "{where_}");
+            assert!(
+                session.entries().all(|e| e.is_ok()),
+                "{where_}: typed entries"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} files");
+}
