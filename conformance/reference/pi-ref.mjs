@@ -86,11 +86,12 @@
 // Hangs: pi loops forever on parent cycles (buildSessionContext, getTree with duplicate ids). Nothing
 // here guards against that; the caller must use a timeout (and restart the batch process).
 
-import { createRequire, register, syncBuiltinESMExports } from "node:module";
+import { createRequire, syncBuiltinESMExports } from "node:module";
+import { normalizePi as normalizeVersion, piCore } from "./pi-versions.mjs";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, mkdirSync, existsSync, utimesSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, basename, dirname } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join, basename } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
 
 // ---- deterministic randomUUID (must run before pi is imported) ----------------------------------
@@ -107,28 +108,8 @@ function resetIds() {
 }
 
 // ---- pi module loading ---------------------------------------------------------------------------
-const HERE = dirname(fileURLToPath(import.meta.url));
-const PI_PACKAGES = {
-	"0.73": "@mariozechner/pi-coding-agent", // 0.73.1
-	"0.87": "@earendil-works/pi-coding-agent", // 0.87.1
-};
 function normalizePi(v) {
-	const s = String(v ?? "0.73");
-	if (s === "0.73" || s === "0.73.1") return "0.73";
-	if (s === "0.87" || s === "0.87.1") return "0.87";
-	if (s === "1.5" || s === "1.5.2") return "1.5";
-	throw new Error(`unknown --pi version: ${s} (use 0.73, 0.87 or 1.5)`);
-}
-/** dist/core of a pinned pi: npm's node_modules, or vendor/ for 1.5.2 (see fetch-pi-1.5.mjs). */
-function piCore(v) {
-	if (v !== "1.5") return join(HERE, "node_modules", PI_PACKAGES[v], "dist", "core");
-	const core = join(HERE, "vendor", "pi-coding-agent-1.5.2", "package", "dist", "core");
-	if (!existsSync(join(core, "session-manager.js"))) {
-		throw new Error("pi 1.5.2 is not fetched: run `node conformance/reference/fetch-pi-1.5.mjs`");
-	}
-	// Its one import of @earendil-works/pi-ai goes to pi-ai 1.5.2's files, not node_modules' 0.87.1.
-	register("./pi-1.5/hooks.mjs", import.meta.url);
-	return core;
+	return normalizeVersion(v, "0.73");
 }
 const moduleCache = new Map();
 async function loadPi(version) {

@@ -32,11 +32,12 @@
 // arguments, in the given order; nothing of pi's is changed but the two sources of variation,
 // replaced before pi runs: `crypto.randomUUID` (from the queue of given ids) and the global
 // `Date` (a clock set per operation).
-import { createRequire, register, syncBuiltinESMExports } from "node:module";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { createRequire, syncBuiltinESMExports } from "node:module";
+import { normalizePi, piCore } from "./pi-versions.mjs";
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 // ---- deterministic ids and clock (before pi is imported) ----------------------------------------
 const require = createRequire(import.meta.url);
@@ -63,27 +64,8 @@ class ScriptDate extends RealDate {
 globalThis.Date = ScriptDate;
 
 // ---- pi ------------------------------------------------------------------------------------------
-const HERE = dirname(fileURLToPath(import.meta.url));
-function normalizePi(v) {
-	const s = String(v ?? "1.5");
-	if (s === "0.73" || s === "0.73.1") return "0.73";
-	if (s === "0.87" || s === "0.87.1") return "0.87";
-	if (s === "1.5" || s === "1.5.2") return "1.5";
-	throw new Error(`unknown --pi version: ${s} (use 0.73, 0.87 or 1.5)`);
-}
 async function loadPi(v) {
-	let core;
-	if (v === "1.5") {
-		core = join(HERE, "vendor", "pi-coding-agent-1.5.2", "package", "dist", "core");
-		if (!existsSync(join(core, "session-manager.js"))) {
-			throw new Error("pi 1.5.2 is not fetched: run `node conformance/reference/fetch-pi-1.5.mjs`");
-		}
-		register("./pi-1.5/hooks.mjs", import.meta.url);
-	} else {
-		const pkg = v === "0.73" ? "@mariozechner/pi-coding-agent" : "@earendil-works/pi-coding-agent";
-		core = join(HERE, "node_modules", pkg, "dist", "core");
-	}
-	return import(pathToFileURL(join(core, "session-manager.js")).href);
+	return import(pathToFileURL(join(piCore(v), "session-manager.js")).href);
 }
 
 /** The arguments of `op` present in the operation, in order, stopping at the first absent one
@@ -126,7 +108,7 @@ async function main() {
 		process.exit(2);
 	}
 	const [scriptPath, outPath] = files;
-	const v = normalizePi(pi);
+	const v = normalizePi(pi, "1.5");
 	const { SessionManager } = await loadPi(v);
 	const lines = readFileSync(scriptPath, "utf8").split("\n");
 	const sessionDir = mkdtempSync(join(tmpdir(), "pi-write-"));
