@@ -1,5 +1,6 @@
 //! The command-line contract: exit codes, deliberate differences from pi, atomic rewrites.
 
+use crate::support::{self, write_str as write};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -12,18 +13,8 @@ fn pi_session(args: &[&str]) -> Output {
         .expect("pi-session runs")
 }
 
-/// A scratch directory unique to the test.
 fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pi-session-cli-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_str().unwrap().to_owned()
+    support::scratch("cli", test)
 }
 
 const HEADER: &str =

@@ -6,4 +6,5 @@
 
 mod adversarial;
 mod cli;
+mod support;
 mod validate_cli;

@@ -1,6 +1,7 @@
 //! `pi-session validate`: inputs (files, directories, stdin, pi's session directory), verdicts,
 //! exit codes and the four output formats.
 
+use crate::support::{self, write_str as write};
 use pi_session_validate::Code;
 use serde_json::Value;
 use std::io::Write;
@@ -32,20 +33,8 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// A scratch directory unique to the test.
 fn scratch(test: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("pi-session-validate-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(&path, text).unwrap();
-    path.to_str().unwrap().to_owned()
+    support::scratch("validate", test)
 }
 
 fn header(version: u32) -> String {

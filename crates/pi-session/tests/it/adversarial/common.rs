@@ -193,21 +193,10 @@ pub fn run(args: &[&str], timeout: Duration) -> Run {
 
 /// A scratch directory unique to the test, emptied first.
 pub fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "pi-session-adversarial-{}-{test}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    crate::support::scratch("adversarial", test)
 }
 
-/// Writes `bytes` to `dir/name` and returns the path.
-pub fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
-}
+pub use crate::support::write;
 
 /// A v3 header line (with its newline).
 pub const HEADER: &str = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n";
