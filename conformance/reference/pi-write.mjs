@@ -36,7 +36,7 @@ import { createRequire, syncBuiltinESMExports } from "node:module";
 import { normalizePi, piCore } from "./pi-versions.mjs";
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // ---- deterministic ids and clock (before pi is imported) ----------------------------------------
@@ -131,6 +131,9 @@ async function main() {
 			}
 			if (op.op === "create") {
 				if (sm) throw new Error("create twice");
+				// 0.87.1+ resolve the cwd against the process's directory: only an absolute one is
+				// the same on every machine.
+				if (!isAbsolute(String(op.cwd))) throw new Error("the cwd must be an absolute path");
 				if (v === "0.73") {
 					// 0.73.1's create takes no options; its newSession takes the id.
 					sm = SessionManager.create(op.cwd, sessionDir);
