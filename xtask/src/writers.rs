@@ -9,6 +9,7 @@
 
 use crate::reference;
 use crate::root;
+use pi_session_conformance::diff::describe;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -129,10 +130,21 @@ pub fn run(write: bool) -> Result<(), String> {
                 };
                 std::fs::write(expected_path(&scenario, profile, &written), bytes)
                     .map_err(|e| e.to_string())?;
-            } else if read_expected(&scenario, profile).as_ref() != Some(&written) {
-                problems.push(format!(
-                    "{name} (pi {profile}): expected/ differs from what pi writes now"
-                ));
+            } else {
+                let bytes = |w: &Written| match w {
+                    Written::File(bytes) => bytes.clone(),
+                    Written::Nothing => NOTHING.to_vec(),
+                };
+                let expected = read_expected(&scenario, profile);
+                let how = match &expected {
+                    None => Some("no expected file".to_string()),
+                    Some(e) => describe(&bytes(e), &bytes(&written)),
+                };
+                if let Some(how) = how {
+                    problems.push(format!(
+                        "{name} (pi {profile}): expected/ differs from what pi writes now: {how}"
+                    ));
+                }
             }
         }
         // Every expected file belongs to a listed profile.
