@@ -53,6 +53,33 @@ fn our_implementation() -> Result<String, String> {
     ))
 }
 
+/// The absolute path of each case's session file (the reference runs in its own directory).
+fn session_paths(cases: &[&Case]) -> Vec<PathBuf> {
+    cases
+        .iter()
+        .map(|c| {
+            c.session_path()
+                .canonicalize()
+                .unwrap_or_else(|_| c.session_path())
+        })
+        .collect()
+}
+
+/// The reference request for `op` of `case` (its session at `path`) with pi `pi`'s rules.
+fn request<'a>(case: &'a Case, path: &'a Path, op: Op, pi: &'a str) -> Request<'a> {
+    Request {
+        op: if op == Op::Llm { "context" } else { op.name() },
+        file: path,
+        leaf: if matches!(op, Op::Context | Op::Llm) {
+            case.meta.leaf.as_deref()
+        } else {
+            None
+        },
+        llm: op == Op::Llm,
+        pi,
+    }
+}
+
 /// What the expected file of one operation should hold.
 enum Expectation {
     Output(Vec<u8>),
@@ -68,29 +95,17 @@ pub fn bless(only: &[String], write: bool) -> Result<(), String> {
         .partition(|c| c.meta.divergence.is_some());
     let mut expectations: Vec<(&Case, Op, Expectation)> = Vec::new();
     // Reference cases: every expectation comes from pi.
-    let paths: Vec<PathBuf> = theirs
-        .iter()
-        .map(|c| {
-            c.session_path()
-                .canonicalize()
-                .unwrap_or_else(|_| c.session_path())
-        })
-        .collect();
+    let paths = session_paths(&theirs);
     let mut requests = Vec::new();
     let mut owners = Vec::new();
     for (case, path) in theirs.iter().zip(&paths) {
         for op in case.ops() {
-            requests.push(Request {
-                op: if op == Op::Llm { "context" } else { op.name() },
-                file: path,
-                leaf: if matches!(op, Op::Context | Op::Llm) {
-                    case.meta.leaf.as_deref()
-                } else {
-                    None
-                },
-                llm: op == Op::Llm,
-                pi: case.meta.pi.as_deref().unwrap_or("0.73"),
-            });
+            requests.push(request(
+                case,
+                path,
+                op,
+                case.meta.pi.as_deref().unwrap_or("0.73"),
+            ));
             owners.push((*case, op));
         }
     }
@@ -214,30 +229,13 @@ fn same_reading(a: &str, b: &str) -> Result<(), String> {
         .iter()
         .filter(|c| c.meta.divergence.is_none())
         .collect();
-    let paths: Vec<PathBuf> = cases
-        .iter()
-        .map(|c| {
-            c.session_path()
-                .canonicalize()
-                .unwrap_or_else(|_| c.session_path())
-        })
-        .collect();
+    let paths = session_paths(&cases);
     let mut requests = Vec::new();
     let mut owners = Vec::new();
     for (case, path) in cases.iter().zip(&paths) {
         for op in Op::ALL {
             for pi in [a, b] {
-                requests.push(Request {
-                    op: if op == Op::Llm { "context" } else { op.name() },
-                    file: path,
-                    leaf: if matches!(op, Op::Context | Op::Llm) {
-                        case.meta.leaf.as_deref()
-                    } else {
-                        None
-                    },
-                    llm: op == Op::Llm,
-                    pi,
-                });
+                requests.push(request(case, path, op, pi));
             }
             owners.push((*case, op));
         }
