@@ -45,8 +45,17 @@ pub struct OwnedSession {
 impl OwnedSession {
     /// Loads `bytes` with `pi`'s rules ([`Session::from_bytes`]), keeping them.
     pub fn new(bytes: Vec<u8>, pi: PiVersion) -> Result<OwnedSession, LoadError> {
-        Cell::try_new(bytes, |bytes| Session::from_bytes(bytes, pi))
-            .map(|cell| OwnedSession { cell })
+        Self::load(bytes, pi, None)
+    }
+
+    /// [`OwnedSession::new`] with the file's modification time.
+    fn load(bytes: Vec<u8>, pi: PiVersion, mtime_ms: Option<f64>) -> Result<Self, LoadError> {
+        let cell = Cell::try_new(bytes, |bytes| {
+            let mut session = Session::from_bytes(bytes, pi)?;
+            session.mtime_ms = mtime_ms;
+            Ok(session)
+        })?;
+        Ok(OwnedSession { cell })
     }
 
     /// The loaded session.
@@ -78,19 +87,18 @@ impl Session<'_> {
                 "a directory, not a session file",
             )));
         }
-        let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+        // The size is a hint (a FIFO or procfs says 0, a sparse file can claim terabytes): a
+        // reservation that cannot be had is an error, not an abort.
+        let mut bytes = Vec::new();
+        bytes
+            .try_reserve_exact(usize::try_from(metadata.len()).unwrap_or(usize::MAX))
+            .map_err(|e| io_error(io::Error::new(io::ErrorKind::OutOfMemory, e)))?;
         io::Read::read_to_end(&mut &file, &mut bytes).map_err(io_error)?;
         let mtime = metadata.modified().ok().map(mtime_ms);
-        let cell = Cell::try_new(bytes, |bytes| {
-            let mut session = Session::from_bytes(bytes, pi)?;
-            session.mtime_ms = mtime;
-            Ok(session)
-        })
-        .map_err(|source| OpenError::Load {
+        OwnedSession::load(bytes, pi, mtime).map_err(|source| OpenError::Load {
             path: path.to_owned(),
             source,
-        })?;
-        Ok(OwnedSession { cell })
+        })
     }
 }
 

@@ -290,3 +290,30 @@ fn open_fails_with_the_path_and_the_reason() {
         b"not json\n{\"type\":\"message\"}\n"
     );
 }
+
+/// A FIFO is read as a stream: `open` waits for its writer, as reading one should, and takes
+/// everything written before the writer closes it (its size, 0, is only a hint).
+#[cfg(unix)]
+#[test]
+fn open_reads_a_fifo_to_its_end() {
+    let dir = TempDir::new("fifo");
+    let fifo = dir.0.join("session.fifo");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut out = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+            for chunk in FILE.chunks(7) {
+                std::io::Write::write_all(&mut out, chunk).unwrap();
+            }
+        })
+    };
+    let file = Session::open(&fifo, PiVersion::V0_73).unwrap();
+    writer.join().unwrap();
+    assert_eq!(file.bytes(), FILE);
+    assert_eq!(file.session().entries.len(), 4);
+}
