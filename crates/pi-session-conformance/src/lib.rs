@@ -5,7 +5,8 @@
 //! - [`protocol`]: running one operation of an implementation: the operation and its
 //!   arguments on the command line, the session on stdin, the output on stdout;
 //! - [`diff`]: showing where an output differs from the expected one;
-//! - [`run`]: running a whole corpus and summarising.
+//! - [`run`]: running a whole corpus and summarising;
+//! - [`script`]: writer scripts (`conformance/writers/`), run through our `SessionWriter`.
 //!
 //! The format of a case is documented in `conformance/FORMAT.md`, the protocol in
 //! `conformance/README.md`.
@@ -14,3 +15,4 @@ pub mod corpus;
 pub mod diff;
 pub mod protocol;
 pub mod run;
+pub mod script;

@@ -14,6 +14,7 @@
 //! - [`info`]: the session listing entry (`SessionInfo`), streamed;
 //! - [`llm`]: the messages sent to the model (`convertToLlm`);
 //! - [`date`]: JavaScript's `Date` parsing and formatting;
+//! - [`write`]: [`SessionWriter`], pi's `SessionManager`: the bytes pi writes, safely;
 //! - [`types`]: the typed serde model of every entry and message (JSON Schema derives behind
 //!   the `schema` feature, `Arbitrary` behind `arbitrary`).
 //!
@@ -57,10 +58,12 @@ pub mod read;
 pub mod session;
 pub mod tree;
 pub mod types;
+pub mod write;
 
 pub use context::{Context, Message};
 pub use session::{EntryError, LoadError, OpenError, OwnedSession, Record, Session, TypedEntry};
 pub use tree::{CycleError, Index, Leaf, Tree};
+pub use write::{SessionWriter, WriteError, WriteProfile, WriterConfig};
 
 /// Which pi's rules to follow where versions differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

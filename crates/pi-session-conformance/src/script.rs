@@ -1,0 +1,327 @@
+//! Writer scripts (`conformance/writers/*/script.ndjson`): parsing them, and running them
+//! through our own [`SessionWriter`] — the Rust counterpart of
+//! `conformance/reference/pi-write.mjs`, which runs them through pi's `SessionManager`.
+//!
+//! A script is NDJSON, one operation per line: `create` first, then appends (each with the
+//! 8-character `id` pi's `generateId` draws and the `timestamp` pi's clock reads), `branch`,
+//! `reset_leaf` and `branch_with_summary`. Each append passes the arguments present in the
+//! operation, in pi's parameter order, up to the first absent one (pi's optional parameters
+//! are trailing), exactly as the Node driver does.
+
+use pi_session_format::date;
+use pi_session_format::json::{self, JsValue};
+use pi_session_format::write::{
+    BranchSummary, Compaction, IdSource, ManualClock, SessionWriter, WriteProfile, WriterConfig,
+};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// What running a script did.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The file the writer wrote (`None`: no conversation yet, no file).
+    pub file: Option<Vec<u8>>,
+    /// The leaf id at the end.
+    pub leaf: Option<String>,
+}
+
+/// A script that could not run: the 1-based line of the operation and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptError {
+    /// The line of the script.
+    pub line: usize,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "script line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ScriptError {}
+
+/// The ids a script gives: entry ids as the UUIDs pi-write.mjs's `randomUUID` returns.
+#[derive(Clone, Default)]
+struct ScriptIds {
+    queue: Arc<Mutex<VecDeque<String>>>,
+    drew_unknown: Arc<Mutex<bool>>,
+}
+
+impl IdSource for ScriptIds {
+    fn random_uuid(&mut self) -> String {
+        let next = self.queue.lock().ok().and_then(|mut q| q.pop_front());
+        match next {
+            Some(id) => format!("{id}-0000-4000-8000-000000000000"),
+            None => {
+                if let Ok(mut flag) = self.drew_unknown.lock() {
+                    *flag = true;
+                }
+                "ffffffff-0000-4000-8000-000000000000".into()
+            }
+        }
+    }
+
+    fn session_id(&mut self, _now_ms: i64) -> String {
+        self.random_uuid()
+    }
+}
+
+/// The arguments of `op` present in the operation, in order, up to the first absent one.
+fn present<'o>(op: &'o JsValue, keys: &[&str]) -> Vec<Option<&'o JsValue>> {
+    let mut seen = true;
+    keys.iter()
+        .map(|k| {
+            seen = seen && op.get(k).is_some();
+            if seen { op.get(k) } else { None }
+        })
+        .collect()
+}
+
+fn string<'v>(value: Option<&'v JsValue>, what: &str) -> Result<&'v str, String> {
+    match value {
+        Some(JsValue::String(s)) => s
+            .as_str()
+            .ok_or_else(|| format!("{what}: a lone surrogate is only supported in payloads")),
+        Some(_) => Err(format!("{what}: expected a string")),
+        None => Err(format!("{what}: missing")),
+    }
+}
+
+fn optional_string<'v>(value: Option<&'v JsValue>, what: &str) -> Result<Option<&'v str>, String> {
+    value.map(|v| string(Some(v), what)).transpose()
+}
+
+fn optional_bool(value: Option<&JsValue>, what: &str) -> Result<Option<bool>, String> {
+    match value {
+        None => Ok(None),
+        Some(JsValue::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(format!("{what}: expected true or false")),
+    }
+}
+
+/// Runs `script` through our writer with `profile`'s rules, in a temporary session
+/// directory under `work`, and returns the file it wrote.
+pub fn run(script: &str, profile: WriteProfile, work: &Path) -> Result<Outcome, ScriptError> {
+    let ids = ScriptIds::default();
+    let clock = ManualClock::at(date::parse_date("2026-01-01T00:00:00.000Z") as i64);
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = work.join(format!("pi-session-write-{}-{run}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let result = run_in(script, profile, &dir, &ids, &clock);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+fn run_in(
+    script: &str,
+    profile: WriteProfile,
+    dir: &Path,
+    ids: &ScriptIds,
+    clock: &ManualClock,
+) -> Result<Outcome, ScriptError> {
+    let mut writer: Option<SessionWriter> = None;
+    let mut line_no = 0;
+    for text in script.split('\n') {
+        line_no += 1;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let fail = |message: String| ScriptError {
+            line: line_no,
+            message,
+        };
+        let op = json::parse(text).map_err(|e| fail(e.message()))?;
+        if let Some(t) = op.get("timestamp") {
+            let ms = date::date_parse(Some(t));
+            if ms.is_nan() {
+                return Err(fail(format!("bad timestamp {}", json::to_string(t))));
+            }
+            clock.set(ms as i64);
+        }
+        let name = string(op.get("op"), "op").map_err(&fail)?;
+        if name != "create"
+            && let Some(id) = op.get("id")
+        {
+            match id.as_str() {
+                Some(id) if id.chars().count() == 8 => {
+                    if let Ok(mut q) = ids.queue.lock() {
+                        q.push_back(id.to_owned());
+                    }
+                }
+                _ => return Err(fail("an entry id has 8 characters".into())),
+            }
+        }
+        if name == "create" {
+            if writer.is_some() {
+                return Err(fail("create twice".into()));
+            }
+            let cwd = string(op.get("cwd"), "cwd").map_err(&fail)?;
+            if !cwd.starts_with('/') {
+                return Err(fail("the cwd must be an absolute path".into()));
+            }
+            let mut config = WriterConfig::default()
+                .profile(profile)
+                .ids(ids.clone())
+                .clock(clock.clone());
+            if let Some(id) = op.get("id") {
+                config = config.session_id(string(Some(id), "id").map_err(&fail)?);
+            }
+            writer = Some(
+                SessionWriter::create(cwd, Some(dir), config).map_err(|e| fail(e.to_string()))?,
+            );
+        } else {
+            let w = writer
+                .as_mut()
+                .ok_or_else(|| fail("the script must start with create".into()))?;
+            apply(w, name, &op).map_err(&fail)?;
+        }
+        if let Ok(q) = ids.queue.lock()
+            && let Some(id) = q.front()
+        {
+            return Err(fail(format!("the writer did not draw the id {id}")));
+        }
+        if ids.drew_unknown.lock().is_ok_and(|f| *f) {
+            return Err(fail(
+                "the writer drew an entry id the script did not give".into(),
+            ));
+        }
+    }
+    let writer = writer.ok_or(ScriptError {
+        line: line_no,
+        message: "the script has no create".into(),
+    })?;
+    let file = match writer.path() {
+        Some(path) if writer.is_written() => {
+            Some(std::fs::read(path).map_err(|e| ScriptError {
+                line: line_no,
+                message: format!("{}: {e}", path.display()),
+            })?)
+        }
+        _ => None,
+    };
+    Ok(Outcome {
+        file,
+        leaf: writer.leaf_id(),
+    })
+}
+
+/// One operation on the writer.
+fn apply(w: &mut SessionWriter, name: &str, op: &JsValue) -> Result<(), String> {
+    let err = |e: pi_session_format::WriteError| e.to_string();
+    match name {
+        "message" => {
+            let message = op.get("message").cloned().ok_or("message: missing")?;
+            w.append_message_value(message).map_err(err)?;
+        }
+        "thinking_level_change" => {
+            w.append_thinking_level_change(string(op.get("thinkingLevel"), "thinkingLevel")?)
+                .map_err(err)?;
+        }
+        "model_change" => {
+            let a = present(op, &["provider", "modelId"]);
+            w.append_model_change(string(a[0], "provider")?, string(a[1], "modelId")?)
+                .map_err(err)?;
+        }
+        "compaction" => {
+            let a = present(
+                op,
+                &[
+                    "summary",
+                    "firstKeptEntryId",
+                    "tokensBefore",
+                    "details",
+                    "fromHook",
+                    "usage",
+                ],
+            );
+            let tokens_before = match a[2] {
+                Some(JsValue::Number(n)) => *n,
+                _ => return Err("tokensBefore: expected a number (and firstKeptEntryId before it, null for the default)".into()),
+            };
+            let first_kept = match a[1] {
+                Some(JsValue::Null) => None,
+                other => Some(string(other, "firstKeptEntryId")?),
+            };
+            w.append_compaction(&Compaction {
+                summary: string(a[0], "summary")?,
+                first_kept_entry_id: first_kept,
+                tokens_before,
+                details: a[3],
+                from_hook: optional_bool(a[4], "fromHook")?,
+                usage: a[5],
+            })
+            .map_err(err)?;
+        }
+        "custom" => {
+            let a = present(op, &["customType", "data"]);
+            w.append_custom_entry(string(a[0], "customType")?, a[1])
+                .map_err(err)?;
+        }
+        "custom_message" => {
+            let a = present(op, &["customType", "content", "display", "details"]);
+            let display = optional_bool(a[2], "display")?.ok_or("display: missing")?;
+            w.append_custom_message_entry(
+                string(a[0], "customType")?,
+                a[1].ok_or("content: missing")?,
+                display,
+                a[3],
+            )
+            .map_err(err)?;
+        }
+        "session_info" => {
+            w.append_session_info(string(op.get("name"), "name")?)
+                .map_err(err)?;
+        }
+        "label" => {
+            let a = present(op, &["targetId", "label"]);
+            w.append_label_change(string(a[0], "targetId")?, optional_string(a[1], "label")?)
+                .map_err(err)?;
+        }
+        "usage" => {
+            let a = present(op, &["kind", "provider", "model", "usage", "note"]);
+            w.append_usage(
+                string(a[0], "kind")?,
+                string(a[1], "provider")?,
+                string(a[2], "model")?,
+                a[3].ok_or("usage: missing")?,
+                optional_string(a[4], "note")?,
+            )
+            .map_err(err)?;
+        }
+        "context_edit" => {
+            let replacement = op.get("replacement").ok_or("replacement: missing")?;
+            w.append_context_edit(string(op.get("targetId"), "targetId")?, replacement)
+                .map_err(err)?;
+        }
+        "branch" => w.branch(string(op.get("from"), "from")?).map_err(err)?,
+        "reset_leaf" => w.reset_leaf(),
+        "branch_with_summary" => {
+            let a = present(op, &["from", "summary", "details", "fromHook", "usage"]);
+            let from = match a[0] {
+                Some(JsValue::Null) => None,
+                other => Some(string(other, "from")?),
+            };
+            w.branch_with_summary(
+                from,
+                &BranchSummary {
+                    summary: string(a[1], "summary")?,
+                    details: a[2],
+                    from_hook: optional_bool(a[3], "fromHook")?,
+                    usage: a[4],
+                },
+            )
+            .map_err(err)?;
+        }
+        other => return Err(format!("unknown op {other:?}")),
+    }
+    Ok(())
+}
+
+/// A scratch directory for [`run`]: `$TMPDIR`.
+pub fn scratch() -> PathBuf {
+    std::env::temp_dir()
+}

@@ -1,0 +1,3 @@
+//! Integration tests of the conformance crate (one test binary).
+
+mod writer_scripts;

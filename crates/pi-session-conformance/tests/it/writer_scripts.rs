@@ -1,0 +1,49 @@
+//! Our `SessionWriter`, run over every scenario of the writer corpus (`conformance/writers/`)
+//! by the script runner, writes exactly the bytes pi wrote, for every profile the scenario
+//! lists — and no file where pi wrote none.
+
+use pi_session_conformance::script;
+use pi_session_format::write::WriteProfile;
+use std::path::Path;
+
+#[test]
+fn our_writer_writes_what_pi_wrote_for_every_scenario() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/writers");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for scenario in std::fs::read_dir(&corpus).unwrap().flatten() {
+        let dir = scenario.path();
+        let Ok(script_text) = std::fs::read_to_string(dir.join("script.ndjson")) else {
+            continue;
+        };
+        for profile in WriteProfile::ALL {
+            let expected = dir.join(format!("expected/pi-{}.jsonl", profile.short_name()));
+            let nothing = dir.join(format!("expected/pi-{}.none", profile.short_name()));
+            if !expected.is_file() && !nothing.is_file() {
+                continue;
+            }
+            let name = format!("{} (pi {profile})", dir.display());
+            let outcome = match script::run(&script_text, profile, &script::scratch()) {
+                Ok(outcome) => outcome,
+                Err(e) => {
+                    failures.push(format!("{name}: {e}"));
+                    continue;
+                }
+            };
+            match (outcome.file, expected.is_file()) {
+                (Some(file), true) => {
+                    let want = std::fs::read(&expected).unwrap();
+                    if let Some(diff) = pi_session_conformance::diff::describe(&want, &file) {
+                        failures.push(format!("{name}:\n{diff}"));
+                    }
+                }
+                (None, false) => {}
+                (Some(_), false) => failures.push(format!("{name}: wrote a file, pi wrote none")),
+                (None, true) => failures.push(format!("{name}: wrote no file, pi wrote one")),
+            }
+            checked += 1;
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(checked >= 14, "only {checked} scenario profiles checked");
+}

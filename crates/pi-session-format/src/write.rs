@@ -1,0 +1,543 @@
+//! The writer half: [`SessionWriter`], pi's `SessionManager` for Rust, writing the bytes pi
+//! writes for the same operations, ids and times, with the file handling pi lacks.
+//!
+//! A writer follows one pi's rules ([`WriteProfile`], default current pi 1.5.2): the key order
+//! of every entry, which optional members are written, how names and context edits are
+//! normalised, and when the file is first created (the header and the first entries wait in
+//! memory until the first user message in 1.5.2, the first assistant message before). Its ids
+//! and clock are injectable ([`WriterConfig`]), so tests and third parties get deterministic
+//! bytes; `conformance/writers/` holds what pi itself wrote for scripted operations.
+//!
+//! Where pi can lose data, the writer does not, and says so in its errors:
+//! - appends are one `write` of a whole line to a file opened with `O_APPEND`, under an
+//!   advisory lock (a second writer of ours fails with [`FileError::Locked`]); `fsync` on
+//!   request ([`WriterConfig::fsync`]);
+//! - a torn last line (a crash mid-append) is ended with a newline before the next append;
+//! - a failed append cuts its partial line off and leaves the writer as it was;
+//! - rewrites (the migration of a v1/v2 file on open, a branched session) are atomic, and a
+//!   file whose header cannot be read is refused, never overwritten;
+//! - a file reopened before its first assistant message is appended to, never given a second
+//!   header (pi 0.73.1 re-appends everything).
+//!
+//! ```
+//! use pi_session_format::json::{self, JsValue};
+//! use pi_session_format::write::{ManualClock, SequentialIds, SessionWriter, WriterConfig};
+//!
+//! let clock = ManualClock::at(1_775_030_400_000);
+//! let config = WriterConfig::default().ids(SequentialIds::new()).clock(clock.clone());
+//! let mut writer = SessionWriter::in_memory("/work", config)?;
+//! let user = json::parse(r#"{"role":"user","content":"hi","timestamp":1775030400000}"#)?;
+//! let id = writer.append_message_value(user)?;
+//! assert_eq!(id, "00000001");
+//! clock.advance(1000);
+//! writer.append_session_info("  first\nsession ")?;
+//! let text = String::from_utf8(writer.to_jsonl())?;
+//! assert!(text.ends_with(r#""parentId":"00000001","timestamp":"2026-04-01T08:00:01.000Z","name":"first session"}
+//! "#));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod append;
+mod branched;
+mod build;
+mod file;
+mod ids;
+mod labels;
+mod open;
+mod paths;
+mod profile;
+mod system;
+
+pub use append::{BranchSummary, Compaction};
+pub use file::FileError;
+pub use ids::{Clock, IdSource, ManualClock, RandomIds, SequentialIds, SystemClock};
+pub use paths::{
+    agent_dir, default_session_dir, is_valid_session_id, resolve_path, session_file_name,
+};
+pub use profile::{UnknownProfile, WriteProfile};
+pub use system::TypeError;
+
+use crate::date;
+use crate::json::{self, JsValue};
+use crate::session::{Key, LoadError, OwnedSession, Record, Session};
+use crate::tree::Leaf;
+use build::stringify_record;
+use file::Appender;
+use labels::Labels;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// How a writer is set up: the pi it writes like, where its ids and times come from,
+/// whether it syncs, and the id of the session it creates.
+pub struct WriterConfig {
+    profile: WriteProfile,
+    ids: Box<dyn IdSource>,
+    clock: Box<dyn Clock>,
+    fsync: bool,
+    session_id: Option<String>,
+}
+
+impl Default for WriterConfig {
+    /// Current pi's rules, random ids, the system clock, no `fsync`.
+    fn default() -> Self {
+        WriterConfig {
+            profile: WriteProfile::default(),
+            ids: Box::new(RandomIds::new()),
+            clock: Box::new(SystemClock),
+            fsync: false,
+            session_id: None,
+        }
+    }
+}
+
+impl fmt::Debug for WriterConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WriterConfig")
+            .field("profile", &self.profile)
+            .field("fsync", &self.fsync)
+            .field("session_id", &self.session_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WriterConfig {
+    /// Writes like `profile`.
+    pub fn profile(mut self, profile: WriteProfile) -> Self {
+        self.profile = profile;
+        self
+    }
+
+    /// Draws ids from `ids`.
+    pub fn ids(mut self, ids: impl IdSource + 'static) -> Self {
+        self.ids = Box::new(ids);
+        self
+    }
+
+    /// Reads the time from `clock`.
+    pub fn clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.clock = Box::new(clock);
+        self
+    }
+
+    /// Syncs the file's data after every write (`fdatasync`).
+    pub fn fsync(mut self, fsync: bool) -> Self {
+        self.fsync = fsync;
+        self
+    }
+
+    /// Gives a created session this id instead of a new UUID v7 (pi's `{ id }` option).
+    pub fn session_id(mut self, id: impl Into<String>) -> Self {
+        self.session_id = Some(id.into());
+        self
+    }
+}
+
+/// Why a writer operation failed. The writer is unchanged after any of them.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// No entry has this id (`branch`, `label`, `context_edit`, `create_branched_session`).
+    NotFound(String),
+    /// A context edit's target is not on the active branch.
+    NotOnBranch(String),
+    /// A context edit's target holds no model content (only user, assistant and tool result
+    /// messages and custom messages do).
+    NotEditable(String),
+    /// A context edit's replacement is neither `null` nor `{content: string | array}`.
+    BadReplacement,
+    /// A message that is not a JSON object.
+    BadMessage(String),
+    /// A session id pi would refuse (it must match `^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`).
+    InvalidSessionId(String),
+    /// The profile has no such entry (`usage` and `context_edit` are 0.87.1+).
+    Unsupported {
+        /// What was asked for.
+        what: &'static str,
+        /// The profile.
+        profile: WriteProfile,
+    },
+    /// The parent links of the active branch form a cycle (pi loops forever on it).
+    Cycle(String),
+    /// pi throws a `TypeError` on this input; the writer refuses it instead.
+    Type(TypeError),
+    /// The file is not a pi session (its first line is not a header); nothing was written.
+    NotASession {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The file could not be read or written.
+    File(FileError),
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteError::NotFound(id) => write!(f, "Entry {id} not found"),
+            WriteError::NotOnBranch(id) => write!(f, "Entry {id} is not on the active branch"),
+            WriteError::NotEditable(id) => {
+                write!(f, "Entry {id} does not contribute editable model content")
+            }
+            WriteError::BadReplacement => {
+                f.write_str("Context edit replacement must be null or contain string/array content")
+            }
+            WriteError::BadMessage(why) => write!(f, "not a message: {why}"),
+            WriteError::InvalidSessionId(id) => write!(
+                f,
+                "session id {id:?}: must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character"
+            ),
+            WriteError::Unsupported { what, profile } => {
+                write!(f, "pi {profile} has no {what}; write with pi 0.87 or later")
+            }
+            WriteError::Cycle(id) => write!(
+                f,
+                "the parent links from entry {id} form a cycle; repair the file first"
+            ),
+            WriteError::Type(e) => write!(f, "pi throws a TypeError here: {}", e.0),
+            WriteError::NotASession { path, reason } => write!(
+                f,
+                "{}: not a pi session ({reason}); nothing was written",
+                path.display()
+            ),
+            WriteError::File(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WriteError::File(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<FileError> for WriteError {
+    fn from(e: FileError) -> Self {
+        WriteError::File(e)
+    }
+}
+
+/// One line of the session: its `JSON.stringify` text and what the writer needs of it.
+#[derive(Debug, Clone)]
+struct Line {
+    json: Box<[u8]>,
+    /// The `id` member (`None`: absent, JavaScript's `undefined`).
+    id: Option<JsValue>,
+    /// The `parentId` member.
+    parent: Option<JsValue>,
+    /// Whether the line is a header (`type: "session"`).
+    header: bool,
+    /// The `type` member, when a string.
+    entry_type: Option<Box<str>>,
+    /// The message's `role`, for `message` entries.
+    role: Option<Box<str>>,
+}
+
+impl Line {
+    fn is_message(&self, role: &str) -> bool {
+        self.entry_type.as_deref() == Some("message") && self.role.as_deref() == Some(role)
+    }
+}
+
+/// pi's `SessionManager` for Rust: creates, opens and appends to session files with the bytes
+/// pi writes (see the [module](self) docs).
+pub struct SessionWriter {
+    profile: WriteProfile,
+    ids: Box<dyn IdSource>,
+    clock: Box<dyn Clock>,
+    fsync: bool,
+    cwd: String,
+    /// Where new sessions (branched ones) go; `None` in memory.
+    session_dir: Option<PathBuf>,
+    /// The session file; `None` in memory.
+    path: Option<PathBuf>,
+    session_id: String,
+    /// pi's `fileEntries`: every line, the header first.
+    lines: Vec<Line>,
+    /// pi's `byId`: the last line with each id.
+    by_id: HashMap<Key, usize>,
+    labels: Labels,
+    /// pi's `leafId` (`None`: `undefined`; `Some(Null)`: `null`).
+    leaf: Option<JsValue>,
+    /// Whether the file holds every line (pi's `flushed`).
+    flushed: bool,
+    file: Option<Appender>,
+    user_messages: usize,
+    assistant_messages: usize,
+}
+
+impl fmt::Debug for SessionWriter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SessionWriter")
+            .field("profile", &self.profile)
+            .field("path", &self.path)
+            .field("session_id", &self.session_id)
+            .field("entries", &self.lines.len())
+            .field("flushed", &self.flushed)
+            .finish_non_exhaustive()
+    }
+}
+
+fn id_key(id: Option<&JsValue>, unique: usize) -> Key {
+    Key::of(id, unique as u64)
+}
+
+fn string_key(id: &str) -> Key {
+    Key::of(Some(&JsValue::string(id)), 0)
+}
+
+/// The id as the text pi shows in its messages (`Entry ${id} not found`).
+fn id_text(id: Option<&JsValue>) -> String {
+    match id {
+        None => "undefined".into(),
+        Some(JsValue::String(s)) => s.to_string_lossy(),
+        Some(v) => json::to_string(v),
+    }
+}
+
+impl SessionWriter {
+    fn empty(cwd: String, session_dir: Option<PathBuf>, config: WriterConfig) -> SessionWriter {
+        SessionWriter {
+            profile: config.profile,
+            ids: config.ids,
+            clock: config.clock,
+            fsync: config.fsync,
+            cwd,
+            session_dir,
+            path: None,
+            session_id: String::new(),
+            lines: Vec::new(),
+            by_id: HashMap::new(),
+            labels: Labels::default(),
+            leaf: Some(JsValue::Null),
+            flushed: false,
+            file: None,
+            user_messages: 0,
+            assistant_messages: 0,
+        }
+    }
+
+    fn cwd_of(profile: WriteProfile, cwd: &str) -> String {
+        if profile.resolves_paths() {
+            resolve_path(cwd)
+        } else {
+            cwd.to_owned()
+        }
+    }
+
+    /// pi's `newSession`: a fresh header in memory, and the file name it will have.
+    fn new_session(
+        &mut self,
+        id: Option<String>,
+        parent_session: Option<String>,
+    ) -> Result<(), WriteError> {
+        if let Some(id) = &id
+            && self.profile.resolves_paths()
+            && !is_valid_session_id(id)
+        {
+            return Err(WriteError::InvalidSessionId(id.clone()));
+        }
+        let now = self.clock.now_ms();
+        let session_id = match id {
+            Some(id) => id,
+            None => self.ids.session_id(now),
+        };
+        let timestamp = date::to_iso_string(now as f64);
+        let header = build::header(
+            &session_id,
+            &timestamp,
+            &self.cwd,
+            parent_session.as_deref(),
+        );
+        self.reset_lines(vec![header]);
+        self.session_id = session_id;
+        self.flushed = false;
+        self.file = None;
+        if let Some(dir) = &self.session_dir {
+            self.path = Some(dir.join(session_file_name(&timestamp, &self.session_id)));
+        }
+        Ok(())
+    }
+
+    /// Replaces every line and rebuilds the index (pi's `_buildIndex`).
+    fn reset_lines(&mut self, lines: Vec<Line>) {
+        self.lines = lines;
+        self.by_id.clear();
+        self.labels = Labels::default();
+        self.leaf = Some(JsValue::Null);
+        self.user_messages = 0;
+        self.assistant_messages = 0;
+        for i in 0..self.lines.len() {
+            self.index_line(i);
+            if self.lines[i].entry_type.as_deref() == Some("label") {
+                self.index_label(i);
+            }
+        }
+    }
+
+    /// A label entry's change to the labels (pi's `_buildIndex`: a truthy `label` sets it,
+    /// anything else clears it).
+    fn index_label(&mut self, i: usize) {
+        let value = build::parse_line(&self.lines[i]);
+        let target = value.get("targetId");
+        let key = id_key(target, i);
+        match value.get("label").filter(|l| l.is_truthy()) {
+            Some(label) => self.labels.set(
+                key,
+                target.cloned().unwrap_or_default(),
+                label.clone(),
+                value.get("timestamp").cloned(),
+            ),
+            None => self.labels.delete(&key),
+        }
+    }
+
+    fn index_line(&mut self, i: usize) {
+        let line = &self.lines[i];
+        if line.header {
+            return;
+        }
+        self.user_messages += usize::from(line.is_message("user"));
+        self.assistant_messages += usize::from(line.is_message("assistant"));
+        self.by_id.insert(id_key(line.id.as_ref(), i), i);
+        self.leaf = line.id.clone();
+    }
+
+    // ---- what the writer holds -------------------------------------------------------------
+
+    /// The profile the writer follows.
+    pub fn profile(&self) -> WriteProfile {
+        self.profile
+    }
+
+    /// The session id (the header's `id`).
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// The session's working directory.
+    pub fn cwd(&self) -> &str {
+        &self.cwd
+    }
+
+    /// The session file (`None` in memory). It exists once [`SessionWriter::is_written`].
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// Whether the file holds every line (pi's `flushed`): before the first conversation,
+    /// a new session lives in memory only.
+    pub fn is_written(&self) -> bool {
+        self.flushed
+    }
+
+    /// The current leaf's id (`None` before the first entry or after
+    /// [`SessionWriter::reset_leaf`]).
+    pub fn leaf_id(&self) -> Option<String> {
+        match &self.leaf {
+            Some(JsValue::String(s)) => Some(s.to_string_lossy()),
+            _ => None,
+        }
+    }
+
+    /// Number of entries (lines other than the header).
+    pub fn entry_count(&self) -> usize {
+        self.lines.iter().filter(|l| !l.header).count()
+    }
+
+    /// The session as pi would have it on disk: every line, each ending in a newline.
+    pub fn to_jsonl(&self) -> Vec<u8> {
+        self.whole_file()
+    }
+
+    fn whole_file(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.lines.iter().map(|l| l.json.len() + 1).sum());
+        for line in &self.lines {
+            out.extend_from_slice(&line.json);
+            out.push(b'\n');
+        }
+        out
+    }
+
+    /// Reads the session back with the reader (pi's rules of the same version): for
+    /// [`Session::context`], [`Session::entries`], [`Session::tree`].
+    pub fn read(&self) -> Result<OwnedSession, LoadError> {
+        OwnedSession::new(self.whole_file(), self.profile.reading())
+    }
+
+    /// The context pi would send to the model for the current leaf
+    /// (`buildSessionContext`), as its messages' JSON values.
+    pub fn build_context(&self) -> Result<Vec<JsValue>, WriteError> {
+        self.context_messages()
+    }
+
+    fn context_messages(&self) -> Result<Vec<JsValue>, WriteError> {
+        let leaf = match &self.leaf {
+            Some(JsValue::Null) => return Ok(Vec::new()),
+            Some(JsValue::String(s)) => Leaf::Id(s.to_string_lossy()),
+            _ => Leaf::Current,
+        };
+        let bytes = self.whole_file();
+        let session = Session::from_bytes(&bytes, self.profile.reading())
+            .map_err(|e| WriteError::Type(TypeError(e.to_string())))?;
+        let context = session
+            .context(leaf)
+            .map_err(|e| WriteError::Cycle(e.to_string()))?;
+        Ok(context.message_values())
+    }
+
+    // ---- moving the leaf -------------------------------------------------------------------
+
+    /// Makes `from` the leaf: the next entry is its child (pi's `branch`).
+    pub fn branch(&mut self, from: &str) -> Result<(), WriteError> {
+        if !self.by_id.contains_key(&string_key(from)) {
+            return Err(WriteError::NotFound(from.to_owned()));
+        }
+        self.leaf = Some(JsValue::string(from));
+        Ok(())
+    }
+
+    /// Clears the leaf: the next entry is a new root (pi's `resetLeaf`).
+    pub fn reset_leaf(&mut self) {
+        self.leaf = Some(JsValue::Null);
+    }
+
+    /// The entries from the root to `from` (default: the leaf), pi's `getBranch`.
+    fn branch_path(&self, from: Option<&JsValue>) -> Result<Vec<usize>, WriteError> {
+        let start = from.or(self.leaf.as_ref());
+        let mut path = Vec::new();
+        let mut current = start
+            .filter(|id| id.is_truthy())
+            .and_then(|id| self.by_id.get(&id_key(Some(id), usize::MAX)).copied());
+        let mut seen = std::collections::HashSet::new();
+        while let Some(i) = current {
+            if !seen.insert(i) {
+                return Err(WriteError::Cycle(id_text(self.lines[i].id.as_ref())));
+            }
+            path.push(i);
+            let parent = self.lines[i].parent.as_ref().filter(|p| p.is_truthy());
+            current = parent.and_then(|p| self.by_id.get(&id_key(Some(p), usize::MAX)).copied());
+        }
+        path.reverse();
+        Ok(path)
+    }
+}
+
+fn not_a_session(path: &Path, e: &LoadError) -> WriteError {
+    WriteError::NotASession {
+        path: path.to_owned(),
+        reason: e.to_string(),
+    }
+}
+
+/// The writer's line for a loaded record.
+fn line_of_record(record: &Record<'_>) -> Line {
+    let value = record.value();
+    let mut line = build::line_of_value(&value);
+    line.json = stringify_record(record);
+    line
+}

@@ -1,0 +1,153 @@
+//! [`SessionWriter::create_branched_session`]: a new session holding one path of this one,
+//! its labels re-added at the end (pi's `createBranchedSession`).
+
+use super::build;
+use super::file::{self, Appender};
+use super::{
+    Line, SessionWriter, WriteError, WriteProfile, id_key, ids, session_file_name, string_key,
+};
+use crate::json::JsValue;
+use crate::session::Key;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+impl SessionWriter {
+    /// Starts a new session holding only the path from the root to `leaf_id`, its labels
+    /// re-added at the end (pi's `createBranchedSession`); the writer continues in it.
+    /// Returns the new file's path (`None` in memory). The file is written now if the path
+    /// already holds a conversation, otherwise at its first one; it is written atomically.
+    pub fn create_branched_session(
+        &mut self,
+        leaf_id: &str,
+    ) -> Result<Option<PathBuf>, WriteError> {
+        let path = self.branch_path(Some(&JsValue::string(leaf_id)))?;
+        if path.is_empty() {
+            return Err(WriteError::NotFound(leaf_id.to_owned()));
+        }
+        let rechain = self.profile.rechains_branched_labels();
+        let mut kept: Vec<Line> = Vec::with_capacity(path.len() + 1);
+        let mut replacement: HashMap<Key, JsValue> = HashMap::new();
+        let mut pending: Vec<Key> = Vec::new();
+        let mut parent = JsValue::Null;
+        for &i in &path {
+            let line = &self.lines[i];
+            let unique = i;
+            if line.entry_type.as_deref() == Some("label") {
+                pending.push(id_key(line.id.as_ref(), unique));
+                continue;
+            }
+            if !rechain {
+                kept.push(line.clone());
+                continue;
+            }
+            let id = line.id.clone().unwrap_or(JsValue::Null);
+            for label in pending.drain(..) {
+                replacement.insert(label, id.clone());
+            }
+            let mut value = build::parse_line(line);
+            if let JsValue::Object(o) = &mut value {
+                o.set("parentId", parent.clone());
+                if line.entry_type.as_deref() == Some("compaction") {
+                    let first_kept = o.get("firstKeptEntryId").cloned();
+                    let own = first_kept.as_ref().map(|k| id_key(Some(k), unique))
+                        == Some(id_key(line.id.as_ref(), unique));
+                    let new = if own {
+                        id.clone()
+                    } else {
+                        first_kept
+                            .as_ref()
+                            .and_then(|k| replacement.get(&id_key(Some(k), unique)).cloned())
+                            .or(first_kept)
+                            .unwrap_or(JsValue::Null)
+                    };
+                    o.set("firstKeptEntryId", new);
+                }
+            }
+            kept.push(build::line_of_value(&value));
+            parent = id;
+        }
+        let (now, timestamp) = self.now();
+        let session_id = self.ids.session_id(now);
+        let previous_path = self.path.as_ref().map(|p| p.to_string_lossy().into_owned());
+        let header = build::header(&session_id, &timestamp, &self.cwd, previous_path.as_deref());
+        let mut path_ids: HashSet<Key> = kept
+            .iter()
+            .enumerate()
+            .map(|(n, l)| id_key(l.id.as_ref(), n))
+            .collect();
+        let mut last = kept
+            .last()
+            .and_then(|l| l.id.clone())
+            .filter(JsValue::is_truthy);
+        let mut label_lines = Vec::new();
+        for (target_key, target, label, label_time) in self.labels.in_order() {
+            if !path_ids.contains(target_key) {
+                continue;
+            }
+            let id = ids::entry_id(self.ids.as_mut(), |id| path_ids.contains(&string_key(id)));
+            path_ids.insert(string_key(&id));
+            let mut e = build::Entry::bare("label");
+            e.tail(
+                &id,
+                Some(last.as_ref().unwrap_or(&JsValue::Null)),
+                label_time.as_ref(),
+            );
+            e.value("targetId", Some(target))
+                .value("label", Some(label));
+            label_lines.push(e.finish(&id).into_line());
+            last = Some(JsValue::string(id));
+        }
+        let mut lines = Vec::with_capacity(kept.len() + label_lines.len() + 1);
+        lines.push(header);
+        lines.extend(kept);
+        lines.extend(label_lines);
+        let new_path = self
+            .session_dir
+            .as_ref()
+            .filter(|_| self.path.is_some())
+            .map(|dir| dir.join(session_file_name(&timestamp, &session_id)));
+        // Write first: a failure leaves the writer in its session.
+        let mut next = SessionWriterState::new(lines, self.profile);
+        let file = match &new_path {
+            Some(p) if next.conversation_started => {
+                file::replace(p, &next.whole_file())?;
+                Some(Appender::open_existing(p, self.fsync)?)
+            }
+            _ => None,
+        };
+        self.flushed = file.is_some();
+        self.file = file;
+        self.reset_lines(std::mem::take(&mut next.lines));
+        self.session_id = session_id;
+        if new_path.is_some() {
+            self.path = new_path.clone();
+        }
+        Ok(new_path)
+    }
+}
+
+/// A branched session's lines before the writer moves into it.
+struct SessionWriterState {
+    lines: Vec<Line>,
+    conversation_started: bool,
+}
+
+impl SessionWriterState {
+    fn new(lines: Vec<Line>, profile: WriteProfile) -> Self {
+        let assistant = lines.iter().any(|l| l.is_message("assistant"));
+        let user = lines.iter().any(|l| l.is_message("user"));
+        SessionWriterState {
+            conversation_started: assistant || (profile.user_message_starts_file() && user),
+            lines,
+        }
+    }
+
+    fn whole_file(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for line in &self.lines {
+            out.extend_from_slice(&line.json);
+            out.push(b'\n');
+        }
+        out
+    }
+}

@@ -1,0 +1,234 @@
+//! The lines a writer writes, member by member in pi's key order: [`Entry`] builds an entry
+//! with [`JsonWriter`], [`header`] a session header; [`line_of_value`] and
+//! [`stringify_record`] turn loaded values into lines as `JSON.stringify` writes them.
+
+use super::Line;
+use crate::json::{self, JsArray, JsObject, JsString, JsValue, JsonWriter};
+use crate::read;
+use crate::session::Record;
+
+/// A built entry line and its id.
+#[derive(Debug)]
+pub struct EntryLine {
+    pub id: String,
+    line: Line,
+}
+
+impl EntryLine {
+    pub fn into_line(self) -> Line {
+        self.line
+    }
+}
+
+/// An entry being written: members are added in the order they are called.
+pub struct Entry {
+    w: JsonWriter,
+    entry_type: &'static str,
+    parent: Option<JsValue>,
+    role: Option<Box<str>>,
+}
+
+impl Entry {
+    /// `{type, id, parentId, timestamp, …`: the order of most entries.
+    pub fn start(
+        entry_type: &'static str,
+        id: &str,
+        parent: Option<&JsValue>,
+        timestamp: &str,
+    ) -> Entry {
+        let mut e = Entry::bare(entry_type);
+        e.tail(id, parent, Some(&JsValue::string(timestamp)));
+        e
+    }
+
+    /// `{type, …`: custom entries put their id, parent and time last ([`Entry::tail`]).
+    pub fn bare(entry_type: &'static str) -> Entry {
+        let mut w = JsonWriter::new();
+        w.begin_object();
+        w.key("type").string(entry_type);
+        Entry {
+            w,
+            entry_type,
+            parent: None,
+            role: None,
+        }
+    }
+
+    /// `id, parentId, timestamp` (absent members — `undefined` in pi — are not written).
+    pub fn tail(
+        &mut self,
+        id: &str,
+        parent: Option<&JsValue>,
+        timestamp: Option<&JsValue>,
+    ) -> &mut Self {
+        self.string("id", id);
+        self.value("parentId", parent);
+        self.value("timestamp", timestamp);
+        self.parent = parent.cloned();
+        self
+    }
+
+    /// A string member.
+    pub fn string(&mut self, key: &str, value: &str) -> &mut Self {
+        self.w.key(key).string(value);
+        self
+    }
+
+    /// A member, left out when `None` (`undefined`).
+    pub fn value(&mut self, key: &str, value: Option<&JsValue>) -> &mut Self {
+        if let Some(v) = value {
+            self.w.key(key).value(v);
+        }
+        self
+    }
+
+    /// The line, its id `id`.
+    pub fn finish(mut self, id: &str) -> EntryLine {
+        self.w.end_object();
+        EntryLine {
+            id: id.to_owned(),
+            line: Line {
+                json: self.w.into_bytes().into_boxed_slice(),
+                id: Some(JsValue::string(id)),
+                parent: self.parent,
+                header: false,
+                entry_type: Some(self.entry_type.into()),
+                role: self.role,
+            },
+        }
+    }
+}
+
+/// `{type: "message", id, parentId, timestamp, message}`.
+pub fn message(
+    id: &str,
+    parent: Option<&JsValue>,
+    timestamp: &str,
+    message: &JsValue,
+) -> EntryLine {
+    let mut e = Entry::start("message", id, parent, timestamp);
+    e.value("message", Some(message));
+    e.role = message
+        .get("role")
+        .and_then(JsValue::as_str)
+        .map(Into::into);
+    e.finish(id)
+}
+
+/// `{type: "session", version: 3, id, timestamp, cwd, parentSession?}`.
+pub fn header(id: &str, timestamp: &str, cwd: &str, parent_session: Option<&str>) -> Line {
+    let mut w = JsonWriter::new();
+    w.begin_object();
+    w.key("type").string("session");
+    w.key("version").uint(3);
+    w.key("id").string(id);
+    w.key("timestamp").string(timestamp);
+    w.key("cwd").string(cwd);
+    if let Some(parent) = parent_session {
+        w.key("parentSession").string(parent);
+    }
+    w.end_object();
+    Line {
+        json: w.into_bytes().into_boxed_slice(),
+        id: Some(JsValue::string(id)),
+        parent: None,
+        header: true,
+        entry_type: Some("session".into()),
+        role: None,
+    }
+}
+
+/// The line of a value, as `JSON.stringify` writes it.
+pub fn line_of_value(value: &JsValue) -> Line {
+    let entry_type = value.get("type").and_then(JsValue::as_str);
+    Line {
+        json: json::to_string(value).into_bytes().into_boxed_slice(),
+        id: value.get("id").cloned(),
+        parent: value.get("parentId").cloned(),
+        header: entry_type == Some("session"),
+        entry_type: entry_type.map(Into::into),
+        role: value
+            .get("message")
+            .and_then(|m| m.get("role"))
+            .and_then(JsValue::as_str)
+            .map(Into::into),
+    }
+}
+
+/// A loaded record as `JSON.stringify` writes it: its text when that is already the case.
+pub fn stringify_record(record: &Record<'_>) -> Box<[u8]> {
+    let text = record.text();
+    if !record.is_rewritten() && !record.lossy && json::is_canonical(text.as_bytes()) {
+        text.as_bytes().into()
+    } else {
+        json::to_string(&record.value())
+            .into_bytes()
+            .into_boxed_slice()
+    }
+}
+
+/// A line's text parsed back (writer lines are `JSON.stringify` output: valid UTF-8).
+pub fn parse_line(line: &Line) -> JsValue {
+    std::str::from_utf8(&line.json)
+        .ok()
+        .and_then(|t| json::parse(t).ok())
+        .unwrap_or_default()
+}
+
+/// A session name as pi stores it: runs of `\r`/`\n` as one space (0.87.1+), then trimmed
+/// of ECMAScript whitespace.
+pub fn session_name(name: &str, lose_newlines: bool) -> String {
+    let mut text = String::with_capacity(name.len());
+    if lose_newlines {
+        let mut in_run = false;
+        for c in name.chars() {
+            if matches!(c, '\r' | '\n') {
+                if !in_run {
+                    text.push(' ');
+                }
+                in_run = true;
+            } else {
+                text.push(c);
+                in_run = false;
+            }
+        }
+    } else {
+        text.push_str(name);
+    }
+    let bytes = text.as_bytes();
+    let start = read::trim_start(bytes);
+    let end = start + read::trim_end(&bytes[start..]);
+    text[start..end].to_owned()
+}
+
+/// `{content: [{type: "text", text}]}`: a string replacement of an assistant or tool result.
+pub fn text_block_replacement(text: &JsString) -> JsValue {
+    let mut block = JsObject::new();
+    block.set("type", JsValue::string("text"));
+    block.set("text", JsValue::String(text.clone()));
+    let mut replacement = JsObject::new();
+    replacement.set(
+        "content",
+        JsValue::Array(JsArray(vec![JsValue::Object(block)])),
+    );
+    JsValue::Object(replacement)
+}
+
+/// A serializable value (a typed message) as the JSON value `JSON.parse` gives for it.
+pub fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, String> {
+    let text = serde_json::to_string(value).map_err(|e| e.to_string())?;
+    json::parse(&text).map_err(|e| e.message())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_names() {
+        assert_eq!(session_name("  build\nfix  ", true), "build fix");
+        assert_eq!(session_name("  build\nfix  ", false), "build\nfix");
+        assert_eq!(session_name("a\r\n\r\nb\u{feff}", true), "a b");
+        assert_eq!(session_name("\u{85}x\u{85}", true), "\u{85}x\u{85}");
+    }
+}

@@ -1,0 +1,127 @@
+//! Where pi puts session files: the default session directory of a working directory, the
+//! file name of a new session, and pi's `resolvePath` (`path.resolve` after `~` expansion).
+
+use std::path::{Component, Path, PathBuf};
+
+/// pi's `resolvePath(input)`: `~` and `~/…` expanded, then resolved against the current
+/// directory and normalised lexically (`.`, `..`, repeated and trailing separators), as
+/// Node's `path.resolve` does. Symlinks are not followed.
+pub fn resolve_path(input: &str) -> String {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let expanded = if input == "~" {
+        home
+    } else if let Some(rest) = input.strip_prefix("~/") {
+        format!("{home}/{rest}")
+    } else {
+        input.to_owned()
+    };
+    let absolute = if expanded.starts_with('/') {
+        PathBuf::from(expanded)
+    } else {
+        std::env::current_dir()
+            .unwrap_or_else(|_| PathBuf::from("/"))
+            .join(expanded)
+    };
+    let mut out = PathBuf::from("/");
+    for part in absolute.components() {
+        match part {
+            Component::Normal(p) => out.push(p),
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out.to_string_lossy().into_owned()
+}
+
+/// pi's agent directory: `$PI_CODING_AGENT_DIR` (with `~` expanded), else `~/.pi/agent`.
+pub fn agent_dir() -> PathBuf {
+    match std::env::var("PI_CODING_AGENT_DIR") {
+        Ok(dir) if !dir.is_empty() => PathBuf::from(resolve_tilde(&dir)),
+        _ => PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".pi/agent"),
+    }
+}
+
+fn resolve_tilde(dir: &str) -> String {
+    if dir == "~" || dir.starts_with("~/") {
+        resolve_path(dir)
+    } else {
+        dir.to_owned()
+    }
+}
+
+/// The directory pi keeps a working directory's sessions in:
+/// `<agent dir>/sessions/--<cwd without its leading separator, / \ : as ->--`.
+pub fn default_session_dir(cwd: &str) -> PathBuf {
+    let cwd = resolve_path(cwd);
+    let trimmed = cwd.strip_prefix(['/', '\\']).unwrap_or(&cwd);
+    let safe: String = trimmed
+        .chars()
+        .map(|c| {
+            if matches!(c, '/' | '\\' | ':') {
+                '-'
+            } else {
+                c
+            }
+        })
+        .collect();
+    agent_dir().join("sessions").join(format!("--{safe}--"))
+}
+
+/// The file name pi gives a session: its header timestamp with `:` and `.` as `-`, `_`, its
+/// id, `.jsonl`.
+pub fn session_file_name(timestamp: &str, session_id: &str) -> String {
+    let stamp: String = timestamp
+        .chars()
+        .map(|c| if matches!(c, ':' | '.') { '-' } else { c })
+        .collect();
+    format!("{stamp}_{session_id}.jsonl")
+}
+
+/// Whether `id` is a session id pi 0.87.1+ accepts from a caller
+/// (`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`).
+pub fn is_valid_session_id(id: &str) -> bool {
+    let bytes = id.as_bytes();
+    let inner = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-');
+    match (bytes.first(), bytes.last()) {
+        (Some(first), Some(last)) => {
+            first.is_ascii_alphanumeric() && last.is_ascii_alphanumeric() && bytes.iter().all(inner)
+        }
+        _ => false,
+    }
+}
+
+/// `path` joined to the current directory when relative (no normalisation).
+pub(crate) fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir().map_or_else(|_| path.to_owned(), |d| d.join(path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolve_normalises_like_node() {
+        assert_eq!(resolve_path("/a/./b//c/../d/"), "/a/b/d");
+        assert_eq!(resolve_path("/.."), "/");
+        assert_eq!(resolve_path("/"), "/");
+    }
+
+    #[test]
+    fn file_names_and_ids() {
+        assert_eq!(
+            session_file_name("2026-04-01T08:00:00.000Z", "abc"),
+            "2026-04-01T08-00-00-000Z_abc.jsonl"
+        );
+        assert!(is_valid_session_id("0195f3a4-0000-7000-8000-0000000000b0"));
+        assert!(is_valid_session_id("a"));
+        for bad in ["", "-a", "a-", "a/b", "a b", "ä"] {
+            assert!(!is_valid_session_id(bad), "{bad}");
+        }
+    }
+}
