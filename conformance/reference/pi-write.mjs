@@ -2,6 +2,10 @@
 // wrote: the reference for writing sessions (the writer half of the conformance suite).
 //
 //   node pi-write.mjs [--pi 0.73|0.87|1.5] SCRIPT.ndjson OUT.jsonl
+//   node pi-write.mjs [--pi 0.73|0.87|1.5] OUT.jsonl < SCRIPT.ndjson
+//
+// The second form is the writer protocol of `pi-session conformance writer --impl
+// "node conformance/reference/pi-write.mjs"` (pi itself as a writer under test).
 //
 // SCRIPT is NDJSON, one operation per line. Every operation may carry "timestamp" (ISO 8601):
 // pi's clock reads that time during the operation (`new Date()`, `Date.now()`); appends carry
@@ -103,11 +107,12 @@ async function main() {
 		if (argv[i] === "--pi") pi = argv[++i];
 		else files.push(argv[i]);
 	}
-	if (files.length !== 2) {
-		process.stderr.write("usage: node pi-write.mjs [--pi 0.73|0.87|1.5] SCRIPT.ndjson OUT.jsonl\n");
+	if (files.length !== 1 && files.length !== 2) {
+		process.stderr.write("usage: node pi-write.mjs [--pi 0.73|0.87|1.5] [SCRIPT.ndjson] OUT.jsonl\n");
 		process.exit(2);
 	}
-	const [scriptPath, outPath] = files;
+	// One file: the script comes on stdin (file descriptor 0).
+	const [scriptPath, outPath] = files.length === 2 ? files : [0, files[0]];
 	const v = normalizePi(pi, "1.5");
 	const { SessionManager } = await loadPi(v);
 	const lines = readFileSync(scriptPath, "utf8").split("\n");

@@ -6,7 +6,8 @@
 //!   arguments on the command line, the session on stdin, the output on stdout;
 //! - [`diff`]: showing where an output differs from the expected one;
 //! - [`run`]: running a whole corpus and summarising;
-//! - [`script`]: writer scripts (`conformance/writers/`), run through our `SessionWriter`.
+//! - [`script`]: writer scripts (`conformance/writers/`), run through our `SessionWriter`;
+//! - [`writers`]: the writer scenarios and the exact / equivalent / loadable levels.
 //!
 //! The format of a case is documented in `conformance/FORMAT.md`, the protocol in
 //! `conformance/README.md`.
@@ -16,3 +17,4 @@ pub mod diff;
 pub mod protocol;
 pub mod run;
 pub mod script;
+pub mod writers;

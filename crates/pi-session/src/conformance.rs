@@ -1,5 +1,8 @@
 //! `pi-session conformance`: run the corpus against any implementation (`run`), and be an
-//! implementation of the protocol (`impl`), so `pi-session` checks itself the same way.
+//! implementation of the protocol (`impl`), so `pi-session` checks itself the same way; the
+//! same for session writers (`writer`, `write`: [`writer`]).
+
+mod writer;
 
 use crate::Pi;
 use crate::ops::{self, Rejected, Settings};
@@ -42,6 +45,45 @@ pub enum Command {
         /// Seconds an implementation may take for one operation (more than 0).
         #[arg(long, default_value = "10", value_parser = parse_timeout)]
         timeout: Duration,
+    },
+    /// Judge a session writer over the writer corpus (conformance/writers/).
+    ///
+    /// For each scenario and pi version it lists, WRITER is called as `WRITER --pi P OUT`
+    /// with the scenario's script (NDJSON operations) on stdin, and must write the session
+    /// file to OUT, or nothing where pi writes nothing. Each file is judged at three levels,
+    /// reported separately: exact (byte for byte pi's file), equivalent (the same lines as
+    /// JSON values) and loadable (strict-valid, pi-loadable, the same context as pi's file).
+    ///
+    /// Exit status: 0 when every run passed at --level; 1 when one failed; 2 for a usage
+    /// error or a corpus that cannot be read.
+    Writer {
+        /// The writer's command line.
+        #[arg(long = "impl", value_name = "WRITER")]
+        implementation: String,
+        /// The writer corpus.
+        #[arg(long, default_value = "conformance/writers")]
+        corpus: PathBuf,
+        /// The level that decides the exit status.
+        #[arg(long, value_enum, default_value_t = writer::LevelArg::Exact)]
+        level: writer::LevelArg,
+        /// Run only the scenarios whose name matches this glob (repeatable).
+        #[arg(long, value_name = "GLOB")]
+        only: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Seconds a writer may take for one scenario (more than 0).
+        #[arg(long, default_value = "20", value_parser = parse_timeout)]
+        timeout: Duration,
+    },
+    /// Act as a session writer for `conformance writer`: run the script on stdin through
+    /// pi-session's own writer and write the file to OUT.
+    Write {
+        /// Which pi's writing rules to follow: 0.73, 0.87 or 1.5 (or 0.73.1, 0.87.1, 1.5.2).
+        #[arg(long, default_value = "1.5")]
+        pi: pi_session_format::WriteProfile,
+        /// Where the session file goes.
+        out: PathBuf,
     },
     /// Act as an implementation of the protocol: read the session on stdin, print the
     /// result of OP.
@@ -104,6 +146,22 @@ pub fn main(command: Command) -> ExitCode {
             &corpus,
             format,
         ),
+        Command::Writer {
+            implementation,
+            corpus,
+            level,
+            only,
+            format,
+            timeout,
+        } => writer::run(&writer::WriterRun {
+            implementation: &implementation,
+            corpus: &corpus,
+            level: level.into(),
+            only: &only,
+            json: matches!(format, Format::Json),
+            timeout,
+        }),
+        Command::Write { pi, out } => writer::write(pi, &out),
         Command::Impl {
             op,
             leaf,

@@ -8,3 +8,4 @@ mod adversarial;
 mod cli;
 mod support;
 mod validate_cli;
+mod writer_cli;

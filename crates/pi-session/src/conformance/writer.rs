@@ -1,0 +1,218 @@
+//! `pi-session conformance writer` (judge a session writer over the writer corpus at the
+//! exact, equivalent and loadable levels) and `pi-session conformance write` (our own
+//! writer as such a command).
+
+use pi_session_conformance::script;
+use pi_session_conformance::writers::{self, Level, ScenarioResult};
+use pi_session_format::write::WriteProfile;
+use rayon::prelude::*;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// `--level`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum LevelArg {
+    /// Byte for byte what pi wrote.
+    Exact,
+    /// The same lines as JSON values (key order and number spelling aside).
+    Equivalent,
+    /// Strict-valid, pi-loadable, and the same context as pi's file.
+    Loadable,
+}
+
+impl From<LevelArg> for Level {
+    fn from(l: LevelArg) -> Level {
+        match l {
+            LevelArg::Exact => Level::Exact,
+            LevelArg::Equivalent => Level::Equivalent,
+            LevelArg::Loadable => Level::Loadable,
+        }
+    }
+}
+
+/// What `conformance writer` was asked.
+pub struct WriterRun<'a> {
+    pub implementation: &'a str,
+    pub corpus: &'a Path,
+    pub level: Level,
+    pub only: &'a [String],
+    pub json: bool,
+    pub timeout: Duration,
+}
+
+fn selected(name: &str, only: &[String]) -> Result<bool, String> {
+    if only.is_empty() {
+        return Ok(true);
+    }
+    for pattern in only {
+        let glob = globset::Glob::new(pattern).map_err(|e| format!("--only {pattern:?}: {e}"))?;
+        if glob.compile_matcher().is_match(name) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Runs the writer over the corpus and reports; exit 1 on any failure at the level asked.
+pub fn run(options: &WriterRun<'_>) -> ExitCode {
+    let scenarios = match writers::load_scenarios(options.corpus) {
+        Ok(s) if s.is_empty() => {
+            eprintln!(
+                "pi-session: {}: no writer scenario here (a scenario is a directory with script.ndjson and case.json); give the corpus with --corpus",
+                options.corpus.display()
+            );
+            return ExitCode::from(2);
+        }
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("pi-session: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut jobs = Vec::new();
+    for scenario in &scenarios {
+        match selected(&scenario.name, options.only) {
+            Ok(true) => jobs.extend(scenario.profiles.iter().map(|&p| (scenario, p))),
+            Ok(false) => {}
+            Err(e) => {
+                eprintln!("pi-session: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if jobs.is_empty() {
+        eprintln!("pi-session: --only selected no scenario");
+        return ExitCode::FAILURE;
+    }
+    let results: Vec<ScenarioResult> = jobs
+        .par_iter()
+        .map(|(s, p)| writers::check(s, *p, options.implementation, options.timeout))
+        .collect();
+    let failed = results
+        .iter()
+        .filter(|r| r.judgement.at(options.level).is_err())
+        .count();
+    if options.json {
+        println!("{}", json_report(&results, options));
+    } else {
+        print!("{}", human_report(&results, options));
+    }
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn human_report(results: &[ScenarioResult], options: &WriterRun<'_>) -> String {
+    let mut out = String::new();
+    for r in results {
+        let marks: Vec<String> = Level::ALL
+            .iter()
+            .map(|&l| {
+                let mark = if r.judgement.at(l).is_ok() {
+                    "ok"
+                } else {
+                    "FAIL"
+                };
+                format!("{} {mark}", l.name())
+            })
+            .collect();
+        let status = if r.judgement.at(options.level).is_ok() {
+            "PASS"
+        } else {
+            "FAIL"
+        };
+        out.push_str(&format!(
+            "{status} {} (pi {}): {}\n",
+            r.scenario,
+            r.profile,
+            marks.join(", ")
+        ));
+        if let Err(why) = r.judgement.at(options.level) {
+            for line in why.lines() {
+                out.push_str(&format!("    {line}\n"));
+            }
+        }
+    }
+    let counts: Vec<String> = Level::ALL
+        .iter()
+        .map(|&l| {
+            let passed = results.iter().filter(|r| r.judgement.at(l).is_ok()).count();
+            format!("{} {passed}/{}", l.name(), results.len())
+        })
+        .collect();
+    out.push_str(&format!(
+        "{} scenario runs: {} (level asked: {}; {})\n",
+        results.len(),
+        counts.join(", "),
+        options.level.name(),
+        options.implementation
+    ));
+    out
+}
+
+fn json_report(results: &[ScenarioResult], options: &WriterRun<'_>) -> String {
+    let verdict = |v: &Result<(), String>| match v {
+        Ok(()) => serde_json::json!({"passed": true}),
+        Err(why) => serde_json::json!({"passed": false, "detail": why}),
+    };
+    let runs: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "scenario": r.scenario,
+                "profile": r.profile.short_name(),
+                "exact": verdict(&r.judgement.exact),
+                "equivalent": verdict(&r.judgement.equivalent),
+                "loadable": verdict(&r.judgement.loadable),
+            })
+        })
+        .collect();
+    let mut summary = serde_json::Map::new();
+    for l in Level::ALL {
+        let passed = results.iter().filter(|r| r.judgement.at(l).is_ok()).count();
+        summary.insert(
+            l.name().into(),
+            serde_json::json!({"passed": passed, "failed": results.len() - passed}),
+        );
+    }
+    serde_json::to_string_pretty(&serde_json::json!({
+        "implementation": options.implementation,
+        "level": options.level.name(),
+        "runs": runs,
+        "summary": summary,
+    }))
+    .unwrap_or_default()
+}
+
+/// `conformance write --pi P OUT`: runs the script on stdin through our writer and puts the
+/// file it wrote at OUT (nothing when it wrote none).
+pub fn write(profile: WriteProfile, out: &PathBuf) -> ExitCode {
+    let mut script_text = String::new();
+    if let Err(e) = std::io::stdin().lock().read_to_string(&mut script_text) {
+        eprintln!("pi-session: cannot read the script on stdin: {e}");
+        return ExitCode::FAILURE;
+    }
+    let scratch = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(script::scratch, Path::to_owned);
+    match script::run(&script_text, profile, &scratch) {
+        Ok(outcome) => {
+            if let Some(file) = outcome.file
+                && let Err(e) = std::fs::write(out, file)
+            {
+                eprintln!("pi-session: {}: {e}", out.display());
+                return ExitCode::FAILURE;
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("pi-session: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

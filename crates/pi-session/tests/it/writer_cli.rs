@@ -1,0 +1,153 @@
+//! `pi-session conformance writer` and `conformance write`: our writer passes the writer
+//! corpus exactly; deliberately wrong writers fail at the right levels, with readable
+//! reasons, and the exit status follows `--level`.
+
+use crate::support::{scratch, write_str};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn corpus() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../conformance/writers")
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn ours() -> String {
+    format!("{} conformance write", env!("CARGO_BIN_EXE_pi-session"))
+}
+
+fn judge(writer: &str, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pi-session"))
+        .args([
+            "conformance",
+            "writer",
+            "--impl",
+            writer,
+            "--corpus",
+            &corpus(),
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn our_writer_is_exact_everywhere() {
+    let out = judge(&ours(), &[]);
+    let report = text(&out);
+    assert!(out.status.success(), "{report}");
+    assert!(!report.contains("FAIL"), "{report}");
+    assert!(
+        report.contains("exact 14/14, equivalent 14/14, loadable 14/14"),
+        "{report}"
+    );
+}
+
+/// A writer that runs ours, then changes the file with a shell command (`$1` is the file).
+fn wrong_writer(dir: &Path, name: &str, mangle: &str) -> String {
+    let script = format!(
+        "#!/bin/sh\nset -e\nout=\"$3\"\n{} \"$@\"\n[ -f \"$out\" ] || exit 0\nset -- \"$out\"\n{mangle}\n",
+        ours()
+    );
+    let path = write_str(dir, name, &script);
+    Command::new("chmod").args(["+x", &path]).status().unwrap();
+    path
+}
+
+#[test]
+fn wrong_writers_fail_at_the_right_level() {
+    let dir = scratch("writer_cli", "wrong");
+    // Key order: `id` before `type` on every entry line.
+    let reordered = wrong_writer(
+        &dir,
+        "reorder.sh",
+        r#"sed -i 's/^{"type":"\([a-z_]*\)","id":\("[^"]*"\),/{"id":\2,"type":"\1",/' "$1""#,
+    );
+    let out = judge(
+        &reordered,
+        &["--only", "basic-conversation", "--format", "json"],
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let run = &report["runs"][0];
+    assert_eq!(run["exact"]["passed"], false, "{report}");
+    assert!(
+        run["exact"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("first difference at line 2")
+    );
+    assert_eq!(run["equivalent"]["passed"], true, "{report}");
+    assert_eq!(run["loadable"]["passed"], true, "{report}");
+    let out = judge(
+        &reordered,
+        &["--only", "basic-conversation", "--level", "equivalent"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+
+    // No newline at the end of the file.
+    let unterminated = wrong_writer(&dir, "unterminated.sh", r#"truncate -s -1 "$1""#);
+    let out = judge(
+        &unterminated,
+        &["--only", "labels-*", "--level", "equivalent"],
+    );
+    let report = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(report.contains("does not end with a newline"), "{report}");
+
+    // A second header.
+    let doubled = wrong_writer(&dir, "doubled.sh", r#"head -n 1 "$1" >> "$1""#);
+    let out = judge(
+        &doubled,
+        &["--only", "basic-conversation", "--level", "loadable"],
+    );
+    let report = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(report.contains("not strict-valid"), "{report}");
+    assert!(report.contains("loadable FAIL"), "{report}");
+}
+
+#[test]
+fn a_writer_that_fails_or_writes_nothing_is_reported() {
+    let dir = scratch("writer_cli", "nothing");
+    let silent = write_str(&dir, "silent.sh", "#!/bin/sh\nexit 0\n");
+    Command::new("chmod")
+        .args(["+x", &silent])
+        .status()
+        .unwrap();
+    let out = judge(&silent, &["--only", "basic-conversation"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("no file written; pi wrote one"),
+        "{}",
+        text(&out)
+    );
+    let failing = write_str(&dir, "failing.sh", "#!/bin/sh\necho broken >&2\nexit 1\n");
+    Command::new("chmod")
+        .args(["+x", &failing])
+        .status()
+        .unwrap();
+    let out = judge(&failing, &["--only", "first-write-rule"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("broken"), "{}", text(&out));
+    let out = judge(&ours(), &["--only", "no-such-scenario"]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = Command::new(env!("CARGO_BIN_EXE_pi-session"))
+        .args([
+            "conformance",
+            "writer",
+            "--impl",
+            &ours(),
+            "--corpus",
+            "/nonexistent",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent"));
+}
