@@ -14,7 +14,7 @@
 //! - [`info`]: the session listing entry (`SessionInfo`), streamed;
 //! - [`llm`]: the messages sent to the model (`convertToLlm`);
 //! - [`date`]: JavaScript's `Date` parsing and formatting;
-//! - [`write`]: [`SessionWriter`], pi's `SessionManager`: the bytes pi writes, safely;
+//! - [`write`](mod@write): [`SessionWriter`], pi's `SessionManager`: the bytes pi writes, safely;
 //! - [`types`]: the typed serde model of every entry and message (JSON Schema derives behind
 //!   the `schema` feature, `Arbitrary` behind `arbitrary`).
 //!

@@ -18,7 +18,7 @@ impl SessionWriter {
     /// A new session for `cwd` whose file goes to `session_dir` (pi's
     /// `SessionManager.create`); `None` for pi's default directory of `cwd`
     /// ([`default_session_dir`]). The directory is created; the file is written at the first
-    /// message that starts a conversation (see [`WriteProfile`]).
+    /// message that starts a conversation (see [`super::WriteProfile`]).
     pub fn create(
         cwd: &str,
         session_dir: Option<&Path>,

@@ -3,3 +3,4 @@
 
 mod canonical_fast_path;
 mod front_door;
+mod writer;
