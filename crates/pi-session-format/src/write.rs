@@ -148,6 +148,8 @@ pub enum WriteError {
     BadReplacement,
     /// A message that is not a JSON object.
     BadMessage(String),
+    /// An entry given whole ([`SessionWriter::append_entry`]) that cannot be appended.
+    BadEntry(String),
     /// A session id pi would refuse (it must match `^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`).
     InvalidSessionId(String),
     /// The profile has no such entry (`usage` and `context_edit` are 0.87.1+).
@@ -184,6 +186,7 @@ impl fmt::Display for WriteError {
                 f.write_str("Context edit replacement must be null or contain string/array content")
             }
             WriteError::BadMessage(why) => write!(f, "not a message: {why}"),
+            WriteError::BadEntry(why) => write!(f, "cannot append this entry: {why}"),
             WriteError::InvalidSessionId(id) => write!(
                 f,
                 "session id {id:?}: must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character"
@@ -266,6 +269,9 @@ pub struct SessionWriter {
     /// Whether the file holds every line (pi's `flushed`).
     flushed: bool,
     file: Option<Appender>,
+    /// The file a [`SessionWriter::load`]ed session was read from (a branched session's
+    /// `parentSession`); never written.
+    origin: Option<PathBuf>,
     user_messages: usize,
     assistant_messages: usize,
 }
@@ -316,6 +322,7 @@ impl SessionWriter {
             leaf: Some(JsValue::Null),
             flushed: false,
             file: None,
+            origin: None,
             user_messages: 0,
             assistant_messages: 0,
         }

@@ -14,6 +14,7 @@ mod ops;
 mod replace;
 mod schema;
 mod validate;
+mod write;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use input::Input;
@@ -84,6 +85,15 @@ enum Command {
     /// and two verdicts per file, strict (follows the format) and pi-loadable (pi opens it
     /// without losing anything). Without PATH, checks pi's own session directory.
     Validate(validate::ValidateArgs),
+    /// Create a new session file (its header, written now) and print its path.
+    New(write::NewArgs),
+    /// Append entries to a session: NDJSON on stdin, one entry per line; `id`, `parentId` (the
+    /// leaf) and `timestamp` (now) are filled in when absent. Every entry is checked first;
+    /// one bad entry and nothing is written.
+    Append(write::AppendArgs),
+    /// Write the branch ending at --leaf as a session of its own (pi's
+    /// `createBranchedSession`), and print its path; FILE is only read.
+    Fork(write::ForkArgs),
 }
 
 #[derive(Args)]
@@ -127,7 +137,21 @@ fn main() -> ExitCode {
         Command::Gen(args) => generate::main(args),
         Command::Validate(args) => validate::main(args),
         Command::Migrate(args) => migrate::main(args),
+        Command::New(args) => exit_with(write::new(args)),
+        Command::Append(args) => exit_with(write::append(args)),
+        Command::Fork(args) => exit_with(write::fork(args)),
         command => run_file_command(command),
+    }
+}
+
+/// Exit status 0, or 1 with the message on stderr.
+fn exit_with(result: Result<(), Rejected>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Rejected(message)) => {
+            eprintln!("pi-session: {message}");
+            ExitCode::FAILURE
+        }
     }
 }
 
@@ -139,7 +163,10 @@ fn run_file_command(command: Command) -> ExitCode {
         Command::Conformance { .. }
         | Command::Gen(_)
         | Command::Validate(_)
-        | Command::Migrate(_) => unreachable!("dispatched in main"),
+        | Command::Migrate(_)
+        | Command::New(_)
+        | Command::Append(_)
+        | Command::Fork(_) => unreachable!("dispatched in main"),
         Command::Schema { .. } => unreachable!("dispatched in main"),
     };
     let name = crate::display::path(&file);
@@ -199,7 +226,10 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         Command::Conformance { .. }
         | Command::Gen(_)
         | Command::Validate(_)
-        | Command::Migrate(_) => unreachable!("dispatched in main"),
+        | Command::Migrate(_)
+        | Command::New(_)
+        | Command::Append(_)
+        | Command::Fork(_) => unreachable!("dispatched in main"),
         Command::Schema { .. } => unreachable!("dispatched in main"),
     };
     input.verify()?;

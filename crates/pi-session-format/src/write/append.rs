@@ -4,9 +4,9 @@
 
 use super::build::{self, EntryLine};
 use super::file::Appender;
-use super::{SessionWriter, WriteError, ids, string_key, system};
+use super::{SessionWriter, WriteError, id_key, ids, string_key, system};
 use crate::date;
-use crate::json::{self, JsValue};
+use crate::json::{self, JsObject, JsValue};
 
 impl SessionWriter {
     fn next_id(&mut self) -> String {
@@ -82,6 +82,107 @@ impl SessionWriter {
                 profile: self.profile,
             })
         }
+    }
+
+    /// Writes the session file now, even before the conversation starts (pi waits for it):
+    /// the header and every entry so far. Nothing to do in memory or once written.
+    pub fn write_now(&mut self) -> Result<(), WriteError> {
+        if self.flushed {
+            return Ok(());
+        }
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        self.file = Some(Appender::create_new(path, &self.whole_file(), self.fsync)?);
+        self.flushed = true;
+        Ok(())
+    }
+
+    /// Appends a whole entry given as a JSON object, for entries built elsewhere (an
+    /// importer, `pi-session append`). `id` (a new one), `parentId` (the leaf) and
+    /// `timestamp` (now) are filled in when absent, and put where pi puts them (first after
+    /// `type`; last for `custom` and `custom_message` entries). A given `id` must be new, a
+    /// given `parentId` an existing entry or `null`; a label's target must exist. The rest
+    /// is written as given: check it with the validator first.
+    pub fn append_entry(&mut self, entry: JsValue) -> Result<String, WriteError> {
+        let bad = |why: &str| Err(WriteError::BadEntry(why.to_owned()));
+        let JsValue::Object(mut given) = entry else {
+            return bad("an entry is a JSON object");
+        };
+        let entry_type = match given.get("type") {
+            Some(JsValue::String(t)) if t.as_wtf8() == b"session" => {
+                return bad("a session header cannot be appended; it is the file's first line");
+            }
+            Some(JsValue::String(t)) => t.to_string_lossy(),
+            _ => return bad("an entry has a string `type`"),
+        };
+        if entry_type == "message" && !matches!(given.get("message"), Some(JsValue::Object(_))) {
+            return bad("a message entry has a `message` object");
+        }
+        let target = given.get("targetId").cloned();
+        if entry_type == "label"
+            && !target
+                .as_ref()
+                .is_some_and(|t| self.by_id.contains_key(&id_key(Some(t), usize::MAX)))
+        {
+            return Err(WriteError::NotFound(super::id_text(target.as_ref())));
+        }
+        let id = match given.remove("id") {
+            None => self.next_id(),
+            Some(JsValue::String(s)) if !s.is_empty() => {
+                let id = s.to_string_lossy();
+                if self.by_id.contains_key(&string_key(&id)) {
+                    return bad(&format!("the id {id:?} is taken by another entry"));
+                }
+                id
+            }
+            Some(_) => return bad("`id` is a non-empty string"),
+        };
+        let parent = match given.remove("parentId") {
+            None => self.leaf.clone(),
+            Some(JsValue::Null) => Some(JsValue::Null),
+            Some(JsValue::String(p)) => {
+                let p = p.to_string_lossy();
+                if !self.by_id.contains_key(&string_key(&p)) {
+                    return Err(WriteError::NotFound(p));
+                }
+                Some(JsValue::string(p))
+            }
+            Some(_) => return bad("`parentId` is a string or null"),
+        };
+        let timestamp = match given.remove("timestamp") {
+            None => JsValue::string(self.now().1),
+            Some(t @ JsValue::String(_)) => t,
+            Some(_) => return bad("`timestamp` is an ISO 8601 string"),
+        };
+        let ids_last = matches!(entry_type.as_str(), "custom" | "custom_message");
+        let mut out = JsObject::new();
+        out.set("type", JsValue::string(entry_type.as_str()));
+        let put_ids = |out: &mut JsObject| {
+            out.set("id", JsValue::string(id.as_str()));
+            if let Some(parent) = parent.clone() {
+                out.set("parentId", parent);
+            }
+            out.set("timestamp", timestamp.clone());
+        };
+        if !ids_last {
+            put_ids(&mut out);
+        }
+        for (key, value) in given.iter() {
+            if key.as_wtf8() != b"type" {
+                out.set(key.clone(), value.clone());
+            }
+        }
+        if ids_last {
+            put_ids(&mut out);
+        }
+        let line = build::line_of_value(&JsValue::Object(out));
+        let id = self.push(EntryLine::new(id, line))?;
+        if entry_type == "label" {
+            let i = self.lines.len() - 1;
+            self.index_label(i);
+        }
+        Ok(id)
     }
 
     /// Appends a typed message (pi's `appendMessage`); returns its entry id. The message is

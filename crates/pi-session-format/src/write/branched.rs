@@ -9,7 +9,7 @@ use super::{
 use crate::json::JsValue;
 use crate::session::Key;
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 impl SessionWriter {
     /// Starts a new session holding only the path from the root to `leaf_id`, its labels
@@ -19,6 +19,29 @@ impl SessionWriter {
     pub fn create_branched_session(
         &mut self,
         leaf_id: &str,
+    ) -> Result<Option<PathBuf>, WriteError> {
+        self.branched(leaf_id, None)
+    }
+
+    /// [`SessionWriter::create_branched_session`] into the file `out`, which must not exist:
+    /// written now (conversation or not), atomically, and the writer continues in it.
+    ///
+    /// (A writer made by [`SessionWriter::load`] does the same without `out`: its branched
+    /// session is written now, with pi's file name, next to the file it was read from.)
+    pub fn create_branched_session_at(
+        &mut self,
+        leaf_id: &str,
+        out: &Path,
+    ) -> Result<PathBuf, WriteError> {
+        let out = super::paths::absolute(out);
+        self.branched(leaf_id, Some(&out))?;
+        Ok(out)
+    }
+
+    fn branched(
+        &mut self,
+        leaf_id: &str,
+        out: Option<&Path>,
     ) -> Result<Option<PathBuf>, WriteError> {
         let path = self.branch_path(Some(&JsValue::string(leaf_id)))?;
         if path.is_empty() {
@@ -68,7 +91,11 @@ impl SessionWriter {
         }
         let (now, timestamp) = self.now();
         let session_id = self.ids.session_id(now);
-        let previous_path = self.path.as_ref().map(|p| p.to_string_lossy().into_owned());
+        let previous_path = self
+            .path
+            .as_ref()
+            .or(self.origin.as_ref())
+            .map(|p| p.to_string_lossy().into_owned());
         let header = build::header(&session_id, &timestamp, &self.cwd, previous_path.as_deref());
         let mut path_ids: HashSet<Key> = kept
             .iter()
@@ -101,16 +128,27 @@ impl SessionWriter {
         lines.push(header);
         lines.extend(kept);
         lines.extend(label_lines);
-        let new_path = self
-            .session_dir
-            .as_ref()
-            .filter(|_| self.path.is_some())
-            .map(|dir| dir.join(session_file_name(&timestamp, &session_id)));
+        // A loaded (detached) session's branch goes next to the file it was read from.
+        let detached_dir = match (&self.path, &self.origin) {
+            (None, Some(origin)) => origin.parent().map(Path::to_owned),
+            _ => None,
+        };
+        let name = session_file_name(&timestamp, &session_id);
+        let new_path = match (out, &detached_dir) {
+            (Some(out), _) => Some(out.to_owned()),
+            (None, Some(dir)) => Some(dir.join(&name)),
+            (None, None) => self
+                .session_dir
+                .as_ref()
+                .filter(|_| self.path.is_some())
+                .map(|dir| dir.join(&name)),
+        };
+        let write_now = out.is_some() || detached_dir.is_some();
         // Write first: a failure leaves the writer in its session.
         let mut next = SessionWriterState::new(lines, self.profile);
         let file = match &new_path {
-            Some(p) if next.conversation_started => {
-                file::replace(p, &next.whole_file())?;
+            Some(p) if next.conversation_started || write_now => {
+                file::publish_new(p, &next.whole_file())?;
                 Some(Appender::open_existing(p, self.fsync)?)
             }
             _ => None,

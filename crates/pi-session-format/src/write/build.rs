@@ -15,6 +15,11 @@ pub struct EntryLine {
 }
 
 impl EntryLine {
+    /// A line built elsewhere, with its id.
+    pub fn new(id: String, line: Line) -> EntryLine {
+        EntryLine { id, line }
+    }
+
     pub fn into_line(self) -> Line {
         self.line
     }

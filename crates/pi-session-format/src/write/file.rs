@@ -183,31 +183,60 @@ impl Appender {
     }
 }
 
-/// Writes `content` to `path` atomically: into a new temporary file in the same directory,
-/// synced, renamed over `path`, and the directory synced. A reader sees the old file or the
-/// new one, never a mix; a crash leaves at most a `.NAME.tmp-…` file behind.
-pub fn replace(path: &Path, content: &[u8]) -> Result<(), FileError> {
-    let dir = path
-        .parent()
+/// Writes a new file `path` holding `content`, atomically, never replacing anything: the
+/// content goes to a temporary file in the same directory, synced, then linked to `path`
+/// (which fails when `path` exists) and the temporary name removed.
+pub fn publish_new(path: &Path, content: &[u8]) -> Result<(), FileError> {
+    let (temp_path, mut temp) = temporary(path)?;
+    let written = temp
+        .write_all(content)
+        .and_then(|()| temp.sync_all())
+        .and_then(|()| std::fs::hard_link(&temp_path, path));
+    let _ = std::fs::remove_file(&temp_path);
+    written.map_err(io_error(path, "create"))?;
+    sync_parent(path);
+    Ok(())
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    path.parent()
         .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+        .unwrap_or(Path::new("."))
+}
+
+fn sync_parent(path: &Path) {
+    if let Ok(d) = File::open(parent_dir(path)) {
+        let _ = d.sync_all();
+    }
+}
+
+/// A new temporary file next to `path`: `.NAME.tmp-PID-N`.
+fn temporary(path: &Path) -> Result<(PathBuf, File), FileError> {
+    let dir = parent_dir(path);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let mut attempt = 0u32;
-    let (temp_path, mut temp) = loop {
+    loop {
         let candidate = dir.join(format!(".{name}.tmp-{}-{attempt}", std::process::id()));
         match OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&candidate)
         {
-            Ok(file) => break (candidate, file),
+            Ok(file) => return Ok((candidate, file)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 1000 => attempt += 1,
             Err(e) => return Err(io_error(path, "create a temporary file next to")(e)),
         }
-    };
+    }
+}
+
+/// Writes `content` to `path` atomically: into a new temporary file in the same directory,
+/// synced, renamed over `path`, and the directory synced. A reader sees the old file or the
+/// new one, never a mix; a crash leaves at most a `.NAME.tmp-…` file behind.
+pub fn replace(path: &Path, content: &[u8]) -> Result<(), FileError> {
+    let (temp_path, mut temp) = temporary(path)?;
     let written = temp
         .write_all(content)
         .and_then(|()| temp.sync_all())
@@ -216,8 +245,6 @@ pub fn replace(path: &Path, content: &[u8]) -> Result<(), FileError> {
         let _ = std::fs::remove_file(&temp_path);
         return Err(io_error(path, "replace")(e));
     }
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
+    sync_parent(path);
     Ok(())
 }

@@ -8,10 +8,12 @@ use super::file::{self, Appender, FileError};
 use super::paths::{
     self, default_session_dir, is_valid_session_id, resolve_path, session_file_name,
 };
-use super::{Line, SessionWriter, WriteError, WriterConfig, line_of_record, not_a_session};
+use super::{
+    Line, SessionWriter, WriteError, WriteProfile, WriterConfig, line_of_record, not_a_session,
+};
 use crate::date;
 use crate::json::JsValue;
-use crate::session::{OpenError, Session};
+use crate::session::{OpenError, OwnedSession, Session};
 use std::path::{Path, PathBuf};
 
 impl SessionWriter {
@@ -24,7 +26,7 @@ impl SessionWriter {
         session_dir: Option<&Path>,
         mut config: WriterConfig,
     ) -> Result<SessionWriter, WriteError> {
-        let dir = session_dir.map_or_else(|| default_session_dir(cwd), Path::to_owned);
+        let dir = session_dir.map_or_else(|| default_session_dir(cwd), paths::absolute);
         std::fs::create_dir_all(&dir).map_err(|source| FileError::Io {
             path: dir.clone(),
             doing: "create the directory of",
@@ -55,9 +57,7 @@ impl SessionWriter {
         let meta = match std::fs::metadata(&path) {
             Ok(meta) => meta,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let cwd = std::env::current_dir()
-                    .map(|d| d.to_string_lossy().into_owned())
-                    .unwrap_or_else(|_| "/".into());
+                let cwd = current_dir();
                 let id = config.session_id.take();
                 let mut writer = Self::empty(Self::cwd_of(config.profile, &cwd), dir, config);
                 writer.new_session(id, None)?;
@@ -78,9 +78,7 @@ impl SessionWriter {
         }
         let mut file = Appender::open_existing(&path, config.fsync)?;
         if meta.len() == 0 {
-            let cwd = std::env::current_dir()
-                .map(|d| d.to_string_lossy().into_owned())
-                .unwrap_or_else(|_| "/".into());
+            let cwd = current_dir();
             let id = config.session_id.take();
             let mut writer = Self::empty(Self::cwd_of(config.profile, &cwd), dir, config);
             writer.new_session(id, None)?;
@@ -90,40 +88,55 @@ impl SessionWriter {
             writer.flushed = true;
             return Ok(writer);
         }
-        let loaded = Session::open(&path, config.profile.reading()).map_err(|e| match e {
-            OpenError::Load { source, .. } => not_a_session(&path, &source),
-            OpenError::Io { source, .. } => FileError::Io {
-                path: path.clone(),
-                doing: "read",
-                source,
-            }
-            .into(),
-        })?;
+        let loaded = read_session(&path, config.profile)?;
         let session = loaded.session();
-        let header = session.header();
-        let cwd = match header.value().get("cwd") {
-            Some(JsValue::String(s)) => s.to_string_lossy(),
-            _ => std::env::current_dir()
-                .map(|d| d.to_string_lossy().into_owned())
-                .unwrap_or_else(|_| "/".into()),
-        };
-        let session_id = match header.value().get("id") {
-            Some(JsValue::String(s)) => s.to_string_lossy(),
-            _ => String::new(),
-        };
-        let lines: Vec<Line> = session.records.iter().map(line_of_record).collect();
         if session.version.rewrite {
             drop(file);
             file::replace(&path, &session.to_jsonl())?;
             file = Appender::open_existing(&path, config.fsync)?;
         }
-        let mut writer = Self::empty(Self::cwd_of(config.profile, &cwd), dir, config);
-        writer.reset_lines(lines);
-        writer.session_id = session_id;
+        let mut writer = Self::from_session(session, dir, config);
         writer.path = Some(path);
         writer.file = Some(file);
         writer.flushed = true;
         Ok(writer)
+    }
+
+    /// Reads the session file at `path` into a writer that holds it in memory only: nothing
+    /// is written, locked or migrated on disk. For deriving sessions from a file without
+    /// touching it ([`SessionWriter::create_branched_session_at`]); appends stay in memory.
+    pub fn load(path: &Path, config: WriterConfig) -> Result<SessionWriter, WriteError> {
+        let path = paths::absolute(path);
+        let meta = std::fs::metadata(&path).map_err(|source| FileError::Io {
+            path: path.clone(),
+            doing: "open",
+            source,
+        })?;
+        if !meta.is_file() {
+            return Err(FileError::NotAFile(path).into());
+        }
+        let loaded = read_session(&path, config.profile)?;
+        let mut writer = Self::from_session(loaded.session(), None, config);
+        writer.origin = Some(path);
+        Ok(writer)
+    }
+
+    /// A writer holding a loaded session's lines (its header's `cwd` and `id`).
+    fn from_session(session: &Session<'_>, dir: Option<PathBuf>, config: WriterConfig) -> Self {
+        let header = session.header().value();
+        let cwd = match header.get("cwd") {
+            Some(JsValue::String(s)) => s.to_string_lossy(),
+            _ => current_dir(),
+        };
+        let session_id = match header.get("id") {
+            Some(JsValue::String(s)) => s.to_string_lossy(),
+            _ => String::new(),
+        };
+        let lines: Vec<Line> = session.records.iter().map(line_of_record).collect();
+        let mut writer = Self::empty(Self::cwd_of(config.profile, &cwd), dir, config);
+        writer.reset_lines(lines);
+        writer.session_id = session_id;
+        writer
     }
 
     /// Opens the most recently modified session of `cwd` in `session_dir` (default: pi's
@@ -188,7 +201,7 @@ impl SessionWriter {
             }
         })?;
         let session = loaded.session();
-        let dir = session_dir.map_or_else(|| default_session_dir(&target_cwd), Path::to_owned);
+        let dir = session_dir.map_or_else(|| default_session_dir(&target_cwd), paths::absolute);
         std::fs::create_dir_all(&dir).map_err(|source| FileError::Io {
             path: dir.clone(),
             doing: "create the directory of",
@@ -217,4 +230,24 @@ impl SessionWriter {
         drop(Appender::create_new(&path, &content, config.fsync)?);
         Self::open(&path, config)
     }
+}
+
+/// The process's directory, pi's `process.cwd()` (`/` when it cannot be read).
+fn current_dir() -> String {
+    std::env::current_dir()
+        .map(|d| d.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "/".into())
+}
+
+/// The session at `path`, loaded with `profile`'s reading rules.
+fn read_session(path: &Path, profile: WriteProfile) -> Result<OwnedSession, WriteError> {
+    Session::open(path, profile.reading()).map_err(|e| match e {
+        OpenError::Load { source, .. } => not_a_session(path, &source),
+        OpenError::Io { source, .. } => FileError::Io {
+            path: path.to_owned(),
+            doing: "read",
+            source,
+        }
+        .into(),
+    })
 }

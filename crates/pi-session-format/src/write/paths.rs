@@ -22,6 +22,12 @@ pub fn resolve_path(input: &str) -> String {
             .unwrap_or_else(|_| PathBuf::from("/"))
             .join(expanded)
     };
+    normalize(&absolute).to_string_lossy().into_owned()
+}
+
+/// An absolute path without `.`, `..` and repeated separators (lexically, as Node's
+/// `path.resolve`; symlinks are not followed).
+fn normalize(absolute: &Path) -> PathBuf {
     let mut out = PathBuf::from("/");
     for part in absolute.components() {
         match part {
@@ -32,7 +38,7 @@ pub fn resolve_path(input: &str) -> String {
             Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
         }
     }
-    out.to_string_lossy().into_owned()
+    out
 }
 
 /// pi's agent directory: `$PI_CODING_AGENT_DIR` (with `~` expanded), else `~/.pi/agent`.
@@ -92,12 +98,12 @@ pub fn is_valid_session_id(id: &str) -> bool {
     }
 }
 
-/// `path` joined to the current directory when relative (no normalisation).
+/// `path` joined to the current directory when relative, then normalised lexically.
 pub(crate) fn absolute(path: &Path) -> PathBuf {
     if path.is_absolute() {
-        path.to_owned()
+        normalize(path)
     } else {
-        std::env::current_dir().map_or_else(|_| path.to_owned(), |d| d.join(path))
+        std::env::current_dir().map_or_else(|_| path.to_owned(), |d| normalize(&d.join(path)))
     }
 }
 

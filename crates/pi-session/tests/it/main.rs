@@ -8,4 +8,5 @@ mod adversarial;
 mod cli;
 mod support;
 mod validate_cli;
+mod write_cli;
 mod writer_cli;
