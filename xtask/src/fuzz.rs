@@ -22,7 +22,7 @@ const BYTE_TARGETS: &[&str] = &[
     "tree",
     "info",
 ];
-const STRUCTURED_TARGETS: &[&str] = &["context", "to_llm"];
+const STRUCTURED_TARGETS: &[&str] = &["context", "to_llm", "writer"];
 
 /// `cargo xtask fuzz …`.
 pub fn main(args: &[&str]) -> Result<(), String> {

@@ -159,6 +159,13 @@ pub enum WriteError {
         /// The profile.
         profile: WriteProfile,
     },
+    /// An argument the profile's pi requires was not given.
+    MissingArgument {
+        /// Which, and what to do.
+        what: &'static str,
+        /// The profile.
+        profile: WriteProfile,
+    },
     /// The parent links of the active branch form a cycle (pi loops forever on it).
     Cycle(String),
     /// pi throws a `TypeError` on this input; the writer refuses it instead.
@@ -193,6 +200,9 @@ impl fmt::Display for WriteError {
             ),
             WriteError::Unsupported { what, profile } => {
                 write!(f, "pi {profile} has no {what}; write with pi 0.87 or later")
+            }
+            WriteError::MissingArgument { what, profile } => {
+                write!(f, "pi {profile} needs {what}")
             }
             WriteError::Cycle(id) => write!(
                 f,

@@ -20,16 +20,19 @@
 //! | [`to_llm`] | on generated messages ([`spec::LlmSpec`]): `convertToLlm` equals the rules' templates ([`model::to_llm`]) |
 //! | [`tree()`] | `getTree()` terminates, writes JSON bounded by the input's size, each reachable node once when not pi's form, and exactly pi's output (a literal model of `getTree()`) when it says so |
 //! | [`info()`] | the streamed listing entry, read in pieces of any size, equals the former whole-file implementation ([`pi_session_format::info::oracle`]) on any bytes and on generated sessions, and is bounded by the input's size |
+//! | [`writer()`] | arbitrary operations on a `SessionWriter` never panic, a refused one changes nothing, and the file is strict-valid, loads whole and holds exactly the entries appended, in order |
 //! | [`validate`] | the validator never panics, its report is consistent (counts, verdicts, locations inside the file), a file without errors loads without dropping or skipping a line and builds its context, and a pi-loadable file also loads without a rewrite |
 
 mod info;
 pub mod model;
 pub mod spec;
 mod tree;
+mod writer;
 
 pub use info::{check_info, info};
 pub use spec::{LlmSpec, SessionSpec};
 pub use tree::tree;
+pub use writer::writer;
 
 use arbitrary::{Arbitrary, Unstructured};
 use model::{Expected, ModelContext, ModelLine, is, keys, text, text_without, truthy};

@@ -258,9 +258,16 @@ impl SessionWriter {
     }
 
     /// Appends a compaction (pi's `appendCompaction`). `first_kept_entry_id` defaults to the
-    /// compaction's own id (0.87.1+; 0.73.1 omits it); `None` arguments are not written.
+    /// compaction's own id (0.87.1+; 0.73.1 requires it); `None` arguments are not written.
     /// In 0.87.1+ the entry also stores the context's current system message, if any.
     pub fn append_compaction(&mut self, compaction: &Compaction<'_>) -> Result<String, WriteError> {
+        if compaction.first_kept_entry_id.is_none() && !self.profile.has_usage_entries() {
+            // 0.73.1 would write the entry without the member, which its format requires.
+            return Err(WriteError::MissingArgument {
+                what: "the compaction's firstKeptEntryId (0.87.1 and later default it to the compaction's own id)",
+                profile: self.profile,
+            });
+        }
         let (now, timestamp) = self.now();
         let system_message = if self.profile.has_usage_entries() {
             let messages = self.context_messages()?;
@@ -393,12 +400,14 @@ impl SessionWriter {
             return Err(WriteError::NotOnBranch(target_id.to_owned()));
         }
         let line = &self.lines[target];
+        // A custom message entry, or a message entry of one of the three model roles (a
+        // message entry whose role is `custom` is not editable).
         let role = match line.entry_type.as_deref() {
-            Some("custom_message") => "custom",
+            Some("custom_message") => "custom_message",
             Some("message") => line.role.as_deref().unwrap_or(""),
             _ => "",
         };
-        if !matches!(role, "custom" | "user" | "assistant" | "toolResult") {
+        if !matches!(role, "custom_message" | "user" | "assistant" | "toolResult") {
             return Err(WriteError::NotEditable(target_id.to_owned()));
         }
         let normalized = match content {

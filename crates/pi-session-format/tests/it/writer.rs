@@ -372,3 +372,24 @@ fn a_failed_append_leaves_file_and_writer_as_they_were() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_message_of_the_custom_role_is_not_a_context_edit_target() {
+    // pi 0.87.1+ edit custom_message entries and user, assistant and tool result messages;
+    // a `message` entry whose role is `custom` is refused (found by scripts/diff/writer-diff.mjs).
+    let mut writer = SessionWriter::in_memory("/work", config(WriteProfile::V1_5)).unwrap();
+    let custom_role = json::parse(
+        r#"{"role":"custom","customType":"ext","content":"x","display":true,"timestamp":1}"#,
+    )
+    .unwrap();
+    let target = writer.append_message_value(custom_role).unwrap();
+    let replacement = json::parse(r#"{"content":"y"}"#).unwrap();
+    assert!(matches!(
+        writer.append_context_edit(&target, &replacement),
+        Err(WriteError::NotEditable(_))
+    ));
+    let entry = writer
+        .append_custom_message_entry("ext", &json::JsValue::string("x"), true, None)
+        .unwrap();
+    assert!(writer.append_context_edit(&entry, &replacement).is_ok());
+}

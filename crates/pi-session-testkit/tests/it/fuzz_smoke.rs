@@ -328,3 +328,14 @@ fn validate() {
     }
     bytes_target("validate", 7, 2000, usize::MAX, fuzzing::validate);
 }
+
+#[test]
+fn writer() {
+    // Operation sequences from random bytes of every length up to 4 KiB.
+    let mut rng = Rng(10);
+    for i in 0..1500 {
+        let len = rng.below(4096);
+        let input = rng.bytes(len);
+        run("writer", &format!("random-10-{i}"), &input, fuzzing::writer);
+    }
+}
