@@ -23,12 +23,14 @@ use std::time::{Duration, Instant};
 const USAGE: &str = "usage:
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--seed 1] [--version 3]
                             [--linear ENTRIES] [--pi 0.73|0.87] [--timeout 300] [--out FILE]
-  cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3] [--pi 0.73|0.87]";
+  cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3] [--pi 0.73|0.87]
+  cargo xtask bench writer [--messages 100000] [--size 100MB] [--runs 5] [--pi 1.5]";
 
 pub fn main(args: &[&str]) -> Result<(), String> {
     match args {
         ["compare", rest @ ..] => compare(rest),
         ["check-gen", rest @ ..] => check_gen(rest),
+        ["writer", rest @ ..] => crate::bench_writer::main(rest),
         _ => Err(format!("unknown bench command\n{USAGE}")),
     }
 }

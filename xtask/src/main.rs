@@ -16,8 +16,9 @@
 //!   `conformance/validate/` (`pi.json`: drops, rewrites, throws, hangs), the evidence behind the
 //!   validator's pi-loadable verdict;
 //! - `cargo xtask fuzz seed` — the fuzzers' seed corpus (`fuzz/corpus/`) from `conformance/`.
-//! - `cargo xtask bench compare|check-gen` — the reference vs `pi-session` on generated
-//!   sessions: timing table (`docs/PERFORMANCE.md`), and identical reading of generated files.
+//! - `cargo xtask bench compare|check-gen|writer` — the reference vs `pi-session` on generated
+//!   sessions: timing table (`docs/PERFORMANCE.md`), identical reading of generated files, and
+//!   the writer against pi's `SessionManager`.
 //! - `cargo xtask schema [--check]` — write `schemas/` from the types, or check it is current.
 //! - `cargo xtask diagnostics [--check]` — write `docs/diagnostics.md` from the catalogue of
 //!   diagnostic codes and `conformance/validate/`, or check it is current.
@@ -25,6 +26,7 @@
 //!   ARCHITECTURE.md and `.ci/run`'s header up to date); also a test of `cargo test`.
 
 mod bench;
+mod bench_writer;
 mod bless;
 mod conformance;
 mod diagnostics;
@@ -58,6 +60,7 @@ const USAGE: &str = "usage:
   cargo xtask fuzz seed
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--linear N] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]
+  cargo xtask bench writer [--messages 100000] [--size 100MB] [--runs 5]
   cargo xtask schema [--check]
   cargo xtask diagnostics [--check]
   cargo xtask tidy";

@@ -38,6 +38,7 @@
 //! ```
 
 mod append;
+mod batch;
 mod branched;
 mod build;
 mod file;
@@ -58,10 +59,9 @@ pub use profile::{UnknownProfile, WriteProfile};
 pub use system::TypeError;
 
 use crate::date;
-use crate::json::{self, JsValue};
-use crate::session::{Key, LoadError, OwnedSession, Record, Session};
+use crate::json::{self, JsString, JsValue, Role};
+use crate::session::{Key, Kind, LoadError, OwnedSession, Record, Session};
 use crate::tree::Leaf;
-use build::stringify_record;
 use file::Appender;
 use labels::Labels;
 use std::collections::HashMap;
@@ -237,7 +237,10 @@ impl From<FileError> for WriteError {
 /// One line of the session: its `JSON.stringify` text and what the writer needs of it.
 #[derive(Debug, Clone)]
 struct Line {
+    /// The line's text: `JSON.stringify`'s when `canonical`, else as read from a file.
     json: Box<[u8]>,
+    /// Whether `json` is known to be `JSON.stringify`'s text of the value.
+    canonical: bool,
     /// The `id` member (`None`: absent, JavaScript's `undefined`).
     id: Option<JsValue>,
     /// The `parentId` member.
@@ -251,6 +254,17 @@ struct Line {
 }
 
 impl Line {
+    /// The line as `JSON.stringify` writes its value (what pi writes when it rewrites a file).
+    fn stringified(&self) -> std::borrow::Cow<'_, [u8]> {
+        if self.canonical {
+            return std::borrow::Cow::Borrowed(&self.json);
+        }
+        match std::str::from_utf8(&self.json).ok().map(json::parse) {
+            Some(Ok(value)) => std::borrow::Cow::Owned(json::to_string(&value).into_bytes()),
+            _ => std::borrow::Cow::Borrowed(&self.json),
+        }
+    }
+
     fn is_message(&self, role: &str) -> bool {
         self.entry_type.as_deref() == Some("message") && self.role.as_deref() == Some(role)
     }
@@ -279,6 +293,8 @@ pub struct SessionWriter {
     /// Whether the file holds every line (pi's `flushed`).
     flushed: bool,
     file: Option<Appender>,
+    /// Lines held back for the current [`SessionWriter::batch`].
+    pending: Option<Vec<u8>>,
     /// The file a [`SessionWriter::load`]ed session was read from (a branched session's
     /// `parentSession`); never written.
     origin: Option<PathBuf>,
@@ -333,6 +349,7 @@ impl SessionWriter {
             flushed: false,
             file: None,
             origin: None,
+            pending: None,
             user_messages: 0,
             assistant_messages: 0,
         }
@@ -551,10 +568,43 @@ fn not_a_session(path: &Path, e: &LoadError) -> WriteError {
     }
 }
 
-/// The writer's line for a loaded record.
+/// The writer's line for a loaded record: its text as read, and what the writer needs of it
+/// from the loader's skeleton (the value is parsed only for labels, migrated records, ids that
+/// are objects and roles the skeleton does not name).
 fn line_of_record(record: &Record<'_>) -> Line {
-    let value = record.value();
-    let mut line = build::line_of_value(&value);
-    line.json = stringify_record(record);
-    line
+    let role = record.message.as_ref().map(|m| m.role);
+    let needs_value = record.is_rewritten()
+        || matches!(record.id, Key::Unique(_))
+        || matches!(record.parent_id, Key::Unique(_))
+        || role == Some(Role::Other)
+        || !matches!(record.kind, Kind::Header | Kind::Entry { .. });
+    if needs_value {
+        let value = record.value();
+        let mut line = build::line_of_value(&value);
+        if !record.is_rewritten() {
+            line.json = record.text().as_bytes().into();
+            line.canonical = false;
+        }
+        return line;
+    }
+    Line {
+        json: record.text().as_bytes().into(),
+        canonical: false,
+        id: key_value(&record.id),
+        parent: key_value(&record.parent_id),
+        header: record.is_header(),
+        entry_type: record.entry_type().map(Into::into),
+        role: role.and_then(Role::as_str).map(Into::into),
+    }
+}
+
+/// The value a key was read from (`None`: the member was absent). Not for `Key::Unique`.
+fn key_value(key: &Key) -> Option<JsValue> {
+    match key {
+        Key::Undefined | Key::Unique(_) => None,
+        Key::Null => Some(JsValue::Null),
+        Key::Bool(b) => Some(JsValue::Bool(*b)),
+        Key::Number(bits) => Some(JsValue::Number(f64::from_bits(*bits))),
+        Key::String(bytes) => Some(JsValue::String(JsString::concat(&[bytes]))),
+    }
 }

@@ -157,16 +157,15 @@ pub fn append(args: AppendArgs) -> Result<(), Rejected> {
         .filter_map(|l| json::parse(l).ok())
         .collect();
     let mut writer = SessionWriter::open(&args.file, config()).map_err(rejected)?;
-    writer.write_now().map_err(rejected)?;
-    for (input, entry) in inputs.iter().zip(completed) {
-        writer.append_entry(entry).map_err(|e| {
-            Rejected(format!(
-                "<stdin>:{}: {e}; the entries before it were appended",
-                input.line
-            ))
-        })?;
-    }
-    Ok(())
+    // One write for all the entries: all of them or, on any failure, none.
+    writer
+        .batch(|w| {
+            for entry in completed {
+                w.append_entry(entry)?;
+            }
+            Ok(())
+        })
+        .map_err(|e| Rejected(format!("{e}; nothing was written")))
 }
 
 /// Writes the branch ending at `--leaf` as a session of its own and prints its path.

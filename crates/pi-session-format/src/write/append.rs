@@ -60,6 +60,15 @@ impl SessionWriter {
             self.flushed = true;
             return Ok(());
         }
+        let json = std::mem::take(&mut self.lines[i].json);
+        let held = self.hold_back(&json);
+        self.lines[i].json = json;
+        if held {
+            return Ok(());
+        }
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
         if self.file.is_none() {
             self.file = Some(Appender::open_existing(path, self.fsync)?);
         }

@@ -183,7 +183,7 @@ impl SessionWriterState {
     fn whole_file(&self) -> Vec<u8> {
         let mut out = Vec::new();
         for line in &self.lines {
-            out.extend_from_slice(&line.json);
+            out.extend_from_slice(&line.stringified());
             out.push(b'\n');
         }
         out

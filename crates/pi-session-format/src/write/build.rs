@@ -94,6 +94,7 @@ impl Entry {
             id: id.to_owned(),
             line: Line {
                 json: self.w.into_bytes().into_boxed_slice(),
+                canonical: true,
                 id: Some(JsValue::string(id)),
                 parent: self.parent,
                 header: false,
@@ -135,6 +136,7 @@ pub fn header(id: &str, timestamp: &str, cwd: &str, parent_session: Option<&str>
     w.end_object();
     Line {
         json: w.into_bytes().into_boxed_slice(),
+        canonical: true,
         id: Some(JsValue::string(id)),
         parent: None,
         header: true,
@@ -148,6 +150,7 @@ pub fn line_of_value(value: &JsValue) -> Line {
     let entry_type = value.get("type").and_then(JsValue::as_str);
     Line {
         json: json::to_string(value).into_bytes().into_boxed_slice(),
+        canonical: true,
         id: value.get("id").cloned(),
         parent: value.get("parentId").cloned(),
         header: entry_type == Some("session"),

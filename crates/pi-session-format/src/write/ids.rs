@@ -28,16 +28,45 @@ pub trait Clock: Send {
 
 /// Random ids, as pi draws them: UUID v4 entry ids, and UUID v7 session ids whose time never
 /// goes backwards within one source and whose counter (random at first) grows by one per id.
-#[derive(Debug, Default)]
+/// Randomness is drawn from the system 4 KiB at a time, as Node's `randomUUID` caches it.
+#[derive(Debug)]
 pub struct RandomIds {
     last_ms: i64,
     counter: Option<u64>,
+    pool: Box<[u8; POOL]>,
+    used: usize,
+}
+
+const POOL: usize = 4096;
+
+impl Default for RandomIds {
+    fn default() -> Self {
+        RandomIds {
+            last_ms: 0,
+            counter: None,
+            pool: Box::new([0; POOL]),
+            used: POOL,
+        }
+    }
 }
 
 impl RandomIds {
     /// A new source.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    fn next_bytes(&mut self) -> [u8; 16] {
+        if self.used + 16 > POOL {
+            if getrandom::fill(&mut self.pool[..]).is_err() {
+                return random_bytes();
+            }
+            self.used = 0;
+        }
+        let mut out = [0u8; 16];
+        out.copy_from_slice(&self.pool[self.used..self.used + 16]);
+        self.used += 16;
+        out
     }
 }
 
@@ -56,26 +85,28 @@ fn random_bytes() -> [u8; 16] {
 }
 
 fn hyphenated(bytes: &[u8; 16]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(36);
     for (i, b) in bytes.iter().enumerate() {
         if matches!(i, 4 | 6 | 8 | 10) {
             s.push('-');
         }
-        s.push_str(&format!("{b:02x}"));
+        s.push(char::from(HEX[usize::from(b >> 4)]));
+        s.push(char::from(HEX[usize::from(b & 15)]));
     }
     s
 }
 
 impl IdSource for RandomIds {
     fn random_uuid(&mut self) -> String {
-        let mut bytes = random_bytes();
+        let mut bytes = self.next_bytes();
         bytes[6] = 0x40 | (bytes[6] & 0x0f);
         bytes[8] = 0x80 | (bytes[8] & 0x3f);
         hyphenated(&bytes)
     }
 
     fn session_id(&mut self, now_ms: i64) -> String {
-        let mut bytes = random_bytes();
+        let mut bytes = self.next_bytes();
         let ms = now_ms.clamp(0, 0xffff_ffff_ffff).max(self.last_ms);
         self.last_ms = ms;
         // pi-ai's uuidv7: a 41-bit counter, random at first, one more per id.

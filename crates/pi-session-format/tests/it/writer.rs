@@ -340,6 +340,22 @@ fn failed_append_child() {
     );
     assert_eq!(writer.leaf_id(), leaf);
     assert_eq!(writer.entry_count(), count);
+    // A batch whose one write goes past the limit: none of its entries stays.
+    let err = writer
+        .batch(|w| {
+            for _ in 0..3 {
+                w.append_message_value(user("short"))?;
+            }
+            Ok(())
+        })
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("cannot append to the file"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(path).unwrap(), before);
+    assert_eq!(writer.entry_count(), count);
+    assert_eq!(writer.leaf_id(), leaf);
     println!("CHILD-OK");
 }
 
@@ -392,4 +408,44 @@ fn a_message_of_the_custom_role_is_not_a_context_edit_target() {
         .append_custom_message_entry("ext", &json::JsValue::string("x"), true, None)
         .unwrap();
     assert!(writer.append_context_edit(&entry, &replacement).is_ok());
+}
+
+#[test]
+fn a_batch_is_written_in_one_piece_or_not_at_all() {
+    let dir = scratch("batch");
+    let mut writer =
+        SessionWriter::create("/work", Some(&dir), config(WriteProfile::V1_5)).unwrap();
+    // The batch starts the conversation (the file is created) and then fails: no file stays.
+    let failed = writer.batch(|w| {
+        w.append_message_value(user("a"))?;
+        w.append_message_value(assistant("b"))?;
+        w.branch("no-such-entry")
+    });
+    assert!(matches!(failed, Err(WriteError::NotFound(_))));
+    let path = writer.path().unwrap().to_owned();
+    assert!(!path.exists(), "the file the batch created went with it");
+    assert_eq!(writer.entry_count(), 0);
+    assert!(!writer.is_written());
+    // A batch that succeeds: all of it, and the writer goes on.
+    let last = writer
+        .batch(|w| {
+            let a = w.append_message_value(user("a"))?;
+            w.append_label_change(&a, Some("first"))?;
+            w.append_message_value(assistant("b"))
+        })
+        .unwrap();
+    assert_eq!(writer.leaf_id().as_deref(), Some(last.as_str()));
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes.iter().filter(|&&b| b == b'\n').count(), 4);
+    // A failing batch on a written file leaves the file as it was.
+    let failed = writer.batch(|w| {
+        w.append_message_value(user("c"))?;
+        w.append_label_change("no-such-entry", Some("x"))
+    });
+    assert!(failed.is_err());
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    writer.append_message_value(user("d")).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let session = Session::from_bytes(&bytes, PiVersion::V0_87).unwrap();
+    assert_eq!(session.entries.len(), 4);
 }
