@@ -12,6 +12,9 @@
 // "id" (8 characters): the entry id pi's generateId draws (`randomUUID().slice(0, 8)`).
 //
 //   {"op":"create","cwd":"/work","id":"0195f3a4-...","timestamp":"2026-01-01T00:00:00.000Z"}
+//        (optional "sessionDir": an absolute directory to write in, emptied first, instead of a
+//        temporary one: the paths of session files are written in the headers of branched
+//        sessions and forks, so scenarios with those use a fixed one)
 //   {"op":"message","id":"a1b2c3d4","timestamp":"…","message":{"role":"user","content":"hi","timestamp":1}}
 //   {"op":"thinking_level_change","id":"…","thinkingLevel":"high"}
 //   {"op":"model_change","id":"…","provider":"anthropic","modelId":"claude-x"}
@@ -25,9 +28,15 @@
 //   {"op":"context_edit","id":"…","targetId":"…","replacement":…}                         (0.87, 1.5)
 //   {"op":"branch","from":"…"}   {"op":"reset_leaf"}
 //   {"op":"branch_with_summary","id":"…","from":"…","summary":"…","details":…,"fromHook":…,"usage":…}
+//   {"op":"create_branched_session","leaf":"…","sessionId":"…","labelIds":["…",…]}
+//        the session continues in the new one (labels re-added with the given 8-character ids)
+//   {"op":"fork","cwd":"/other","sessionId":"…"}     SessionManager.forkFrom(current file, cwd)
+//   {"op":"reopen"}                                 SessionManager.open(current file)
+//   ("sessionId" on any operation: the UUID v7 pi draws next for a new session.)
 //
-// OUT receives the session file exactly as pi left it in its session directory (a temporary
-// one); when pi never wrote the file (no conversation yet), OUT is not created. Standard output
+// OUT receives the file of the session the script ends in, exactly as pi left it in its
+// session directory (a temporary one); when pi never wrote it (no conversation yet), OUT is not
+// created. Standard output
 // gets one JSON line: {"written": bool, "returned": [what each append returned: its id, or for
 // appendUsage the entry], "leaf": id|null}.
 // A failing operation prints {"error": "...", "line": N} and exits 1.

@@ -2,9 +2,9 @@
 // ids and clock, pi's loading, and `runScript`. Used by pi-write.mjs (one script) and
 // scripts/diff/writer-diff.mjs (thousands of random ones in one process). The script format
 // is documented at the top of pi-write.mjs.
-import { createRequire, syncBuiltinESMExports } from "node:module";
+import { createRequire, register, syncBuiltinESMExports } from "node:module";
 import { normalizePi, piCore } from "./pi-versions.mjs";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -19,6 +19,12 @@ nodeCrypto.randomUUID = function givenRandomUUID() {
 	return `${id}-0000-4000-8000-000000000000`;
 };
 syncBuiltinESMExports();
+
+// Session ids (UUID v7, drawn by createBranchedSession, forkFrom and new sessions) come from
+// the script too: see write-hooks.mjs.
+register("./write-hooks.mjs", import.meta.url);
+const queuedSessionIds = [];
+globalThis.__piWriteSessionIds = queuedSessionIds;
 
 const RealDate = Date;
 let clock = RealDate.parse("2026-01-01T00:00:00.000Z");
@@ -72,11 +78,23 @@ export const APPENDS = {
  */
 export function runScript(SessionManager, v, text) {
 	const lines = text.split("\n");
-	const sessionDir = mkdtempSync(join(tmpdir(), "pi-write-"));
+	// A fixed session directory when the script gives one (the paths of session files are
+	// written in the headers of branched and forked sessions): emptied first, removed after.
+	let fixedDir;
+	try {
+		fixedDir = JSON.parse(lines.find((l) => l.trim() !== "") ?? "{}").sessionDir;
+	} catch {}
+	if (fixedDir !== undefined) {
+		if (!isAbsolute(String(fixedDir))) return { error: "the sessionDir must be an absolute path", line: 1 };
+		rmSync(fixedDir, { recursive: true, force: true });
+		mkdirSync(fixedDir, { recursive: true });
+	}
+	const sessionDir = fixedDir ?? mkdtempSync(join(tmpdir(), "pi-write-"));
 	let sm = null;
 	const ids = [];
 	let lineNo = 0;
 	queuedIds.length = 0;
+	queuedSessionIds.length = 0;
 	try {
 		for (const line of lines) {
 			lineNo += 1;
@@ -87,6 +105,8 @@ export function runScript(SessionManager, v, text) {
 				if (Number.isNaN(t)) throw new Error(`bad timestamp ${JSON.stringify(op.timestamp)}`);
 				clock = t;
 			}
+			if (op.sessionId !== undefined) queuedSessionIds.push(String(op.sessionId));
+			for (const id of op.labelIds ?? []) queuedIds.push(id);
 			if (op.id !== undefined && op.op !== "create") {
 				if (typeof op.id !== "string" || op.id.length !== 8) throw new Error("an entry id has 8 characters");
 				queuedIds.push(op.id);
@@ -109,16 +129,29 @@ export function runScript(SessionManager, v, text) {
 				sm.branch(op.from);
 			} else if (op.op === "reset_leaf") {
 				sm.resetLeaf();
+			} else if (op.op === "create_branched_session") {
+				sm.createBranchedSession(op.leaf);
+			} else if (op.op === "fork") {
+				if (!isAbsolute(String(op.cwd))) throw new Error("the cwd must be an absolute path");
+				const source = sm.getSessionFile();
+				const forkDir = join(sessionDir, "forks");
+				sm = SessionManager.forkFrom(source, op.cwd, forkDir);
+			} else if (op.op === "reopen") {
+				// Reopening a session pi has not written yet would start an unrelated one.
+				if (!existsSync(sm.getSessionFile())) throw new Error("reopen: the session has no file yet");
+				sm = SessionManager.open(sm.getSessionFile(), sm.getSessionDir());
 			} else if (APPENDS[op.op]) {
 				ids.push(APPENDS[op.op](sm, op));
 			} else {
 				throw new Error(`unknown op ${JSON.stringify(op.op)}`);
 			}
 			if (queuedIds.length > 0) throw new Error(`pi did not draw the id ${queuedIds[0]}`);
+			if (queuedSessionIds.length > 0) throw new Error(`pi did not draw the session id ${queuedSessionIds[0]}`);
 		}
-		const written = readdirSync(sessionDir).filter((f) => f.endsWith(".jsonl"));
-		if (written.length > 1) throw new Error(`pi wrote ${written.length} files`);
-		const file = written.length === 1 ? readFileSync(join(sessionDir, written[0])) : null;
+		// The file of the session the script ends in (a branched session or a fork has its
+		// own), when pi wrote it.
+		const current = sm ? sm.getSessionFile() : undefined;
+		const file = current && existsSync(current) ? readFileSync(current) : null;
 		return { file, returned: ids, leaf: sm ? sm.getLeafId() : null };
 	} catch (error) {
 		return { error: String(error?.message ?? error), line: lineNo };

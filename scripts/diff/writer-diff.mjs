@@ -110,8 +110,12 @@ function script(seed, index, profile) {
 	const newer = profile !== "0.73";
 	let ms = Date.UTC(2026, 0, 1) + g.int(1e9);
 	const lines = [];
-	const parent = new Map(); // id -> parentId (for the active branch)
-	const kind = new Map(); // id -> editable (context_edit target)
+	let parent = new Map(); // id -> parentId (for the active branch)
+	let kind = new Map(); // id -> editable (context_edit target)
+	const type = new Map(); // id -> entry type
+	let labels = new Map(); // targetId -> label (pi's labelsById, in Map order)
+	let starts = new Set(); // messages that make pi write the file (the profile's first-write rule)
+	const written = () => starts.size > 0;
 	let leaf = null;
 	let nextId = 1;
 	const newId = () => (seed * 7919 + index * 131 + nextId++).toString(16).padStart(8, "0").slice(-8);
@@ -131,16 +135,26 @@ function script(seed, index, profile) {
 		op({ ...o, id, timestamp: time() });
 		parent.set(id, o.op === "branch_with_summary" ? o.from : leaf);
 		kind.set(id, editable);
+		type.set(id, o.op);
 		leaf = id;
 		return id;
 	};
-	op({ op: "create", cwd: g.pick(["/home/u/project", "/tmp/ü dir", "/w"]), id: `0195f3a4-0000-7000-8000-${String(index).padStart(12, "0")}`, timestamp: time() });
+	let sessions = 0;
+	const sessionId = () => `0195f3a4-0000-7000-8000-${String(index * 100 + ++sessions).padStart(12, "0")}`;
+	op({
+		op: "create",
+		cwd: g.pick(["/home/u/project", "/tmp/ü dir", "/w"]),
+		id: sessionId(),
+		timestamp: time(),
+		sessionDir: join(tmpdir(), `pi-writer-diff-${process.pid}`),
+	});
 	const steps = 3 + g.int(30);
 	for (let s = 0; s < steps; s++) {
 		const roll = g.int(100);
 		if (roll < 40) {
 			const role = g.pick(ROLES);
-			append({ op: "message", message: message(g, role, ms) }, ["user", "assistant", "toolResult"].includes(role));
+			const id = append({ op: "message", message: message(g, role, ms) }, ["user", "assistant", "toolResult"].includes(role));
+			if (role === "assistant" || (role === "user" && profile === "1.5")) starts.add(id);
 		} else if (roll < 44) append({ op: "thinking_level_change", thinkingLevel: g.pick(["off", "low", "high"]) });
 		else if (roll < 48) append({ op: "model_change", provider: g.pick(["anthropic", "openai"]), modelId: g.text() });
 		else if (roll < 53 && ids().length > 0) {
@@ -172,6 +186,8 @@ function script(seed, index, profile) {
 				break; // pi refuses: the script ends with the refusal
 			}
 			append(o);
+			if (o.label) labels.set(o.targetId, o.label);
+			else labels.delete(o.targetId);
 		} else if (roll < 74 && newer) {
 			const o = { op: "usage", kind: g.pick(["compaction", "cache-warm"]), provider: "p", model: "m", usage: g.usage() };
 			if (g.chance(0.5)) o.note = g.pick(["", "a note", g.text()]);
@@ -193,9 +209,43 @@ function script(seed, index, profile) {
 			}
 			leaf = g.pick(ids());
 			op({ op: "branch", from: leaf });
-		} else if (roll < 90) {
+		} else if (roll < 89) {
 			leaf = null;
 			op({ op: "reset_leaf" });
+		} else if (roll < 91 && ids().length > 0) {
+			// createBranchedSession: the path without its labels (re-chained in 0.87.1+), then a
+			// label entry per label of the path's entries, in Map order.
+			const target = g.pick(ids());
+			const path = [];
+			for (let at = target; at !== null && at !== undefined && parent.has(at); at = parent.get(at)) path.unshift(at);
+			const kept = path.filter((id) => type.get(id) !== "label");
+			const keptSet = new Set(kept);
+			const moved = [...labels].filter(([t]) => keptSet.has(t));
+			const labelIds = moved.map(() => newId());
+			op({ op: "create_branched_session", leaf: target, timestamp: time(), sessionId: sessionId(), labelIds });
+			const nextParent = new Map();
+			const nextKind = new Map();
+			let previous = null;
+			for (const id of kept) {
+				nextParent.set(id, newer ? previous : parent.get(id));
+				nextKind.set(id, kind.get(id));
+				previous = id;
+			}
+			labelIds.forEach((id, n) => {
+				nextParent.set(id, previous);
+				nextKind.set(id, false);
+				type.set(id, "label");
+				previous = id;
+			});
+			parent = nextParent;
+			kind = nextKind;
+			starts = new Set(kept.filter((id) => starts.has(id)));
+			labels = new Map(moved);
+			leaf = previous;
+		} else if (roll < 92 && (written() || g.chance(0.1))) {
+			op({ op: "reopen" });
+		} else if (roll < 93 && (written() || g.chance(0.1))) {
+			op({ op: "fork", cwd: g.pick(["/home/u/other", "/srv/ü"]), timestamp: time(), sessionId: sessionId() });
 		} else if (ids().length > 0) {
 			const o = { op: "branch_with_summary", from: g.chance(0.15) ? null : g.pick(ids()), summary: g.text() };
 			if (g.chance(0.5)) {

@@ -4,7 +4,9 @@
 //!
 //! A script is NDJSON, one operation per line: `create` first, then appends (each with the
 //! 8-character `id` pi's `generateId` draws and the `timestamp` pi's clock reads), `branch`,
-//! `reset_leaf` and `branch_with_summary`. Each append passes the arguments present in the
+//! `reset_leaf`, `branch_with_summary`, `create_branched_session` (`sessionId`, `labelIds`),
+//! `fork` (`cwd`, `sessionId`) and `reopen`; the file compared is that of the session the
+//! script ends in. Each append passes the arguments present in the
 //! operation, in pi's parameter order, up to the first absent one (pi's optional parameters
 //! are trailing), exactly as the Node driver does.
 
@@ -43,11 +45,23 @@ impl std::fmt::Display for ScriptError {
 
 impl std::error::Error for ScriptError {}
 
-/// The ids a script gives: entry ids as the UUIDs pi-write.mjs's `randomUUID` returns.
+/// The ids a script gives: entry ids as the UUIDs pi-write.mjs's `randomUUID` returns, and
+/// session ids (UUID v7) as its `uuidv7` does.
 #[derive(Clone, Default)]
 struct ScriptIds {
     queue: Arc<Mutex<VecDeque<String>>>,
+    sessions: Arc<Mutex<VecDeque<String>>>,
     drew_unknown: Arc<Mutex<bool>>,
+}
+
+fn push(queue: &Mutex<VecDeque<String>>, id: String) {
+    if let Ok(mut q) = queue.lock() {
+        q.push_back(id);
+    }
+}
+
+fn front(queue: &Mutex<VecDeque<String>>) -> Option<String> {
+    queue.lock().ok().and_then(|q| q.front().cloned())
 }
 
 impl IdSource for ScriptIds {
@@ -65,7 +79,13 @@ impl IdSource for ScriptIds {
     }
 
     fn session_id(&mut self, _now_ms: i64) -> String {
-        self.random_uuid()
+        let next = self.sessions.lock().ok().and_then(|mut q| q.pop_front());
+        next.unwrap_or_else(|| {
+            if let Ok(mut flag) = self.drew_unknown.lock() {
+                *flag = true;
+            }
+            "ffffffff-0000-7000-8000-000000000000".into()
+        })
     }
 }
 
@@ -111,7 +131,9 @@ pub fn run(script: &str, profile: WriteProfile, work: &Path) -> Result<Outcome, 
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = work.join(format!("pi-session-write-{}-{run}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let result = run_in(script, profile, &dir, &ids, &clock);
+    let mut used_dir = dir.clone();
+    let result = run_in(script, profile, dir.clone(), &mut used_dir, &ids, &clock);
+    let _ = std::fs::remove_dir_all(&used_dir);
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
@@ -119,7 +141,8 @@ pub fn run(script: &str, profile: WriteProfile, work: &Path) -> Result<Outcome, 
 fn run_in(
     script: &str,
     profile: WriteProfile,
-    dir: &Path,
+    mut dir: PathBuf,
+    used_dir: &mut PathBuf,
     ids: &ScriptIds,
     clock: &ManualClock,
 ) -> Result<Outcome, ScriptError> {
@@ -143,51 +166,93 @@ fn run_in(
             clock.set(ms as i64);
         }
         let name = string(op.get("op"), "op").map_err(&fail)?;
+        if let Some(id) = op.get("sessionId") {
+            push(
+                &ids.sessions,
+                string(Some(id), "sessionId").map_err(&fail)?.to_owned(),
+            );
+        }
+        if let Some(JsValue::Array(labels)) = op.get("labelIds") {
+            for id in &labels.0 {
+                push(
+                    &ids.queue,
+                    string(Some(id), "labelIds").map_err(&fail)?.to_owned(),
+                );
+            }
+        }
         if name != "create"
             && let Some(id) = op.get("id")
         {
             match id.as_str() {
-                Some(id) if id.chars().count() == 8 => {
-                    if let Ok(mut q) = ids.queue.lock() {
-                        q.push_back(id.to_owned());
-                    }
-                }
+                Some(id) if id.chars().count() == 8 => push(&ids.queue, id.to_owned()),
                 _ => return Err(fail("an entry id has 8 characters".into())),
             }
         }
-        if name == "create" {
-            if writer.is_some() {
-                return Err(fail("create twice".into()));
-            }
-            let cwd = string(op.get("cwd"), "cwd").map_err(&fail)?;
-            if !cwd.starts_with('/') {
-                return Err(fail("the cwd must be an absolute path".into()));
-            }
-            let mut config = WriterConfig::default()
+        let config = || {
+            WriterConfig::default()
                 .profile(profile)
                 .ids(ids.clone())
-                .clock(clock.clone());
-            if let Some(id) = op.get("id") {
-                config = config.session_id(string(Some(id), "id").map_err(&fail)?);
+                .clock(clock.clone())
+        };
+        match (name, writer.as_mut()) {
+            ("create", Some(_)) => return Err(fail("create twice".into())),
+            ("create", None) => {
+                let cwd = string(op.get("cwd"), "cwd").map_err(&fail)?;
+                if !cwd.starts_with('/') {
+                    return Err(fail("the cwd must be an absolute path".into()));
+                }
+                let mut config = config();
+                if let Some(id) = op.get("id") {
+                    config = config.session_id(string(Some(id), "id").map_err(&fail)?);
+                }
+                if let Some(fixed) = op.get("sessionDir") {
+                    let fixed = string(Some(fixed), "sessionDir").map_err(&fail)?;
+                    if !fixed.starts_with('/') {
+                        return Err(fail("the sessionDir must be an absolute path".into()));
+                    }
+                    // A fixed directory (paths of the session files are written in headers):
+                    // emptied first, removed afterwards.
+                    let _ = std::fs::remove_dir_all(fixed);
+                    dir = PathBuf::from(fixed);
+                    *used_dir = dir.clone();
+                }
+                writer = Some(
+                    SessionWriter::create(cwd, Some(&dir), config)
+                        .map_err(|e| fail(e.to_string()))?,
+                );
             }
-            writer = Some(
-                SessionWriter::create(cwd, Some(dir), config).map_err(|e| fail(e.to_string()))?,
-            );
-        } else {
-            let w = writer
-                .as_mut()
-                .ok_or_else(|| fail("the script must start with create".into()))?;
-            apply(w, name, &op).map_err(&fail)?;
+            (_, None) => return Err(fail("the script must start with create".into())),
+            ("fork", Some(w)) => {
+                let cwd = string(op.get("cwd"), "cwd").map_err(&fail)?;
+                if !cwd.starts_with('/') {
+                    return Err(fail("the cwd must be an absolute path".into()));
+                }
+                let source = w.path().map(Path::to_owned).unwrap_or_default();
+                let forked =
+                    SessionWriter::fork_from(&source, cwd, Some(&dir.join("forks")), config())
+                        .map_err(|e| fail(e.to_string()))?;
+                writer = Some(forked);
+            }
+            ("reopen", Some(w)) => {
+                if !w.is_written() {
+                    return Err(fail("reopen: the session has no file yet".into()));
+                }
+                let path = w.path().map(Path::to_owned).unwrap_or_default();
+                // Our writer holds the file's lock: let it go before opening again.
+                drop(writer.take());
+                writer =
+                    Some(SessionWriter::open(&path, config()).map_err(|e| fail(e.to_string()))?);
+            }
+            (name, Some(w)) => apply(w, name, &op).map_err(&fail)?,
         }
-        if let Ok(q) = ids.queue.lock()
-            && let Some(id) = q.front()
-        {
+        if let Some(id) = front(&ids.queue) {
             return Err(fail(format!("the writer did not draw the id {id}")));
         }
+        if let Some(id) = front(&ids.sessions) {
+            return Err(fail(format!("the writer did not draw the session id {id}")));
+        }
         if ids.drew_unknown.lock().is_ok_and(|f| *f) {
-            return Err(fail(
-                "the writer drew an entry id the script did not give".into(),
-            ));
+            return Err(fail("the writer drew an id the script did not give".into()));
         }
     }
     let writer = writer.ok_or(ScriptError {
@@ -298,6 +363,10 @@ fn apply(w: &mut SessionWriter, name: &str, op: &JsValue) -> Result<(), String> 
                 .map_err(err)?;
         }
         "branch" => w.branch(string(op.get("from"), "from")?).map_err(err)?,
+        "create_branched_session" => {
+            w.create_branched_session(string(op.get("leaf"), "leaf")?)
+                .map_err(err)?;
+        }
         "reset_leaf" => w.reset_leaf(),
         "branch_with_summary" => {
             let a = present(op, &["from", "summary", "details", "fromHook", "usage"]);

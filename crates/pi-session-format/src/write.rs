@@ -483,7 +483,9 @@ impl SessionWriter {
         self.lines.iter().filter(|l| !l.header).count()
     }
 
-    /// The session as pi would have it on disk: every line, each ending in a newline.
+    /// Every line the writer holds, each ending in a newline: the lines it built (as pi
+    /// writes them), and those it loaded as they were read. For a written session, what the
+    /// file holds (after a torn last line, which is not an entry).
     pub fn to_jsonl(&self) -> Vec<u8> {
         self.whole_file()
     }
