@@ -5,6 +5,11 @@
 // byte-identical, or both sides must refuse the same operation.
 //
 //   node scripts/diff/writer-diff.mjs --seed S --count N [--pi 0.73|0.87|1.5|all] [--bin PATH] [--keep DIR]
+//                                     [--context-every K]
+//
+// Every K-th file written (default 5) is also opened by all three pi versions: each must load
+// it, and its buildSessionContext() must equal `pi-session context --pi V` (files of one pi
+// read by every pi).
 //
 // Scripts are generated from a seeded mulberry32 PRNG: every entry type the profile has, every
 // optional argument present and absent, messages of every role, unicode and escapes (control
@@ -285,6 +290,33 @@ async function main() {
 	}
 	const profiles = a.pi === "all" ? ["0.73", "0.87", "1.5"] : [a.pi];
 	const work = mkdtempSync(join(tmpdir(), "writer-diff-"));
+	// Every `contextEvery`-th file written is also opened by all three pi versions: each must
+	// load it, and its buildSessionContext() must equal `pi-session context --pi V`.
+	const contextEvery = Number(a["context-every"] ?? 5);
+	const readers = {};
+	for (const v of ["0.73", "0.87", "1.5"]) readers[v] = (await loadPi(v)).SessionManager;
+	let contextChecks = 0;
+	const contextMismatches = [];
+	const checkContext = (file, name) => {
+		for (const [v, SessionManager] of Object.entries(readers)) {
+			const copy = join(work, `context-${v}.jsonl`);
+			writeFileSync(copy, file);
+			let expected;
+			try {
+				const ctx = SessionManager.open(copy, work).buildSessionContext();
+				expected = `${JSON.stringify(ctx)}\n`;
+			} catch (e) {
+				contextMismatches.push(`${name}: pi ${v} cannot open the file: ${e?.message ?? e}`);
+				continue;
+			}
+			writeFileSync(copy, file);
+			const r = spawnSync(a.bin, ["context", copy, "--pi", v], { env: { ...process.env, TZ: "UTC" } });
+			if (r.status !== 0 || String(r.stdout) !== expected) {
+				contextMismatches.push(`${name}: pi ${v}'s context differs from pi-session context --pi ${v}`);
+			}
+			contextChecks += 1;
+		}
+	};
 	const counts = {};
 	let mismatches = 0;
 	for (const profile of profiles) {
@@ -303,6 +335,9 @@ async function main() {
 				verdict = Buffer.compare(ref.file, got.file) === 0 ? "match" : "mismatch";
 				c.files += 1;
 				c.bytes += ref.file.length;
+				if (verdict === "match" && contextEvery > 0 && c.files % contextEvery === 0) {
+					checkContext(got.file, `${a.seed}-${i}-pi${profile}`);
+				}
 			}
 			c[verdict] += 1;
 			if (verdict === "mismatch") {
@@ -329,7 +364,9 @@ async function main() {
 			`pi ${p}: ${c.match} alike (${c.files} files written, ${c.bytes} bytes compared; the rest no file on both sides), ${c["both-refuse"]} refused alike, ${c.mismatch} mismatches (seed ${a.seed}, ${a.count} scripts)\n`,
 		);
 	}
-	process.exitCode = mismatches === 0 ? 0 : 1;
+	for (const m of contextMismatches) process.stdout.write(`CONTEXT MISMATCH ${m}\n`);
+	process.stdout.write(`context: ${contextChecks} openings of our files by pi 0.73.1, 0.87.1 and 1.5.2, ${contextMismatches.length} differing from pi-session context\n`);
+	process.exitCode = mismatches === 0 && contextMismatches.length === 0 ? 0 : 1;
 }
 
 await main();
