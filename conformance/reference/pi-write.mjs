@@ -32,9 +32,11 @@
 //        the session continues in the new one (labels re-added with the given 8-character ids)
 //   {"op":"fork","cwd":"/other","sessionId":"…"}     SessionManager.forkFrom(current file, cwd)
 //   {"op":"reopen"}                                 SessionManager.open(current file)
+//   {"op":"export"}      serializeSessionBranch (0.87, 1.5): the JSONL export of the active
+//                        branch, which becomes the output instead of the session file
 //   ("sessionId" on any operation: the UUID v7 pi draws next for a new session.)
 //
-// OUT receives the file of the session the script ends in, exactly as pi left it in its
+// OUT receives the last export when the script has one, else the file of the session it ends in, exactly as pi left it in its
 // session directory (a temporary one); when pi never wrote it (no conversation yet), OUT is not
 // created. Standard output
 // gets one JSON line: {"written": bool, "returned": [what each append returned: its id, or for
@@ -64,8 +66,7 @@ async function main() {
 	// One file: the script comes on stdin (file descriptor 0).
 	const [scriptPath, outPath] = files.length === 2 ? files : [0, files[0]];
 	const v = normalizePi(pi, "1.5");
-	const { SessionManager } = await loadPi(v);
-	const result = runScript(SessionManager, v, readFileSync(scriptPath, "utf8"));
+	const result = runScript(await loadPi(v), v, readFileSync(scriptPath, "utf8"));
 	if (result.error !== undefined) {
 		process.stdout.write(`${JSON.stringify(result)}\n`);
 		process.exitCode = 1;

@@ -40,8 +40,13 @@ class ScriptDate extends RealDate {
 globalThis.Date = ScriptDate;
 
 // ---- pi ------------------------------------------------------------------------------------------
+/** pi `v`'s SessionManager, and (0.87.1+) its serializeSessionBranch (the JSONL export). */
 export async function loadPi(v) {
-	return import(pathToFileURL(join(piCore(v), "session-manager.js")).href);
+	const core = piCore(v);
+	const { SessionManager } = await import(pathToFileURL(join(core, "session-manager.js")).href);
+	const serializeSessionBranch =
+		v === "0.73" ? undefined : (await import(pathToFileURL(join(core, "session-export.js")).href)).serializeSessionBranch;
+	return { SessionManager, serializeSessionBranch };
 }
 
 /** The arguments of `op` present in the operation, in order, stopping at the first absent one
@@ -72,11 +77,13 @@ export const APPENDS = {
 };
 
 /**
- * Runs the script `text` through pi `v`'s SessionManager (its class: `await loadPi(v)`),
+ * Runs the script `text` through pi `v`'s SessionManager (`pi`: `await loadPi(v)`),
  * in a fresh temporary session directory. Returns {file: Buffer|null, returned, leaf} or
  * {error, line} when an operation throws.
  */
-export function runScript(SessionManager, v, text) {
+export function runScript(pi, v, text) {
+	const { SessionManager, serializeSessionBranch } = pi;
+	let exported;
 	const lines = text.split("\n");
 	// A fixed session directory when the script gives one (the paths of session files are
 	// written in the headers of branched and forked sessions): emptied first, removed after.
@@ -136,6 +143,9 @@ export function runScript(SessionManager, v, text) {
 				const source = sm.getSessionFile();
 				const forkDir = join(sessionDir, "forks");
 				sm = SessionManager.forkFrom(source, op.cwd, forkDir);
+			} else if (op.op === "export") {
+				if (!serializeSessionBranch) throw new Error(`pi ${v} has no session export`);
+				exported = serializeSessionBranch(sm);
 			} else if (op.op === "reopen") {
 				// Reopening a session pi has not written yet would start an unrelated one.
 				if (!existsSync(sm.getSessionFile())) throw new Error("reopen: the session has no file yet");
@@ -151,7 +161,12 @@ export function runScript(SessionManager, v, text) {
 		// The file of the session the script ends in (a branched session or a fork has its
 		// own), when pi wrote it.
 		const current = sm ? sm.getSessionFile() : undefined;
-		const file = current && existsSync(current) ? readFileSync(current) : null;
+		const file =
+			exported !== undefined
+				? Buffer.from(exported)
+				: current && existsSync(current)
+					? readFileSync(current)
+					: null;
 		return { file, returned: ids, leaf: sm ? sm.getLeafId() : null };
 	} catch (error) {
 		return { error: String(error?.message ?? error), line: lineNo };

@@ -5,8 +5,8 @@
 //! A script is NDJSON, one operation per line: `create` first, then appends (each with the
 //! 8-character `id` pi's `generateId` draws and the `timestamp` pi's clock reads), `branch`,
 //! `reset_leaf`, `branch_with_summary`, `create_branched_session` (`sessionId`, `labelIds`),
-//! `fork` (`cwd`, `sessionId`) and `reopen`; the file compared is that of the session the
-//! script ends in. Each append passes the arguments present in the
+//! `fork` (`cwd`, `sessionId`), `reopen` and `export`; the output compared is the last export,
+//! or else the file of the session the script ends in. Each append passes the arguments present in the
 //! operation, in pi's parameter order, up to the first absent one (pi's optional parameters
 //! are trailing), exactly as the Node driver does.
 
@@ -22,7 +22,8 @@ use std::sync::{Arc, Mutex};
 /// What running a script did.
 #[derive(Debug)]
 pub struct Outcome {
-    /// The file the writer wrote (`None`: no conversation yet, no file).
+    /// The file the writer wrote (`None`: no conversation yet, no file), or the script's last
+    /// `export` of the active branch.
     pub file: Option<Vec<u8>>,
     /// The leaf id at the end.
     pub leaf: Option<String>,
@@ -147,6 +148,7 @@ fn run_in(
     clock: &ManualClock,
 ) -> Result<Outcome, ScriptError> {
     let mut writer: Option<SessionWriter> = None;
+    let mut exported: Option<Vec<u8>> = None;
     let mut line_no = 0;
     for text in script.split('\n') {
         line_no += 1;
@@ -243,6 +245,9 @@ fn run_in(
                 writer =
                     Some(SessionWriter::open(&path, config()).map_err(|e| fail(e.to_string()))?);
             }
+            ("export", Some(w)) => {
+                exported = Some(w.export_branch().map_err(|e| fail(e.to_string()))?);
+            }
             (name, Some(w)) => apply(w, name, &op).map_err(&fail)?,
         }
         if let Some(id) = front(&ids.queue) {
@@ -260,6 +265,7 @@ fn run_in(
         message: "the script has no create".into(),
     })?;
     let file = match writer.path() {
+        _ if exported.is_some() => exported,
         Some(path) if writer.is_written() => {
             Some(std::fs::read(path).map_err(|e| ScriptError {
                 line: line_no,

@@ -38,6 +38,36 @@ impl SessionWriter {
         Ok(out)
     }
 
+    /// The active branch as a session of its own, in JSONL (pi 0.87.1+'s
+    /// `serializeSessionBranch`, behind `/export`): a header with this session's id and cwd
+    /// and the time now, then every entry from the root to the leaf, labels included, each
+    /// the child of the one before. Nothing is written.
+    pub fn export_branch(&mut self) -> Result<Vec<u8>, WriteError> {
+        if !self.profile.has_usage_entries() {
+            return Err(WriteError::Unsupported {
+                what: "session export",
+                profile: self.profile,
+            });
+        }
+        let path = self.branch_path(None)?;
+        let (_, timestamp) = self.now();
+        let header = build::header(&self.session_id, &timestamp, &self.cwd, None);
+        let mut out = header.json.to_vec();
+        out.push(b'\n');
+        let mut parent = JsValue::Null;
+        for i in path {
+            let line = &self.lines[i];
+            let mut value = build::parse_line(line);
+            if let JsValue::Object(o) = &mut value {
+                o.set("parentId", parent);
+            }
+            out.extend_from_slice(crate::json::to_string(&value).as_bytes());
+            out.push(b'\n');
+            parent = line.id.clone().unwrap_or(JsValue::Null);
+        }
+        Ok(out)
+    }
+
     fn branched(
         &mut self,
         leaf_id: &str,
