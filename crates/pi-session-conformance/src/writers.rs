@@ -30,6 +30,19 @@ pub struct Scenario {
     pub profiles: Vec<WriteProfile>,
     /// The operations (NDJSON).
     pub script: String,
+    /// Where pi-session's own writer differs from pi on purpose (`case.json`'s
+    /// `divergences`: profile → why): those runs of our writer are judged loadable only.
+    pub divergences: Vec<(WriteProfile, String)>,
+}
+
+impl Scenario {
+    /// Why pi-session's writer differs from pi for `profile`, if it does on purpose.
+    pub fn divergence(&self, profile: WriteProfile) -> Option<&str> {
+        self.divergences
+            .iter()
+            .find(|(p, _)| *p == profile)
+            .map(|(_, why)| why.as_str())
+    }
 }
 
 /// What pi wrote for a scenario.
@@ -78,6 +91,9 @@ pub struct Judgement {
     pub equivalent: LevelVerdict,
     /// Strict-valid, loadable, the same context.
     pub loadable: LevelVerdict,
+    /// Strict-valid and loadable, whatever the context (how a deliberate divergence of
+    /// pi-session's own writer is judged: where pi loses entries, the contexts differ).
+    pub valid: LevelVerdict,
 }
 
 impl Judgement {
@@ -94,7 +110,8 @@ impl Judgement {
         Judgement {
             exact: Err(why.clone()),
             equivalent: Err(why.clone()),
-            loadable: Err(why),
+            loadable: Err(why.clone()),
+            valid: Err(why),
         }
     }
 }
@@ -134,12 +151,22 @@ pub fn load_scenarios(dir: &Path) -> Result<Vec<Scenario>, String> {
                 case_path.display()
             ));
         }
+        let mut divergences = Vec::new();
+        if let Some(map) = meta["divergences"].as_object() {
+            for (profile, why) in map {
+                let profile = profile
+                    .parse::<WriteProfile>()
+                    .map_err(|e| format!("{}: divergences: {e}", case_path.display()))?;
+                divergences.push((profile, why.as_str().unwrap_or_default().to_owned()));
+            }
+        }
         out.push(Scenario {
             name: entry.file_name().to_string_lossy().into_owned(),
             dir: path,
             description,
             profiles,
             script,
+            divergences,
         });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -242,6 +269,17 @@ fn context_json(bytes: &[u8], profile: WriteProfile) -> Result<Vec<u8>, String> 
 }
 
 fn loadable(expected: &Expected, actual: &[u8], profile: WriteProfile) -> LevelVerdict {
+    valid(actual, profile)?;
+    if let Expected::File(want) = expected {
+        let (want, got) = (context_json(want, profile)?, context_json(actual, profile)?);
+        if let Some(diff) = describe(&want, &got) {
+            return Err(format!("the context differs from pi's file's:\n{diff}"));
+        }
+    }
+    Ok(())
+}
+
+fn valid(actual: &[u8], profile: WriteProfile) -> LevelVerdict {
     let report = pi_session_validate::validate(
         actual,
         &pi_session_validate::Options {
@@ -264,12 +302,6 @@ fn loadable(expected: &Expected, actual: &[u8], profile: WriteProfile) -> LevelV
             first.join("\n")
         ));
     }
-    if let Expected::File(want) = expected {
-        let (want, got) = (context_json(want, profile)?, context_json(actual, profile)?);
-        if let Some(diff) = describe(&want, &got) {
-            return Err(format!("the context differs from pi's file's:\n{diff}"));
-        }
-    }
     Ok(())
 }
 
@@ -280,6 +312,7 @@ pub fn judge(expected: &Expected, actual: Option<&[u8]>, profile: WriteProfile) 
             exact: Ok(()),
             equivalent: Ok(()),
             loadable: Ok(()),
+            valid: Ok(()),
         },
         (Expected::File(_), None) => Judgement::all("no file written; pi wrote one".into()),
         (Expected::Nothing, Some(actual)) => {
@@ -288,6 +321,7 @@ pub fn judge(expected: &Expected, actual: Option<&[u8]>, profile: WriteProfile) 
                 exact: Err(why.into()),
                 equivalent: Err(why.into()),
                 loadable: loadable(expected, actual, profile),
+                valid: valid(actual, profile),
             }
         }
         (Expected::File(want), Some(actual)) => {
@@ -299,6 +333,7 @@ pub fn judge(expected: &Expected, actual: Option<&[u8]>, profile: WriteProfile) 
                 exact,
                 equivalent: equivalent(want, actual),
                 loadable: loadable(expected, actual, profile),
+                valid: valid(actual, profile),
             }
         }
     }
@@ -313,6 +348,8 @@ pub struct ScenarioResult {
     pub profile: WriteProfile,
     /// The judgement (every level failed when the writer did not run properly).
     pub judgement: Judgement,
+    /// The scenario's deliberate divergence of pi-session's writer for this profile, if any.
+    pub divergence: Option<String>,
 }
 
 /// Runs `implementation` on `scenario` with `profile` and judges its file.
@@ -326,6 +363,7 @@ pub fn check(
         scenario: scenario.name.clone(),
         profile,
         judgement,
+        divergence: scenario.divergence(profile).map(str::to_owned),
     };
     let expected = match scenario.expected(profile) {
         Ok(e) => e,

@@ -69,18 +69,42 @@ pub fn to_iso_string(t: f64) -> String {
     let days = ms.div_euclid(86_400_000);
     let in_day = ms.rem_euclid(86_400_000);
     let (year, month, day) = civil_from_days(days);
-    let year = if (0..=9999).contains(&year) {
-        format!("{year:04}")
+    let mut out = String::with_capacity(27);
+    if (0..=9999).contains(&year) {
+        push_digits(&mut out, year, 4);
     } else {
-        format!("{}{:06}", if year < 0 { '-' } else { '+' }, year.abs())
-    };
-    format!(
-        "{year}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        in_day / 3_600_000,
-        in_day / 60_000 % 60,
-        in_day / 1000 % 60,
-        in_day % 1000
-    )
+        out.push(if year < 0 { '-' } else { '+' });
+        push_digits(&mut out, year.abs(), 6);
+    }
+    for (separator, value, width) in [
+        ('-', month, 2),
+        ('-', day, 2),
+        ('T', in_day / 3_600_000, 2),
+        (':', in_day / 60_000 % 60, 2),
+        (':', in_day / 1000 % 60, 2),
+        ('.', in_day % 1000, 3),
+    ] {
+        out.push(separator);
+        push_digits(&mut out, value, width);
+    }
+    out.push('Z');
+    out
+}
+
+/// `value` (not negative) in decimal, zero-padded to `width` digits (more when it needs them).
+fn push_digits(out: &mut String, value: i64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let mut n = value.unsigned_abs();
+    let mut len = 0;
+    while n > 0 || len == 0 {
+        digits[19 - len] = b'0' + (n % 10) as u8;
+        n /= 10;
+        len += 1;
+    }
+    for _ in len..width {
+        out.push('0');
+    }
+    out.extend(digits[20 - len..].iter().map(|&d| char::from(d)));
 }
 
 /// The proleptic Gregorian date of a day count since 1970-01-01.
@@ -444,6 +468,20 @@ mod tests {
         }
         assert_eq!(to_iso_string(-8.64e15), "-271821-04-20T00:00:00.000Z");
         assert_eq!(to_iso_string(8.64e15), "+275760-09-13T00:00:00.000Z");
+        // As Node 20 prints them.
+        assert_eq!(to_iso_string(0.0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            to_iso_string(-62_198_755_200_000.0),
+            "-000001-01-01T00:00:00.000Z"
+        );
+        assert_eq!(
+            to_iso_string(253_402_300_800_000.0),
+            "+010000-01-01T00:00:00.000Z"
+        );
+        assert_eq!(
+            to_iso_string(1_775_030_401_234.0),
+            "2026-04-01T08:00:01.234Z"
+        );
     }
 
     #[test]

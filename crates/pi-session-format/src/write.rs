@@ -64,7 +64,7 @@ use crate::session::{Key, Kind, LoadError, OwnedSession, Record, Session};
 use crate::tree::Leaf;
 use file::Appender;
 use labels::Labels;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -286,7 +286,7 @@ pub struct SessionWriter {
     /// pi's `fileEntries`: every line, the header first.
     lines: Vec<Line>,
     /// pi's `byId`: the last line with each id.
-    by_id: HashMap<Key, usize>,
+    by_id: FxHashMap<Key, usize>,
     labels: Labels,
     /// pi's `leafId` (`None`: `undefined`; `Some(Null)`: `null`).
     leaf: Option<JsValue>,
@@ -343,7 +343,7 @@ impl SessionWriter {
             path: None,
             session_id: String::new(),
             lines: Vec::new(),
-            by_id: HashMap::new(),
+            by_id: FxHashMap::default(),
             labels: Labels::default(),
             leaf: Some(JsValue::Null),
             flushed: false,

@@ -79,11 +79,21 @@ pub fn write_number(out: &mut Vec<u8>, n: f64) {
 
 /// Writes a WTF-8 string with `JSON.stringify`'s escapes (`QuoteJSONString`).
 pub fn write_string(out: &mut Vec<u8>, s: &[u8]) {
+    use crate::simd::word;
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
     let mut start = 0;
     let mut i = 0;
     while i < s.len() {
+        // Eight bytes at a time while none needs escaping (`"`, `\`, a control character, or
+        // 0xED, which may start a lone surrogate): the common case of prose and code.
+        if let Some(chunk) = s.get(i..i + 8) {
+            let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            if word::special(w) | word::equal(w, 0xED) == 0 {
+                i += 8;
+                continue;
+            }
+        }
         let b = s[i];
         let escape: Option<&[u8]> = match b {
             b'"' => Some(b"\\\""),

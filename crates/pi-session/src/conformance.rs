@@ -75,6 +75,11 @@ pub enum Command {
         /// Seconds a writer may take for one scenario (more than 0).
         #[arg(long, default_value = "20", value_parser = parse_timeout)]
         timeout: Duration,
+        /// The writer is pi-session's own: where a scenario's case.json lists a deliberate
+        /// divergence from pi for a version (`divergences`), judge that run by strict validity
+        /// and pi-loadability only (pi loses entries there, so bytes and context differ).
+        #[arg(long)]
+        allow_divergences: bool,
     },
     /// Act as a session writer for `conformance writer`: run the script on stdin through
     /// pi-session's own writer and write the file to OUT.
@@ -153,6 +158,7 @@ pub fn main(command: Command) -> ExitCode {
             only,
             format,
             timeout,
+            allow_divergences,
         } => writer::run(&writer::WriterRun {
             implementation: &implementation,
             corpus: &corpus,
@@ -160,6 +166,7 @@ pub fn main(command: Command) -> ExitCode {
             only: &only,
             json: matches!(format, Format::Json),
             timeout,
+            allow_divergences,
         }),
         Command::Write { pi, out } => writer::write(pi, &out),
         Command::Impl {

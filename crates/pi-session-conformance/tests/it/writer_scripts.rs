@@ -3,6 +3,7 @@
 //! lists — and no file where pi wrote none.
 
 use pi_session_conformance::script;
+use pi_session_conformance::writers::{self, Expected};
 use pi_session_format::write::WriteProfile;
 use std::path::Path;
 
@@ -33,8 +34,28 @@ fn our_writer_writes_what_pi_wrote_for_every_scenario() {
             match (outcome.file, expected.is_file()) {
                 (Some(file), true) => {
                     let want = std::fs::read(&expected).unwrap();
-                    if let Some(diff) = pi_session_conformance::diff::describe(&want, &file) {
-                        failures.push(format!("{name}:\n{diff}"));
+                    let diff = pi_session_conformance::diff::describe(&want, &file);
+                    let divergent = std::fs::read_to_string(dir.join("case.json"))
+                        .unwrap()
+                        .contains(&format!("\"{}\":", profile.short_name()))
+                        && writers::load_scenarios(&corpus)
+                            .unwrap()
+                            .iter()
+                            .any(|s| s.dir == dir && s.divergence(profile).is_some());
+                    match (diff, divergent) {
+                        (None, false) => {}
+                        (Some(diff), false) => failures.push(format!("{name}:\n{diff}")),
+                        (None, true) => failures.push(format!(
+                            "{name}: listed as a deliberate divergence, but writes pi's bytes"
+                        )),
+                        (Some(_), true) => {
+                            let judged =
+                                writers::judge(&Expected::File(want), Some(&file), profile);
+                            if let Err(why) = judged.valid {
+                                failures
+                                    .push(format!("{name}: a divergence that is not valid: {why}"));
+                            }
+                        }
                     }
                 }
                 (None, false) => {}

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 
 impl SessionWriter {
     /// Starts a new session holding only the path from the root to `leaf_id`, its labels
-    /// re-added at the end (pi's `createBranchedSession`); the writer continues in it.
+    /// re-added at the end (pi's `createBranchedSession`, with 0.87.1's re-chaining past the
+    /// labels in every profile); the writer continues in it.
     /// Returns the new file's path (`None` in memory). The file is written now if the path
     /// already holds a conversation, otherwise at its first one; it is written atomically.
     pub fn create_branched_session(
@@ -77,7 +78,9 @@ impl SessionWriter {
         if path.is_empty() {
             return Err(WriteError::NotFound(leaf_id.to_owned()));
         }
-        let rechain = self.profile.rechains_branched_labels();
+        // Entries that followed a label are re-chained past it, and a compaction kept from a
+        // label keeps from the next entry, as 0.87.1+ do. pi 0.73.1 leaves them pointing at the
+        // dropped labels (orphans, pi#5669); every profile here re-chains (docs/divergences.md).
         let mut kept: Vec<Line> = Vec::with_capacity(path.len() + 1);
         let mut replacement: HashMap<Key, JsValue> = HashMap::new();
         let mut pending: Vec<Key> = Vec::new();
@@ -87,10 +90,6 @@ impl SessionWriter {
             let unique = i;
             if line.entry_type.as_deref() == Some("label") {
                 pending.push(id_key(line.id.as_ref(), unique));
-                continue;
-            }
-            if !rechain {
-                kept.push(line.clone());
                 continue;
             }
             let id = line.id.clone().unwrap_or(JsValue::Null);

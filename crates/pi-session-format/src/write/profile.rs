@@ -78,12 +78,6 @@ impl WriteProfile {
         self != WriteProfile::V0_73
     }
 
-    /// Whether `createBranchedSession` re-chains the entries that followed a label (0.87.1+);
-    /// 0.73.1 drops the labels and leaves their children pointing at them.
-    pub(crate) fn rechains_branched_labels(self) -> bool {
-        self != WriteProfile::V0_73
-    }
-
     /// Whether session and fork paths are resolved against the current directory (0.87.1+).
     pub(crate) fn resolves_paths(self) -> bool {
         self != WriteProfile::V0_73

@@ -2,7 +2,9 @@
 //! written by `cargo xtask bless writers` from pi's own `SessionManager`) are what the validator
 //! and the reader call well-formed: strict-valid and pi-loadable with the rules of the pi that
 //! wrote them, and loaded with every line an entry, nothing dropped or skipped, nothing to
-//! rewrite.
+//! rewrite — except where a scenario's `case.json` lists a deliberate divergence of our writer
+//! (pi 0.73.1's branched sessions orphan entries, pi#5669): there the validator must report
+//! exactly those orphans (PS0212, PS0216).
 
 use pi_session_format::{PiVersion, Session};
 use pi_session_validate::{Options, validate};
@@ -38,6 +40,25 @@ fn files_pi_writes_are_strict_valid_and_load_whole() {
                     ..Options::default()
                 },
             );
+            // Where pi writes a broken file, the scenario says so (`divergences`: our writer
+            // differs there on purpose): the validator must see exactly the orphans pi leaves.
+            let case = std::fs::read_to_string(scenario.path().join("case.json")).unwrap();
+            let case: serde_json::Value = serde_json::from_str(&case).unwrap();
+            if case["divergences"][profile].is_string() {
+                let codes: Vec<String> = report
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.severity == pi_session_validate::Severity::Error)
+                    .map(|d| d.code.to_string())
+                    .collect();
+                assert!(!codes.is_empty(), "{where_}: pi's orphans are not reported");
+                assert!(
+                    codes.iter().all(|c| c == "PS0212" || c == "PS0216"),
+                    "{where_}: {codes:?}"
+                );
+                checked += 1;
+                continue;
+            }
             assert!(
                 report.verdict.strict && report.verdict.pi_loadable,
                 "{where_}: {:?}",
