@@ -109,7 +109,11 @@ function message(g, role, ts) {
 	}
 }
 
-/** One random script for `profile`: NDJSON text. */
+/**
+ * One random script for `profile`: its NDJSON text, and `divergesAt`, the number of lines
+ * before the first createBranchedSession where pi 0.73.1 orphans entries (pi#5669) and ours
+ * re-chains them (null when none does). The script follows our tree from there on.
+ */
 function script(seed, index, profile) {
 	const g = generator(seed * 100003 + index);
 	const newer = profile !== "0.73";
@@ -118,6 +122,8 @@ function script(seed, index, profile) {
 	let parent = new Map(); // id -> parentId (for the active branch)
 	let kind = new Map(); // id -> editable (context_edit target)
 	const type = new Map(); // id -> entry type
+	const firstKept = new Map(); // compaction id -> its firstKeptEntryId
+	let divergesAt = null;
 	let labels = new Map(); // targetId -> label (pi's labelsById, in Map order)
 	let starts = new Set(); // messages that make pi write the file (the profile's first-write rule)
 	const written = () => starts.size > 0;
@@ -173,7 +179,7 @@ function script(seed, index, profile) {
 					if (newer && g.chance(0.6)) o.usage = g.usage();
 				}
 			}
-			append(o);
+			firstKept.set(append(o), o.firstKeptEntryId);
 		} else if (roll < 57) {
 			const o = { op: "custom", customType: g.pick(["ext", "state", "é"]) };
 			if (g.chance(0.7)) o.data = g.value(0);
@@ -218,8 +224,9 @@ function script(seed, index, profile) {
 			leaf = null;
 			op({ op: "reset_leaf" });
 		} else if (roll < 91 && ids().length > 0) {
-			// createBranchedSession: the path without its labels (re-chained in 0.87.1+), then a
-			// label entry per label of the path's entries, in Map order.
+			// createBranchedSession: the path without its labels, re-chained (as 0.87.1+ and
+			// ours in every profile do), then a label entry per label of the path's entries, in
+			// Map order.
 			const target = g.pick(ids());
 			const path = [];
 			for (let at = target; at !== null && at !== undefined && parent.has(at); at = parent.get(at)) path.unshift(at);
@@ -227,12 +234,20 @@ function script(seed, index, profile) {
 			const keptSet = new Set(kept);
 			const moved = [...labels].filter(([t]) => keptSet.has(t));
 			const labelIds = moved.map(() => newId());
+			// pi 0.73.1 leaves an entry that followed a dropped label, or a compaction kept from
+			// one, pointing at it: from here on pi's file and ours differ by design.
+			const onPath = new Set(path);
+			const orphaning = kept.some(
+				(id, n) => (parent.get(id) ?? null) !== (n === 0 ? null : kept[n - 1]) ||
+					(onPath.has(firstKept.get(id)) && type.get(firstKept.get(id)) === "label"),
+			);
+			if (!newer && orphaning && divergesAt === null) divergesAt = lines.length;
 			op({ op: "create_branched_session", leaf: target, timestamp: time(), sessionId: sessionId(), labelIds });
 			const nextParent = new Map();
 			const nextKind = new Map();
 			let previous = null;
 			for (const id of kept) {
-				nextParent.set(id, newer ? previous : parent.get(id));
+				nextParent.set(id, previous);
 				nextKind.set(id, kind.get(id));
 				previous = id;
 			}
@@ -265,7 +280,23 @@ function script(seed, index, profile) {
 	}
 	// Now and then the output is the export of the active branch (0.87.1+) instead of the file.
 	if (newer && g.chance(0.15)) op({ op: "export", timestamp: time() });
-	return `${lines.join("\n")}\n`;
+	return { text: `${lines.join("\n")}\n`, divergesAt };
+}
+
+/** "match", "both-refuse" (at the same script line) or "mismatch". */
+function judge(ref, got) {
+	if (ref.error !== undefined || got.error !== undefined) {
+		return ref.error !== undefined && got.error !== undefined && ref.line === got.line ? "both-refuse" : "mismatch";
+	}
+	if (ref.file === null || got.file === null) return ref.file === got.file ? "match" : "mismatch";
+	return Buffer.compare(ref.file, got.file) === 0 ? "match" : "mismatch";
+}
+
+/** The file has an entry whose parentId names no entry (PS0212: pi takes it for a root). */
+function danglingParent(bin, file, work) {
+	const path = join(work, "dangling.jsonl");
+	writeFileSync(path, file);
+	return /PS0212/.test(String(spawnSync(bin, ["validate", "--quiet", "--pi", "0.73", path]).stdout));
 }
 
 function ours(bin, profile, text, work) {
@@ -325,16 +356,11 @@ async function main() {
 		const pi = await loadPi(profile);
 		const c = (counts[profile] = { match: 0, "both-refuse": 0, mismatch: 0, files: 0, bytes: 0, deliberate: 0 });
 		for (let i = 0; i < Number(a.count); i++) {
-			const text = script(Number(a.seed), i, profile);
+			const { text, divergesAt } = script(Number(a.seed), i, profile);
 			const ref = runScript(pi, profile, text);
 			const got = ours(a.bin, profile, text, work);
-			let verdict;
-			if (ref.error !== undefined || got.error !== undefined) {
-				verdict = ref.error !== undefined && got.error !== undefined && ref.line === got.line ? "both-refuse" : "mismatch";
-			} else if (ref.file === null || got.file === null) {
-				verdict = ref.file === got.file ? "match" : "mismatch";
-			} else {
-				verdict = Buffer.compare(ref.file, got.file) === 0 ? "match" : "mismatch";
+			let verdict = judge(ref, got);
+			if (ref.file && got.file) {
 				c.files += 1;
 				c.bytes += ref.file.length;
 				if (verdict === "match" && contextEvery > 0 && c.files % contextEvery === 0) {
@@ -342,17 +368,13 @@ async function main() {
 				}
 			}
 			// pi 0.73.1's createBranchedSession orphans the entries that followed a label (pi#5669);
-			// ours re-chains them (docs/divergences.md): a difference there is deliberate when
-			// pi's file has orphans (PS0212 parent of no entry, PS0216 kept entry of none) and
-			// ours has none.
-			if (verdict === "mismatch" && profile === "0.73" && text.includes('"create_branched_session"') && ref.file && got.file) {
-				const orphans = (file) => {
-					const path = join(work, "orphans.jsonl");
-					writeFileSync(path, file);
-					const out = String(spawnSync(a.bin, ["validate", "--quiet", "--pi", "0.73", path]).stdout);
-					return /PS0212|PS0216/.test(out);
-				};
-				if (orphans(ref.file) && !orphans(got.file)) verdict = "deliberate";
+			// ours re-chains them (docs/divergences.md). A difference is deliberate when the script
+			// up to that branched session gives byte-identical files, and ours runs to the end
+			// and writes a file where every parentId names an entry.
+			if (verdict === "mismatch" && divergesAt !== null && got.error === undefined) {
+				const prefix = `${text.split("\n").slice(0, divergesAt).join("\n")}\n`;
+				const before = judge(runScript(pi, profile, prefix), ours(a.bin, profile, prefix, work));
+				if (before === "match" && (got.file === null || !danglingParent(a.bin, got.file, work))) verdict = "deliberate";
 			}
 			c[verdict] += 1;
 			if (verdict === "mismatch") {

@@ -223,14 +223,107 @@ pub fn text_block_replacement(text: &JsString) -> JsValue {
 }
 
 /// A serializable value (a typed message) as the JSON value `JSON.parse` gives for it.
+///
+/// An integer field beyond JavaScript's safe integers (±(2^53 − 1)) is refused: pi would
+/// hold, write and read back another number, and the typed reader could refuse it.
 pub fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, String> {
     let text = serde_json::to_string(value).map_err(|e| e.to_string())?;
+    // Such an integer has at least 16 digits: only then is the value walked.
+    if has_digit_run(text.as_bytes(), 16) {
+        let tree = serde_json::to_value(value).map_err(|e| e.to_string())?;
+        if let Some((pointer, n)) = unsafe_integer(&tree, &mut String::new()) {
+            return Err(format!(
+                "{pointer}: {n} is beyond the integers a JavaScript number holds exactly \
+                 (2^53 - 1): pi would write {}",
+                json::to_string(&JsValue::Number(n.as_f64().unwrap_or(f64::NAN)))
+            ));
+        }
+    }
     json::parse(&text).map_err(|e| e.message())
+}
+
+/// Whether `text` has `n` ASCII digits in a row.
+fn has_digit_run(text: &[u8], n: usize) -> bool {
+    let mut run = 0;
+    text.iter().any(|b| {
+        run = if b.is_ascii_digit() { run + 1 } else { 0 };
+        run >= n
+    })
+}
+
+/// The first integer (not float) of `value` beyond ±(2^53 − 1), with its JSON pointer.
+fn unsafe_integer(
+    value: &serde_json::Value,
+    pointer: &mut String,
+) -> Option<(String, serde_json::Number)> {
+    const MAX_SAFE: u64 = (1 << 53) - 1;
+    match value {
+        serde_json::Value::Number(n) => {
+            let unsafe_int = n.as_u64().is_some_and(|u| u > MAX_SAFE)
+                || n.as_i64().is_some_and(|i| i.unsigned_abs() > MAX_SAFE);
+            unsafe_int.then(|| (pointer.clone(), n.clone()))
+        }
+        serde_json::Value::Array(items) => items.iter().enumerate().find_map(|(i, item)| {
+            let len = pointer.len();
+            pointer.push_str(&format!("/{i}"));
+            let found = unsafe_integer(item, pointer);
+            pointer.truncate(len);
+            found
+        }),
+        serde_json::Value::Object(map) => map.iter().find_map(|(key, item)| {
+            let len = pointer.len();
+            pointer.push('/');
+            pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+            let found = unsafe_integer(item, pointer);
+            pointer.truncate(len);
+            found
+        }),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unsafe_integers_are_refused() {
+        #[derive(serde::Serialize)]
+        struct Message {
+            timestamp: u64,
+            cost: f64,
+            deltas: Vec<i64>,
+        }
+        let ok = Message {
+            timestamp: (1 << 53) - 1,
+            cost: 1e21,
+            deltas: vec![-((1 << 53) - 1)],
+        };
+        assert!(
+            to_js(&ok).is_ok(),
+            "the largest safe integers and any float pass"
+        );
+        let too_big = Message {
+            timestamp: u64::MAX,
+            ..ok
+        };
+        let e = to_js(&too_big).unwrap_err();
+        assert!(
+            e.starts_with("/timestamp: 18446744073709551615 is beyond"),
+            "{e}"
+        );
+        assert!(e.ends_with("pi would write 18446744073709552000"), "{e}");
+        let too_small = Message {
+            timestamp: 1,
+            cost: 0.0,
+            deltas: vec![0, -(1 << 53)],
+        };
+        let e = to_js(&too_small).unwrap_err();
+        assert!(
+            e.starts_with("/deltas/1: -9007199254740992 is beyond"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn session_names() {

@@ -65,20 +65,17 @@ fn optional(u: &mut Unstructured<'_>) -> Result<Option<JsValue>> {
     })
 }
 
-/// A message the typed model accepts, as the JSON value the writer stores: never its
-/// `Unknown` variant, and no tool result (which is only valid after the call it answers, a
-/// rule of the conversation, not of the writer).
-fn typed_message(u: &mut Unstructured<'_>) -> Result<JsValue> {
-    let typed = AgentMessage::arbitrary(u)?;
-    let text = match typed {
+/// A message of the typed model: never its `Unknown` variant, and no tool result (which is
+/// only valid after the call it answers, a rule of the conversation, not of the writer).
+/// Integers beyond JavaScript's safe range are left in: the writer must refuse them.
+fn typed_message(u: &mut Unstructured<'_>) -> Result<AgentMessage> {
+    Ok(match AgentMessage::arbitrary(u)? {
         AgentMessage::Unknown(_) | AgentMessage::ToolResult(_) | AgentMessage::HookMessage(_) => {
-            None
+            serde_json::from_str(r#"{"role":"user","content":"fallback","timestamp":1}"#)
+                .map_err(|_| arbitrary::Error::IncorrectFormat)?
         }
-        known => serde_json::to_string(&known).ok(),
-    };
-    Ok(text.and_then(|t| json::parse(&t).ok()).unwrap_or_else(|| {
-        json::parse(r#"{"role":"user","content":"fallback","timestamp":1}"#).unwrap_or_default()
-    }))
+        known => known,
+    })
 }
 
 /// Checks the writer on the operations `data` describes.
@@ -111,7 +108,7 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
         let entries_before = w.entry_count();
         let missing = "no-such-entry";
         let result = match u.int_in_range(0u8..=15)? {
-            0..=3 => w.append_message_value(typed_message(u)?),
+            0..=3 => w.append_message(&typed_message(u)?),
             4 => w.append_thinking_level_change(&text(u)?),
             5 => w.append_model_change(&text(u)?, &text(u)?),
             6 => {

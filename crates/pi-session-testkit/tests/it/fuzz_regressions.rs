@@ -18,6 +18,9 @@ fn check(target: &str) -> fn(&[u8]) {
         "context" => fuzzing::context,
         "to_llm" => fuzzing::to_llm,
         "info" => fuzzing::info,
+        "validate" => fuzzing::validate,
+        "tree" => fuzzing::tree,
+        "writer" => fuzzing::writer,
         other => panic!("fuzz/regressions/{other}: no such target"),
     }
 }
