@@ -8,6 +8,8 @@
 //   node bench-write.mjs open FILE [--pi 0.73|0.87|1.5]
 //       SessionManager.open(FILE), then one appended message. Timed: both. FILE must be a
 //       version-3 session (pi rewrites older ones); the appended line stays in it.
+//   node bench-write.mjs serialize N
+//       The floor: JSON.stringify of the message entry (built once) N times, nothing else.
 //
 // The messages are those of crates/pi-session-bench/benches/write.rs (a prompt and a ~1 KB
 // answer), so both sides write the same bytes per entry.
@@ -52,8 +54,23 @@ if (mode === "append") {
 	const sm = SessionManager.open(a);
 	sm.appendMessage(USER);
 	seconds = Number(process.hrtime.bigint() - start) / 1e9;
+} else if (mode === "serialize") {
+	// The floor: the message entry pi builds, serialized N times (JSON.stringify), nothing else.
+	const n = Number(a);
+	const entries = [USER, ASSISTANT].map((message) => ({
+		type: "message",
+		id: "a1b2c3d4",
+		parentId: "0f1e2d3c",
+		timestamp: "2026-04-01T08:00:00.000Z",
+		message,
+	}));
+	let bytes = 0;
+	const start = process.hrtime.bigint();
+	for (let i = 0; i < n; i++) bytes += JSON.stringify(entries[i % 2]).length;
+	seconds = Number(process.hrtime.bigint() - start) / 1e9;
+	if (bytes < 0) process.exit(1);
 } else {
-	process.stderr.write("usage: node bench-write.mjs append N DIR | open FILE [--pi 0.73|0.87|1.5]\n");
+	process.stderr.write("usage: node bench-write.mjs append N DIR | open FILE | serialize N [--pi 0.73|0.87|1.5]\n");
 	process.exit(2);
 }
 process.stdout.write(`${JSON.stringify({ seconds })}\n`);

@@ -118,6 +118,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
     let n = messages.to_string();
     let (mut a_ours, mut a_batch, mut a_pi, mut o_ours, mut o_pi) =
         (vec![], vec![], vec![], vec![], vec![]);
+    let (mut s_ours, mut s_pi, mut w_ours) = (vec![], vec![], vec![]);
     let data = fresh_dir("data")?;
     let session = data.join("session.jsonl");
     let status = Command::new(&pi_session)
@@ -145,6 +146,10 @@ pub fn main(args: &[&str]) -> Result<(), String> {
         ])?);
         let dir = fresh_dir("pi")?;
         a_pi.push(run_pi(&["append", &n, dir.to_str().unwrap_or_default()])?);
+        s_ours.push(run_ours(&["serialize", &n])?);
+        s_pi.push(run_pi(&["serialize", &n])?);
+        let dir = fresh_dir("floor")?;
+        w_ours.push(run_ours(&["write", &n, dir.to_str().unwrap_or_default()])?);
         let file = data.join("ours.jsonl");
         copy(&file)?;
         o_ours.push(run_ours(&["open", file.to_str().unwrap_or_default()])?);
@@ -152,7 +157,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
         copy(&file)?;
         o_pi.push(run_pi(&["open", file.to_str().unwrap_or_default()])?);
     }
-    for name in ["data", "ours", "batch", "pi"] {
+    for name in ["data", "ours", "batch", "pi", "floor"] {
         let _ = std::fs::remove_dir_all(
             std::env::temp_dir().join(format!("xtask-bench-writer-{}-{name}", std::process::id())),
         );
@@ -184,6 +189,17 @@ pub fn main(args: &[&str]) -> Result<(), String> {
     println!(
         "| open a {size} session and append one message | {op:.3} s | {oo:.3} s | {:.1}× |",
         op / oo
+    );
+    let (so, sp, wo) = (median(s_ours), median(s_pi), median(w_ours));
+    println!(
+        "| floor: serialize the entry {messages} times, nothing else | {sp:.3} s ({:.2} µs/entry) | {so:.3} s ({:.2} µs/entry) | {:.1}× |",
+        per(sp),
+        per(so),
+        sp / so
+    );
+    println!(
+        "| floor: {messages} writes of the serialized line (ours: the system call alone) | | {wo:.3} s ({:.2} µs/entry) | |",
+        per(wo)
     );
     Ok(())
 }

@@ -38,14 +38,14 @@ fn append(c: &mut Criterion) {
             || {
                 let mut w = SessionWriter::create("/work", Some(&dir), WriterConfig::default())
                     .expect("create");
-                w.append_message_value(user.clone()).expect("append");
-                w.append_message_value(assistant.clone()).expect("append");
+                w.append_message_value(&user).expect("append");
+                w.append_message_value(&assistant).expect("append");
                 w
             },
             |mut w| {
                 for i in 0..N {
                     let m = if i % 2 == 0 { &user } else { &assistant };
-                    black_box(w.append_message_value(m.clone()).expect("append"));
+                    black_box(w.append_message_value(m).expect("append"));
                 }
                 w
             },

@@ -6,7 +6,12 @@
 //! writer_bench append N DIR         create a session in DIR, 2 messages (the file is written), then N more; timed: the N
 //! writer_bench append-batch N DIR   the same, the N in batches of 1000 (`SessionWriter::batch`: one write each)
 //! writer_bench open FILE      SessionWriter::open(FILE) and one appended message; timed: both
+//! writer_bench serialize N          floor: the message entry (built once) serialized N times, nothing else
+//! writer_bench write N DIR          floor: one line of the serialized entry written N times, one `write` each (O_APPEND)
 //! ```
+//!
+//! The two floors say what any writer pays per entry at least: building the line's JSON, and
+//! (per entry) a `write` system call.
 
 use pi_session_format::json;
 use pi_session_format::write::{SessionWriter, WriterConfig};
@@ -27,6 +32,15 @@ fn messages() -> [json::JsValue; 2] {
     ]
 }
 
+/// A message entry as pi builds it: `{type, id, parentId, timestamp, message}`.
+fn entry(message: &json::JsValue) -> json::JsValue {
+    let text = format!(
+        r#"{{"type":"message","id":"a1b2c3d4","parentId":"0f1e2d3c","timestamp":"2026-04-01T08:00:00.000Z","message":{}}}"#,
+        json::to_string(message)
+    );
+    json::parse(&text).unwrap_or_default()
+}
+
 fn run(args: &[String]) -> Result<f64, String> {
     let [user, assistant] = messages();
     match args {
@@ -35,15 +49,13 @@ fn run(args: &[String]) -> Result<f64, String> {
             let mut w =
                 SessionWriter::create("/work", Some(Path::new(dir)), WriterConfig::default())
                     .map_err(|e| e.to_string())?;
-            w.append_message_value(user.clone())
-                .map_err(|e| e.to_string())?;
-            w.append_message_value(assistant.clone())
+            w.append_message_value(&user).map_err(|e| e.to_string())?;
+            w.append_message_value(&assistant)
                 .map_err(|e| e.to_string())?;
             let start = Instant::now();
             for i in 0..n {
                 let m = if i % 2 == 0 { &user } else { &assistant };
-                w.append_message_value(m.clone())
-                    .map_err(|e| e.to_string())?;
+                w.append_message_value(m).map_err(|e| e.to_string())?;
             }
             Ok(start.elapsed().as_secs_f64())
         }
@@ -52,9 +64,8 @@ fn run(args: &[String]) -> Result<f64, String> {
             let mut w =
                 SessionWriter::create("/work", Some(Path::new(dir)), WriterConfig::default())
                     .map_err(|e| e.to_string())?;
-            w.append_message_value(user.clone())
-                .map_err(|e| e.to_string())?;
-            w.append_message_value(assistant.clone())
+            w.append_message_value(&user).map_err(|e| e.to_string())?;
+            w.append_message_value(&assistant)
                 .map_err(|e| e.to_string())?;
             let start = Instant::now();
             let mut i = 0;
@@ -63,7 +74,7 @@ fn run(args: &[String]) -> Result<f64, String> {
                 w.batch(|w| {
                     for j in i..end {
                         let m = if j % 2 == 0 { &user } else { &assistant };
-                        w.append_message_value(m.clone())?;
+                        w.append_message_value(m)?;
                     }
                     Ok(())
                 })
@@ -76,10 +87,40 @@ fn run(args: &[String]) -> Result<f64, String> {
             let start = Instant::now();
             let mut w = SessionWriter::open(Path::new(file), WriterConfig::default())
                 .map_err(|e| e.to_string())?;
-            w.append_message_value(user).map_err(|e| e.to_string())?;
+            w.append_message_value(&user).map_err(|e| e.to_string())?;
             Ok(start.elapsed().as_secs_f64())
         }
-        _ => Err("usage: writer_bench append|append-batch N DIR | open FILE".into()),
+        [mode, n] if mode == "serialize" => {
+            let n: u64 = n.parse().map_err(|_| format!("{n:?} is not a count"))?;
+            let entries = [entry(&user), entry(&assistant)];
+            let start = Instant::now();
+            let mut bytes = 0usize;
+            for i in 0..n {
+                bytes += std::hint::black_box(json::to_string(&entries[(i % 2) as usize])).len();
+            }
+            let seconds = start.elapsed().as_secs_f64();
+            std::hint::black_box(bytes);
+            Ok(seconds)
+        }
+        [mode, n, dir] if mode == "write" => {
+            use std::io::Write;
+            let n: u64 = n.parse().map_err(|_| format!("{n:?} is not a count"))?;
+            let lines = [entry(&user), entry(&assistant)].map(|e| json::to_string(&e) + "\n");
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(Path::new(dir).join("floor.jsonl"))
+                .map_err(|e| e.to_string())?;
+            let start = Instant::now();
+            for i in 0..n {
+                file.write_all(lines[(i % 2) as usize].as_bytes())
+                    .map_err(|e| e.to_string())?;
+            }
+            Ok(start.elapsed().as_secs_f64())
+        }
+        _ => Err(
+            "usage: writer_bench append|append-batch|write N DIR | open FILE | serialize N".into(),
+        ),
     }
 }
 

@@ -286,7 +286,7 @@ fn apply(w: &mut SessionWriter, name: &str, op: &JsValue) -> Result<(), String> 
     match name {
         "message" => {
             let message = op.get("message").cloned().ok_or("message: missing")?;
-            w.append_message_value(message).map_err(err)?;
+            w.append_message_value(&message).map_err(err)?;
         }
         "thinking_level_change" => {
             w.append_thinking_level_change(string(op.get("thinkingLevel"), "thinkingLevel")?)

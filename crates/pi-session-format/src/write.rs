@@ -27,7 +27,7 @@
 //! let config = WriterConfig::default().ids(SequentialIds::new()).clock(clock.clone());
 //! let mut writer = SessionWriter::in_memory("/work", config)?;
 //! let user = json::parse(r#"{"role":"user","content":"hi","timestamp":1775030400000}"#)?;
-//! let id = writer.append_message_value(user)?;
+//! let id = writer.append_message_value(&user)?;
 //! assert_eq!(id, "00000001");
 //! clock.advance(1000);
 //! writer.append_session_info("  first\nsession ")?;
@@ -295,6 +295,8 @@ pub struct SessionWriter {
     file: Option<Appender>,
     /// Lines held back for the current [`SessionWriter::batch`].
     pending: Option<Vec<u8>>,
+    /// The last batch's buffer, emptied, for the next one.
+    spare_buffer: Vec<u8>,
     /// The file a [`SessionWriter::load`]ed session was read from (a branched session's
     /// `parentSession`); never written.
     origin: Option<PathBuf>,
@@ -350,6 +352,7 @@ impl SessionWriter {
             file: None,
             origin: None,
             pending: None,
+            spare_buffer: Vec::new(),
             user_messages: 0,
             assistant_messages: 0,
         }
@@ -430,15 +433,18 @@ impl SessionWriter {
         }
     }
 
-    fn index_line(&mut self, i: usize) {
+    /// Counts line `i`, indexes its id and makes it the leaf; returns what it replaced (the
+    /// line that had its id, the previous leaf), for undoing it.
+    fn index_line(&mut self, i: usize) -> (Option<usize>, Option<JsValue>) {
         let line = &self.lines[i];
         if line.header {
-            return;
+            return (None, self.leaf.clone());
         }
         self.user_messages += usize::from(line.is_message("user"));
         self.assistant_messages += usize::from(line.is_message("assistant"));
-        self.by_id.insert(id_key(line.id.as_ref(), i), i);
-        self.leaf = line.id.clone();
+        let replaced = self.by_id.insert(id_key(line.id.as_ref(), i), i);
+        let previous_leaf = std::mem::replace(&mut self.leaf, line.id.clone());
+        (replaced, previous_leaf)
     }
 
     // ---- what the writer holds -------------------------------------------------------------

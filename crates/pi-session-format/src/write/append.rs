@@ -23,11 +23,9 @@ impl SessionWriter {
     /// (or, before the first conversation, kept in memory). On failure nothing changed.
     fn push(&mut self, entry: EntryLine) -> Result<String, WriteError> {
         let id = entry.id.clone();
-        let previous_leaf = self.leaf.clone();
         let i = self.lines.len();
-        let replaced = self.by_id.get(&string_key(&id)).copied();
         self.lines.push(entry.into_line());
-        self.index_line(i);
+        let (replaced, previous_leaf) = self.index_line(i);
         if let Err(e) = self.persist(i) {
             let line = self.lines.pop().expect("the line just pushed");
             self.user_messages -= usize::from(line.is_message("user"));
@@ -72,12 +70,8 @@ impl SessionWriter {
         if self.file.is_none() {
             self.file = Some(Appender::open_existing(path, self.fsync)?);
         }
-        let line = &self.lines[i];
-        let mut bytes = Vec::with_capacity(line.json.len() + 1);
-        bytes.extend_from_slice(&line.json);
-        bytes.push(b'\n');
         if let Some(file) = self.file.as_mut() {
-            file.append(&bytes)?;
+            file.append_line(&self.lines[i].json)?;
         }
         Ok(())
     }
@@ -201,21 +195,21 @@ impl SessionWriter {
         message: &crate::types::AgentMessage,
     ) -> Result<String, WriteError> {
         let value = build::to_js(message).map_err(WriteError::BadMessage)?;
-        self.append_message_value(value)
+        self.append_message_value(&value)
     }
 
     /// Appends a message given as a JSON value, written exactly as given (key order and
     /// all); it must be an object.
-    pub fn append_message_value(&mut self, message: JsValue) -> Result<String, WriteError> {
+    pub fn append_message_value(&mut self, message: &JsValue) -> Result<String, WriteError> {
         if !matches!(message, JsValue::Object(_)) {
             return Err(WriteError::BadMessage(format!(
                 "a message is a JSON object, not {}",
-                json::to_string(&message)
+                json::to_string(message)
             )));
         }
         let (_, timestamp) = self.now();
         let id = self.next_id();
-        let entry = build::message(&id, self.leaf.as_ref(), &timestamp, &message);
+        let entry = build::message(&id, self.leaf.as_ref(), &timestamp, message);
         self.push(entry)
     }
 

@@ -16,6 +16,9 @@ struct Mark {
     assistant_messages: usize,
 }
 
+/// A batch buffer grown past this is not kept for the next batch.
+const SPARE_LIMIT: usize = 16 << 20;
+
 impl SessionWriter {
     /// Runs `operations`, holding back the lines they append, then writes them to the file in
     /// one `write`. If an operation fails, or the write does, nothing of the batch stays: not
@@ -28,7 +31,7 @@ impl SessionWriter {
     /// let mut writer = SessionWriter::in_memory("/work", WriterConfig::default())?;
     /// let user = json::parse(r#"{"role":"user","content":"hi","timestamp":1}"#)?;
     /// let failed = writer.batch(|w| {
-    ///     w.append_message_value(user.clone())?;
+    ///     w.append_message_value(&user)?;
     ///     w.branch("no-such-entry")
     /// });
     /// assert!(failed.is_err());
@@ -50,10 +53,14 @@ impl SessionWriter {
             user_messages: self.user_messages,
             assistant_messages: self.assistant_messages,
         };
-        self.pending = Some(Vec::new());
+        self.pending = Some(std::mem::take(&mut self.spare_buffer));
         let result = operations(self);
-        let pending = self.pending.take().unwrap_or_default();
+        let mut pending = self.pending.take().unwrap_or_default();
         let result = result.and_then(|r| self.write_pending(&pending).map(|()| r));
+        pending.clear();
+        if pending.capacity() <= SPARE_LIMIT {
+            self.spare_buffer = pending;
+        }
         if result.is_err() {
             self.restore(mark);
         }

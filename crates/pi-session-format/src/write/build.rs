@@ -48,7 +48,9 @@ impl Entry {
 
     /// `{type, …`: custom entries put their id, parent and time last ([`Entry::tail`]).
     pub fn bare(entry_type: &'static str) -> Entry {
-        let mut w = JsonWriter::new();
+        let mut buffer = SCRATCH.take();
+        buffer.clear();
+        let mut w = JsonWriter::with_buffer(buffer);
         w.begin_object();
         w.key("type").string(entry_type);
         Entry {
@@ -90,10 +92,15 @@ impl Entry {
     /// The line, its id `id`.
     pub fn finish(mut self, id: &str) -> EntryLine {
         self.w.end_object();
+        let buffer = self.w.into_bytes();
+        let json = Box::from(buffer.as_slice());
+        if buffer.capacity() <= SCRATCH_LIMIT {
+            SCRATCH.set(buffer);
+        }
         EntryLine {
             id: id.to_owned(),
             line: Line {
-                json: self.w.into_bytes().into_boxed_slice(),
+                json,
                 canonical: true,
                 id: Some(JsValue::string(id)),
                 parent: self.parent,
@@ -104,6 +111,15 @@ impl Entry {
         }
     }
 }
+
+thread_local! {
+    /// The buffer lines are built in, kept from one line to the next so that building one
+    /// does not grow a new buffer step by step (each line is then copied out at its size).
+    static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// A buffer grown past this (by a huge line) is not kept.
+const SCRATCH_LIMIT: usize = 1 << 20;
 
 /// `{type: "message", id, parentId, timestamp, message}`.
 pub fn message(

@@ -4,7 +4,7 @@
 //! (temporary file, sync, rename, sync of the directory).
 
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, IoSlice, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// Why a file could not be written.
@@ -105,7 +105,7 @@ impl Appender {
                 needs_fence: false,
                 fsync,
             };
-            appender.write_whole(content)?;
+            appender.write_whole(&[content])?;
             Ok(appender)
         });
         if written.is_err() {
@@ -147,20 +147,24 @@ impl Appender {
     /// newline when the file ended in a torn line. When the write fails the file is cut back
     /// to its previous length, so that no partial line stays behind.
     pub fn append(&mut self, lines: &[u8]) -> Result<(), FileError> {
-        if self.needs_fence {
-            let mut fenced = Vec::with_capacity(lines.len() + 1);
-            fenced.push(b'\n');
-            fenced.extend_from_slice(lines);
-            self.write_whole(&fenced)?;
-            self.needs_fence = false;
-            Ok(())
-        } else {
-            self.write_whole(lines)
-        }
+        self.append_parts(lines, b"")
     }
 
-    fn write_whole(&mut self, bytes: &[u8]) -> Result<(), FileError> {
-        let written = self.file.write_all(bytes).and_then(|()| {
+    /// Appends one line, given without its newline: [`Appender::append`] of `line` and a
+    /// newline, still in one write (`writev`), without copying the line.
+    pub fn append_line(&mut self, line: &[u8]) -> Result<(), FileError> {
+        self.append_parts(line, b"\n")
+    }
+
+    fn append_parts(&mut self, content: &[u8], end: &[u8]) -> Result<(), FileError> {
+        let fence: &[u8] = if self.needs_fence { b"\n" } else { b"" };
+        self.write_whole(&[fence, content, end])?;
+        self.needs_fence = false;
+        Ok(())
+    }
+
+    fn write_whole(&mut self, parts: &[&[u8]]) -> Result<(), FileError> {
+        let written = write_all_vectored(&mut self.file, parts).and_then(|()| {
             if self.fsync {
                 self.file.sync_data()
             } else {
@@ -169,7 +173,7 @@ impl Appender {
         });
         match written {
             Ok(()) => {
-                self.len += bytes.len() as u64;
+                self.len += parts.iter().map(|p| p.len() as u64).sum::<u64>();
                 Ok(())
             }
             Err(e) => {
@@ -181,6 +185,30 @@ impl Appender {
             }
         }
     }
+}
+
+/// `write_all` of the concatenation of `parts` (at most three), with as few `writev` calls as
+/// the kernel allows (one, for a regular file).
+fn write_all_vectored(file: &mut File, parts: &[&[u8]]) -> io::Result<()> {
+    let mut slices = [IoSlice::new(&[]), IoSlice::new(&[]), IoSlice::new(&[])];
+    let mut count = 0;
+    for part in parts.iter().filter(|p| !p.is_empty()) {
+        let slot = slices
+            .get_mut(count)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "more than three parts"))?;
+        *slot = IoSlice::new(part);
+        count += 1;
+    }
+    let mut rest = &mut slices[..count];
+    while !rest.is_empty() {
+        match file.write_vectored(rest) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut rest, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Writes a new file `path` holding `content`, atomically, never replacing anything: the

@@ -60,7 +60,7 @@ fn reopening_before_the_first_assistant_message_appends_without_a_second_header(
     std::fs::write(&path, format!("{HEADER}\n{USER_LINE}\n")).unwrap();
     let mut writer = SessionWriter::open(&path, config(WriteProfile::V0_73)).unwrap();
     writer.append_model_change("p", "m").unwrap();
-    writer.append_message_value(assistant("hello")).unwrap();
+    writer.append_message_value(&assistant("hello")).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(headers(&bytes), 1, "{}", String::from_utf8_lossy(&bytes));
     assert_eq!(bytes.iter().filter(|&&b| b == b'\n').count(), 4);
@@ -78,7 +78,7 @@ fn a_torn_last_line_is_fenced_before_the_next_append() {
     let mut writer = SessionWriter::open(&path, config(WriteProfile::V1_5)).unwrap();
     writer.branch("u1").unwrap();
     let id = writer
-        .append_message_value(assistant("after the crash"))
+        .append_message_value(&assistant("after the crash"))
         .unwrap();
     let bytes = std::fs::read(&path).unwrap();
     assert!(bytes.starts_with(torn.as_bytes()));
@@ -151,12 +151,12 @@ fn an_empty_file_gets_a_header_and_a_missing_one_waits_for_the_conversation() {
     assert_eq!(headers(&std::fs::read(&empty).unwrap()), 1);
     let missing = dir.join("new.jsonl");
     let mut writer = SessionWriter::open(&missing, config(WriteProfile::V0_87)).unwrap();
-    writer.append_message_value(user("hi")).unwrap();
+    writer.append_message_value(&user("hi")).unwrap();
     assert!(
         !missing.exists(),
         "0.87.1 writes at the first assistant message"
     );
-    writer.append_message_value(assistant("hello")).unwrap();
+    writer.append_message_value(&assistant("hello")).unwrap();
     let bytes = std::fs::read(&missing).unwrap();
     assert_eq!(headers(&bytes), 1);
     assert_eq!(bytes.iter().filter(|&&b| b == b'\n').count(), 3);
@@ -184,7 +184,7 @@ fn a_v1_file_is_migrated_atomically_on_open() {
         inode_before, inode_after,
         "replaced by rename, not rewritten in place"
     );
-    writer.append_message_value(assistant("hello")).unwrap();
+    writer.append_message_value(&assistant("hello")).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     let session = Session::from_bytes(&bytes, PiVersion::V0_87).unwrap();
     assert!(!session.version.rewrite);
@@ -202,12 +202,12 @@ fn branched_and_forked_sessions_load_whole() {
     let dir = scratch("derived");
     let mut writer =
         SessionWriter::create("/work", Some(&dir), config(WriteProfile::V1_5)).unwrap();
-    let a = writer.append_message_value(user("a")).unwrap();
-    let b = writer.append_message_value(assistant("b")).unwrap();
+    let a = writer.append_message_value(&user("a")).unwrap();
+    let b = writer.append_message_value(&assistant("b")).unwrap();
     writer.append_label_change(&a, Some("start")).unwrap();
-    let c = writer.append_message_value(user("c")).unwrap();
+    let c = writer.append_message_value(&user("c")).unwrap();
     writer.branch(&b).unwrap();
-    writer.append_message_value(user("other")).unwrap();
+    writer.append_message_value(&user("other")).unwrap();
     let old = writer.path().unwrap().to_owned();
     let branched = writer.create_branched_session(&c).unwrap().unwrap();
     assert_ne!(branched, old);
@@ -231,7 +231,7 @@ fn branched_and_forked_sessions_load_whole() {
         session.context(Leaf::Id(c.clone())).unwrap().messages.len(),
         3
     );
-    writer.append_message_value(assistant("d")).unwrap();
+    writer.append_message_value(&assistant("d")).unwrap();
     drop(writer);
 
     let fork_dir = dir.join("forks");
@@ -258,8 +258,8 @@ fn branched_and_forked_sessions_load_whole() {
 #[test]
 fn in_memory_sessions_never_touch_the_disk() {
     let mut writer = SessionWriter::in_memory("/work", config(WriteProfile::V1_5)).unwrap();
-    writer.append_message_value(user("a")).unwrap();
-    writer.append_message_value(assistant("b")).unwrap();
+    writer.append_message_value(&user("a")).unwrap();
+    writer.append_message_value(&assistant("b")).unwrap();
     assert!(writer.path().is_none());
     assert!(!writer.is_written());
     assert_eq!(writer.build_context().unwrap().len(), 2);
@@ -275,7 +275,7 @@ fn in_memory_sessions_never_touch_the_disk() {
 #[test]
 fn refused_operations_change_nothing() {
     let mut writer = SessionWriter::in_memory("/work", config(WriteProfile::V0_73)).unwrap();
-    let a = writer.append_message_value(user("a")).unwrap();
+    let a = writer.append_message_value(&user("a")).unwrap();
     let before = writer.to_jsonl();
     assert!(matches!(
         writer.branch("nope"),
@@ -291,13 +291,13 @@ fn refused_operations_change_nothing() {
         Err(WriteError::Unsupported { .. })
     ));
     assert!(matches!(
-        writer.append_message_value(json::parse("[1]").unwrap()),
+        writer.append_message_value(&json::parse("[1]").unwrap()),
         Err(WriteError::BadMessage(_))
     ));
     assert_eq!(writer.to_jsonl(), before);
     assert_eq!(writer.leaf_id().as_deref(), Some(a.as_str()));
     let mut newer = SessionWriter::in_memory("/work", config(WriteProfile::V1_5)).unwrap();
-    newer.append_message_value(user("a")).unwrap();
+    newer.append_message_value(&user("a")).unwrap();
     let custom = newer.append_custom_entry("k", None).unwrap();
     let bad = json::parse(r#"{"content":5}"#).unwrap();
     assert!(matches!(
@@ -327,7 +327,7 @@ fn failed_append_child() {
     let leaf = writer.leaf_id();
     let count = writer.entry_count();
     let err = writer
-        .append_message_value(assistant(&"x".repeat(500)))
+        .append_message_value(&assistant(&"x".repeat(500)))
         .unwrap_err();
     assert!(
         err.to_string().contains("cannot append to the file"),
@@ -344,7 +344,7 @@ fn failed_append_child() {
     let err = writer
         .batch(|w| {
             for _ in 0..3 {
-                w.append_message_value(user("short"))?;
+                w.append_message_value(&user("short"))?;
             }
             Ok(())
         })
@@ -398,7 +398,7 @@ fn a_message_of_the_custom_role_is_not_a_context_edit_target() {
         r#"{"role":"custom","customType":"ext","content":"x","display":true,"timestamp":1}"#,
     )
     .unwrap();
-    let target = writer.append_message_value(custom_role).unwrap();
+    let target = writer.append_message_value(&custom_role).unwrap();
     let replacement = json::parse(r#"{"content":"y"}"#).unwrap();
     assert!(matches!(
         writer.append_context_edit(&target, &replacement),
@@ -417,8 +417,8 @@ fn a_batch_is_written_in_one_piece_or_not_at_all() {
         SessionWriter::create("/work", Some(&dir), config(WriteProfile::V1_5)).unwrap();
     // The batch starts the conversation (the file is created) and then fails: no file stays.
     let failed = writer.batch(|w| {
-        w.append_message_value(user("a"))?;
-        w.append_message_value(assistant("b"))?;
+        w.append_message_value(&user("a"))?;
+        w.append_message_value(&assistant("b"))?;
         w.branch("no-such-entry")
     });
     assert!(matches!(failed, Err(WriteError::NotFound(_))));
@@ -429,9 +429,9 @@ fn a_batch_is_written_in_one_piece_or_not_at_all() {
     // A batch that succeeds: all of it, and the writer goes on.
     let last = writer
         .batch(|w| {
-            let a = w.append_message_value(user("a"))?;
+            let a = w.append_message_value(&user("a"))?;
             w.append_label_change(&a, Some("first"))?;
-            w.append_message_value(assistant("b"))
+            w.append_message_value(&assistant("b"))
         })
         .unwrap();
     assert_eq!(writer.leaf_id().as_deref(), Some(last.as_str()));
@@ -439,12 +439,12 @@ fn a_batch_is_written_in_one_piece_or_not_at_all() {
     assert_eq!(bytes.iter().filter(|&&b| b == b'\n').count(), 4);
     // A failing batch on a written file leaves the file as it was.
     let failed = writer.batch(|w| {
-        w.append_message_value(user("c"))?;
+        w.append_message_value(&user("c"))?;
         w.append_label_change("no-such-entry", Some("x"))
     });
     assert!(failed.is_err());
     assert_eq!(std::fs::read(&path).unwrap(), bytes);
-    writer.append_message_value(user("d")).unwrap();
+    writer.append_message_value(&user("d")).unwrap();
     let bytes = std::fs::read(&path).unwrap();
     let session = Session::from_bytes(&bytes, PiVersion::V0_87).unwrap();
     assert_eq!(session.entries.len(), 4);
