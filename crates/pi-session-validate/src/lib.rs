@@ -21,6 +21,7 @@ mod layout;
 mod lines;
 mod locate;
 mod output;
+pub mod repair;
 mod report;
 pub mod schema;
 pub mod schemas;

@@ -11,6 +11,7 @@ mod generate;
 mod input;
 mod migrate;
 mod ops;
+mod repair;
 mod replace;
 mod schema;
 mod validate;
@@ -85,6 +86,10 @@ enum Command {
     /// and two verdicts per file, strict (follows the format) and pi-loadable (pi opens it
     /// without losing anything). Without PATH, checks pi's own session directory.
     Validate(validate::ValidateArgs),
+    /// Mend what pi breaks (glued and torn lines, repeated headers and entries, a lost
+    /// header, shared ids, v1/v2 files; with --reattach, orphans and cycles), losing nothing:
+    /// a dry run (the plan and a diff) unless -o OUT or --in-place is given.
+    Repair(repair::RepairArgs),
     /// Create a new session file (its header, written now) and print its path.
     New(write::NewArgs),
     /// Append entries to a session: NDJSON on stdin, one entry per line; `id`, `parentId` (the
@@ -137,6 +142,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => generate::main(args),
         Command::Validate(args) => validate::main(args),
         Command::Migrate(args) => migrate::main(args),
+        Command::Repair(args) => repair::main(args),
         Command::New(args) => exit_with(write::new(args)),
         Command::Append(args) => exit_with(write::append(args)),
         Command::Fork(args) => exit_with(write::fork(args)),
@@ -164,6 +170,7 @@ fn run_file_command(command: Command) -> ExitCode {
         | Command::Gen(_)
         | Command::Validate(_)
         | Command::Migrate(_)
+        | Command::Repair(_)
         | Command::New(_)
         | Command::Append(_)
         | Command::Fork(_) => unreachable!("dispatched in main"),
@@ -227,6 +234,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         | Command::Gen(_)
         | Command::Validate(_)
         | Command::Migrate(_)
+        | Command::Repair(_)
         | Command::New(_)
         | Command::Append(_)
         | Command::Fork(_) => unreachable!("dispatched in main"),

@@ -97,6 +97,7 @@ fn run(args: &MigrateArgs, name: &str) -> Result<(), String> {
         let options = Options {
             backup: args.backup,
             force: args.force,
+            job: replace::Job::MIGRATE,
         };
         Some(replace::prepare(path, Snapshot::of(&metadata), options).map_err(|e| e.0)?)
     } else {

@@ -1,5 +1,5 @@
-//! Replacing a session file with new content (`migrate --in-place [--backup] [--force]`)
-//! without ever losing data.
+//! Replacing a session file with new content (`migrate --in-place`, `repair --in-place`, with
+//! `--backup` and `--force`) without ever losing data.
 //!
 //! [`prepare`] opens the file and makes every refusal before anything is written; then
 //! [`Prepared::commit`] streams the new content into a temporary file in the same directory
@@ -36,6 +36,40 @@ pub struct Options {
     /// exists, instead of refusing; keep going when owner, group or an extended attribute
     /// cannot be copied (each said in a warning).
     pub force: bool,
+    /// The command replacing the file, for messages.
+    pub job: Job,
+}
+
+/// The command that replaces the file, as its messages name it.
+#[derive(Clone, Copy, Debug)]
+pub struct Job {
+    /// `migrate`.
+    pub verb: &'static str,
+    /// `migrated`.
+    pub done: &'static str,
+    /// What writes the result elsewhere instead: `--stdout`.
+    pub elsewhere: &'static str,
+}
+
+impl Job {
+    /// `pi-session migrate --in-place`.
+    pub const MIGRATE: Job = Job {
+        verb: "migrate",
+        done: "migrated",
+        elsewhere: "--stdout",
+    };
+    /// `pi-session repair --in-place`.
+    pub const REPAIR: Job = Job {
+        verb: "repair",
+        done: "repaired",
+        elsewhere: "-o OUT",
+    };
+}
+
+impl Default for Job {
+    fn default() -> Job {
+        Job::MIGRATE
+    }
 }
 
 /// The identity and state of the file when it was opened for reading: what must still be
@@ -153,16 +187,17 @@ pub fn prepare(
         .map_err(|e| refuse(format!("cannot inspect{aka}: {e}; nothing was written")))?;
     if !meta.is_file() {
         return Err(refuse(format!(
-            "is not a regular file{aka}: --in-place replaces a file; use --stdout"
+            "is not a regular file{aka}: --in-place replaces a file; use {}",
+            options.job.elsewhere
         )));
     }
     if let Some(change) = snapshot.change(&Snapshot::of(&meta)) {
-        return Err(changed(&aka, &change));
+        return Err(changed(&aka, &change, options.job));
     }
     if meta.nlink() > 1 && !options.force {
         return Err(refuse(format!(
             "has {} names (hard links){aka}: replacing it would give this name a new file and \
-             leave the other names with the old, unmigrated content; nothing was written. \
+             leave the other names with the old content; nothing was written. \
              Pass --force to replace this name anyway",
             meta.nlink()
         )));
@@ -206,10 +241,11 @@ pub fn prepare(
     })
 }
 
-fn changed(aka: &str, change: &str) -> ReplaceError {
+fn changed(aka: &str, change: &str, job: Job) -> ReplaceError {
+    let Job { verb, done, .. } = job;
     refuse(format!(
-        "changed while it was being migrated{aka} ({change}): another program, probably a \
-         running pi, is writing it. Nothing was written; migrate it again once that program \
+        "changed while it was being {done}{aka} ({change}): another program, probably a \
+         running pi, is writing it. Nothing was written; {verb} it again once that program \
          is done with it"
     ))
 }
@@ -245,7 +281,8 @@ impl Prepared {
             write(&mut out).and_then(|()| out.flush())
         };
         written.map_err(|e| refuse(format!("{e}; {unchanged}")))?;
-        self.give_metadata(temp.get(), "the migrated file", &unchanged)?;
+        let new_file = format!("the {} file", self.options.job.done);
+        self.give_metadata(temp.get(), &new_file, &unchanged)?;
         temp.get()
             .sync_all()
             .map_err(|e| refuse(format!("cannot sync {}: {e}; {unchanged}", temp.describe())))?;
@@ -304,7 +341,7 @@ impl Prepared {
             }
         });
         match change {
-            Some(change) => Err(changed(&self.aka, &change)),
+            Some(change) => Err(changed(&self.aka, &change, self.options.job)),
             None => Ok(()),
         }
     }
@@ -429,8 +466,9 @@ impl Prepared {
             if moved.is_ok() {
                 warnings.push(format!(
                     "warning: another program appended {} bytes to the file{aka} while it was \
-                     being replaced; they were added at the end of the migrated file",
-                    late.len()
+                     being replaced; they were added at the end of the {} file",
+                    late.len(),
+                    self.options.job.done
                 ));
                 return Ok(());
             }
@@ -440,8 +478,9 @@ impl Prepared {
         match self.save_copy(".changed", "copy", "the file was replaced", true) {
             Ok(saved) => Err(refuse(format!(
                 "another program rewrote the file{aka} while it was being replaced; what it \
-                 wrote is saved in {}: compare it with the migrated file",
-                crate::display::path(&saved)
+                 wrote is saved in {}: compare it with the {} file",
+                crate::display::path(&saved),
+                self.options.job.done
             ))),
             Err(e) => Err(refuse(format!(
                 "another program rewrote the file{aka} while it was being replaced, and what \

@@ -20,7 +20,7 @@ mod github;
 mod human;
 mod sarif;
 mod stream;
-mod targets;
+pub mod targets;
 
 use crate::Pi;
 use crate::display;
@@ -273,7 +273,7 @@ pub fn main(args: ValidateArgs) -> ExitCode {
     };
     let mut out = stream::Stdout::default();
     let mut summary = Summary::default();
-    let progress = progress_bar(targets.len());
+    let progress = progress_bar(targets.len(), "validating");
     stream::in_order(
         &targets,
         |target| run.check(target),
@@ -309,15 +309,16 @@ pub fn main(args: ValidateArgs) -> ExitCode {
     }
 }
 
-/// A progress bar on stderr when it is a terminal and there are many files.
-fn progress_bar(files: usize) -> Option<indicatif::ProgressBar> {
+/// A progress bar on stderr when it is a terminal and there are many files: `{doing} 3/40
+/// files`.
+pub fn progress_bar(files: usize, doing: &str) -> Option<indicatif::ProgressBar> {
     if files < PROGRESS_FROM || !std::io::stderr().is_terminal() {
         return None;
     }
     let bar = indicatif::ProgressBar::new(files as u64);
-    let style = indicatif::ProgressStyle::with_template(
-        "{spinner} validating {pos}/{len} files {wide_bar} {eta}",
-    )
+    let style = indicatif::ProgressStyle::with_template(&format!(
+        "{{spinner}} {doing} {{pos}}/{{len}} files {{wide_bar}} {{eta}}"
+    ))
     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     Some(bar)

@@ -6,6 +6,7 @@
 
 mod adversarial;
 mod cli;
+mod repair_cli;
 mod support;
 mod validate_cli;
 mod write_cli;

@@ -1,0 +1,513 @@
+//! Repair: the file pi broke, mended without losing anything, with a plan that says what
+//! changed and why.
+//!
+//! [`repair`] runs the repairs in order, each on the lines the one before left, each tied to
+//! the `validate` code it fixes:
+//!
+//! 1. glued lines split and a torn last line ended (`repair/text.rs`: PS0001, PS0002);
+//! 2. lines that repeat an earlier header or entry byte for byte removed (PS0104, PS0210);
+//! 3. a missing header rebuilt from the file's name and directory (`repair/header.rs`: PS0101);
+//! 4. version 1 and 2 files migrated as pi migrates them (PS0105, PS0108);
+//! 5. ids two entries share told apart, references relinked by file order (`repair/ids.rs`:
+//!    PS0210);
+//! 6. opt-in ([`RepairOptions::reattach`]): entries whose parent is missing, themselves or on
+//!    a cycle reattached to the entry before them (PS0212, PS0214, PS0213).
+//!
+//! Nothing is lost: a byte leaves the file only as a repeat of a line that stays, or into the
+//! rejects ([`Repaired::rejects`]), which the caller keeps beside the file. A repaired file
+//! repairs to itself. [`fixability`] says, per code, what repair does about it.
+
+mod header;
+mod ids;
+mod text;
+
+use crate::{Code, Options, Report, validate};
+use pi_session_format::migrate::IdGenerator;
+use pi_session_format::session::LoadOptions;
+use pi_session_format::{PiVersion, Session};
+use std::path::Path;
+
+/// What [`repair`] may do.
+#[derive(Debug, Clone, Default)]
+pub struct RepairOptions<'p> {
+    /// Whose reading rules the verdicts follow, and how a migration is done.
+    pub pi: PiVersion,
+    /// Where the file is: its name and directory rebuild a missing header.
+    pub path: Option<&'p Path>,
+    /// Only the repairs of these codes (all when `None`).
+    pub only: Option<Vec<Code>>,
+    /// Reattach entries whose parent is missing, themselves or on a cycle (it changes the
+    /// tree, so it is asked for).
+    pub reattach: bool,
+    /// The working directory for a rebuilt header, instead of the one the directory name
+    /// suggests.
+    pub cwd: Option<String>,
+}
+
+/// What a repair did to one place of the file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fix {
+    /// The `validate` code of the problem.
+    pub code: Code,
+    /// The line of the input it was on (1-based; 0 for a line the repair adds).
+    pub line: usize,
+    /// What was done.
+    pub action: FixAction,
+    /// What and why, in a sentence.
+    pub message: String,
+}
+
+impl Fix {
+    fn new(code: Code, line: usize, action: FixAction, message: impl Into<String>) -> Fix {
+        Fix {
+            code,
+            line,
+            action,
+            message: message.into(),
+        }
+    }
+}
+
+/// The kinds of [`Fix`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FixAction {
+    /// Glued entries split into lines of their own.
+    Split,
+    /// A newline added after the last line.
+    Terminated,
+    /// A line that repeats an earlier one byte for byte removed.
+    RemovedRepeat,
+    /// A header put first.
+    RebuiltHeader,
+    /// The file migrated to version 3.
+    Migrated,
+    /// An entry given a fresh id.
+    NewId,
+    /// A reference pointed at the entry it meant.
+    Relinked,
+    /// An entry's `parentId` set to the entry before it.
+    Reattached,
+}
+
+/// Bytes taken out of the file that are not a repeat of a line that stays: kept aside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reject {
+    /// The input line they were on.
+    pub line: usize,
+    /// The bytes.
+    pub text: Vec<u8>,
+    /// Why they were taken out.
+    pub reason: String,
+}
+
+/// A problem repair found and left, with why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Unrepaired {
+    /// The `validate` code.
+    pub code: Code,
+    /// The input line.
+    pub line: usize,
+    /// Why it was left.
+    pub message: String,
+}
+
+/// The outcome of [`repair`].
+#[derive(Debug)]
+pub struct Repaired {
+    /// What was done, in the order it was done.
+    pub fixes: Vec<Fix>,
+    /// What was found and left, with why.
+    pub unrepaired: Vec<Unrepaired>,
+    /// Bytes taken out that the caller must keep (`FILE.repair-rejects.jsonl`).
+    pub rejects: Vec<Reject>,
+    /// The repaired file.
+    pub output: Vec<u8>,
+    /// `validate` of the input.
+    pub before: Report,
+    /// `validate` of the output.
+    pub after: Report,
+    /// The output's last line (1-based) when it is a line that is not JSON, kept on purpose:
+    /// a torn last line (pi ignores it; nothing can complete it).
+    pub kept_torn_line: Option<usize>,
+}
+
+impl Repaired {
+    /// Whether the output differs from the input.
+    pub fn changed(&self) -> bool {
+        !self.fixes.is_empty()
+    }
+
+    /// Whether the repair is complete: nothing was left unrepaired, and pi loses nothing of
+    /// the output but the torn last line kept on purpose.
+    pub fn is_complete(&self) -> bool {
+        self.unrepaired.is_empty()
+            && self.after.pi_breaking().all(|d| {
+                d.code == Code::InvalidJson && d.location.map(|l| l.line) == self.kept_torn_line
+            })
+    }
+
+    /// The rejects as a JSON Lines file: one object per reject,
+    /// `{"line", "reason", "text"}` (`"hex"` instead of `"text"` for bytes that are not UTF-8).
+    pub fn rejects_jsonl(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for r in &self.rejects {
+            let mut w = pi_session_format::json::JsonWriter::with_buffer(out);
+            w.begin_object();
+            w.key("line").uint(r.line as u64);
+            w.key("reason").string(&r.reason);
+            match std::str::from_utf8(&r.text) {
+                Ok(text) => w.key("text").string(text),
+                Err(_) => {
+                    let hex: String = r.text.iter().map(|b| format!("{b:02x}")).collect();
+                    w.key("hex").string(&hex)
+                }
+            };
+            w.end_object();
+            out = w.into_bytes();
+            out.push(b'\n');
+        }
+        out
+    }
+}
+
+/// One line of the file being repaired.
+#[derive(Debug, Clone)]
+struct Line {
+    /// The line without its newline.
+    text: Vec<u8>,
+    /// Its line in the input (1-based; 0 for an added line).
+    origin: usize,
+}
+
+/// What the repairs collect as they go.
+struct Repairs {
+    only: Option<Vec<Code>>,
+    fixes: Vec<Fix>,
+    unrepaired: Vec<Unrepaired>,
+    rejects: Vec<Reject>,
+    /// Whether the last line is one that is not JSON and was kept.
+    kept_torn_line: bool,
+}
+
+impl Repairs {
+    fn wants(&self, code: Code) -> bool {
+        self.only.as_ref().is_none_or(|only| only.contains(&code))
+    }
+
+    fn fix(&mut self, fix: Fix) {
+        self.fixes.push(fix);
+    }
+
+    fn unrepaired(&mut self, code: Code, line: usize, message: &str) {
+        self.unrepaired.push(Unrepaired {
+            code,
+            line,
+            message: message.to_owned(),
+        });
+    }
+
+    fn reject(&mut self, reject: Reject) {
+        self.rejects.push(reject);
+    }
+}
+
+/// Repairs a session file's bytes (see the [module](self) docs). Never fails: what cannot be
+/// repaired is listed in [`Repaired::unrepaired`] and left as it is.
+pub fn repair(bytes: &[u8], options: &RepairOptions<'_>) -> Repaired {
+    let validate_options = |path| Options {
+        pi: options.pi,
+        path,
+        ..Options::default()
+    };
+    let before = validate(bytes, &validate_options(options.path));
+    let mut out = Repairs {
+        only: options.only.clone(),
+        fixes: Vec::new(),
+        unrepaired: Vec::new(),
+        rejects: Vec::new(),
+        kept_torn_line: false,
+    };
+    let final_newline = bytes.last().is_none_or(|&b| b == b'\n');
+    let mut lines: Vec<Line> = bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, text)| Line {
+            text: text.to_vec(),
+            origin: i + 1,
+        })
+        .collect();
+    if final_newline {
+        lines.pop();
+    }
+    let lines = text::split_glued(lines, final_newline, &mut out);
+    let lines = text::remove_repeats(lines, &mut out);
+    let lines = header::rebuild(lines, options.path, options.cwd.as_deref(), &mut out);
+    let lines = migrate(lines, options.pi, &mut out);
+    let lines = ids::tell_apart(lines, &mut out);
+    let lines = if options.reattach {
+        ids::reattach(lines, &mut out)
+    } else {
+        lines
+    };
+    let output = if out.fixes.is_empty() {
+        bytes.to_vec()
+    } else {
+        join(&lines)
+    };
+    let after = validate(&output, &validate_options(options.path));
+    let kept_torn_line = out.kept_torn_line.then_some(lines.len());
+    if !options.reattach {
+        // What only --reattach mends, said once per code.
+        for code in [Code::ParentCycle, Code::SelfParent] {
+            if let Some(d) = after.diagnostics.iter().find(|d| d.code == code) {
+                out.unrepaired(
+                    code,
+                    d.location.map_or(0, |l| l.line),
+                    "pi loops forever on this file; --reattach attaches the entry to the one before it",
+                );
+            }
+        }
+    }
+    Repaired {
+        fixes: out.fixes,
+        unrepaired: out.unrepaired,
+        rejects: out.rejects,
+        output,
+        before,
+        after,
+        kept_torn_line,
+    }
+}
+
+fn join(lines: &[Line]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(lines.iter().map(|l| l.text.len() + 1).sum());
+    for line in lines {
+        out.extend_from_slice(&line.text);
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Ids for a migration that are the same every time for the same file (a repair of a
+/// repaired file changes nothing).
+struct SeededIds(u32);
+
+impl IdGenerator for SeededIds {
+    fn next_id(&mut self, taken: &dyn Fn(&str) -> bool) -> String {
+        loop {
+            self.0 = self.0.wrapping_mul(0x0100_0193) ^ 0x9e37_79b9;
+            let id = format!("{:08x}", self.0);
+            if !taken(&id) {
+                return id;
+            }
+        }
+    }
+}
+
+/// Migrates a version 1 or 2 file to version 3, as pi does when it opens one.
+fn migrate(lines: Vec<Line>, pi: PiVersion, out: &mut Repairs) -> Vec<Line> {
+    let code = Code::VersionLegacy;
+    if !out.wants(code) && !out.wants(Code::VersionMissing) {
+        return lines;
+    }
+    let bytes = join(&lines);
+    let Ok(version) = Session::read_version(&bytes, pi) else {
+        return lines;
+    };
+    if !version.rewrite {
+        return lines;
+    }
+    let seed = bytes.iter().take(4096).fold(0x811c_9dc5u32, |h, &b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    let mut ids = SeededIds(seed);
+    let options = LoadOptions { ids: &mut ids, pi };
+    let Ok(migration) = Session::load_for_migration(&bytes, options, &|_| {}) else {
+        return lines;
+    };
+    let mut migrated = Vec::with_capacity(bytes.len() + bytes.len() / 8);
+    let mut changes = pi_session_format::session::Changes::new(0);
+    if migration
+        .write(&mut migrated, &mut changes, &|_| {})
+        .is_err()
+    {
+        return lines;
+    }
+    out.fix(Fix::new(
+        code,
+        lines.first().map_or(0, |l| l.origin),
+        FixAction::Migrated,
+        "a version 1 or 2 file (pi migrates it and rewrites it in place when it opens it): migrated to version 3, as pi does",
+    ));
+    let origins: Vec<usize> = lines.iter().map(|l| l.origin).collect();
+    let mut migrated_lines: Vec<Line> = migrated
+        .split(|&b| b == b'\n')
+        .map(|text| Line {
+            text: text.to_vec(),
+            origin: 0,
+        })
+        .collect();
+    if migrated.last() == Some(&b'\n') {
+        migrated_lines.pop();
+    }
+    if migrated_lines.len() == origins.len() {
+        for (line, origin) in migrated_lines.iter_mut().zip(origins) {
+            line.origin = origin;
+        }
+    }
+    migrated_lines
+}
+
+/// What repair does about a code: `yes` (always), `opt-in` (asked for, it changes the tree or
+/// the context) or `no`, with a word on how.
+pub fn fixability(code: Code) -> (&'static str, &'static str) {
+    match code {
+        Code::InvalidJson => (
+            "yes",
+            "glued entries are split; a torn fragment goes to the rejects file; other lines are left",
+        ),
+        Code::TornLastLine => ("yes", "ended with a newline and kept (pi ignores it)"),
+        Code::DuplicateHeader => (
+            "yes",
+            "removed when it repeats the first header byte for byte; otherwise left",
+        ),
+        Code::NoHeader => (
+            "yes",
+            "rebuilt from pi's file name and directory (--cwd to set the directory)",
+        ),
+        Code::VersionMissing | Code::VersionLegacy => ("yes", "migrated to version 3 as pi does"),
+        Code::DuplicateId => (
+            "yes",
+            "byte-identical repeats removed; later entries get fresh ids, references follow file order",
+        ),
+        Code::DanglingParent | Code::SelfParent | Code::ParentCycle => (
+            "opt-in",
+            "--reattach: the entry is attached to the entry before it in the file",
+        ),
+        _ => ("no", ""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"0195f3a4-0000-7000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+
+    fn entry(id: &str, parent: Option<&str>, text: &str) -> String {
+        let parent = parent.map_or("null".to_owned(), |p| format!("{p:?}"));
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{text}","timestamp":1}}}}"#
+        )
+    }
+
+    fn file(lines: &[String]) -> Vec<u8> {
+        let mut out = lines.join("\n").into_bytes();
+        out.push(b'\n');
+        out
+    }
+
+    fn fixed(input: &[u8], options: &RepairOptions<'_>) -> Repaired {
+        let r = repair(input, options);
+        let again = repair(&r.output, options);
+        assert!(
+            again.fixes.is_empty(),
+            "a repaired file repairs to itself: {:?}",
+            again.fixes
+        );
+        r
+    }
+
+    #[test]
+    fn a_torn_append_glued_to_the_next_is_split() {
+        let torn = &entry("aaaaaaa2", Some("aaaaaaa1"), "lost")[..40];
+        let input = file(&[
+            HEADER.into(),
+            entry("aaaaaaa1", None, "a"),
+            format!("{torn}{}", entry("aaaaaaa3", Some("aaaaaaa1"), "b")),
+        ]);
+        let r = fixed(&input, &RepairOptions::default());
+        assert_eq!(r.fixes.len(), 1);
+        assert_eq!(
+            (r.fixes[0].code, r.fixes[0].action),
+            (Code::InvalidJson, FixAction::Split)
+        );
+        assert_eq!(r.rejects.len(), 1);
+        assert_eq!(r.rejects[0].text, torn.as_bytes());
+        assert_eq!(
+            r.output,
+            file(&[
+                HEADER.into(),
+                entry("aaaaaaa1", None, "a"),
+                entry("aaaaaaa3", Some("aaaaaaa1"), "b")
+            ])
+        );
+        assert!(r.after.verdict.strict, "{:?}", r.after.diagnostics);
+    }
+
+    #[test]
+    fn repeats_go_and_shared_ids_are_told_apart() {
+        let input = file(&[
+            HEADER.into(),
+            entry("aaaaaaa1", None, "a"),
+            HEADER.into(),
+            entry("aaaaaaa1", None, "a"),
+            entry("aaaaaaa2", Some("aaaaaaa1"), "b"),
+            entry("aaaaaaa2", Some("aaaaaaa2"), "c"),
+            entry("aaaaaaa3", Some("aaaaaaa2"), "d"),
+        ]);
+        let r = fixed(&input, &RepairOptions::default());
+        let actions: Vec<_> = r.fixes.iter().map(|f| (f.code, f.action, f.line)).collect();
+        assert_eq!(
+            actions,
+            [
+                (Code::DuplicateHeader, FixAction::RemovedRepeat, 3),
+                (Code::DuplicateId, FixAction::RemovedRepeat, 4),
+                (Code::DuplicateId, FixAction::NewId, 6),
+                (Code::DuplicateId, FixAction::Relinked, 7),
+            ]
+        );
+        assert!(r.rejects.is_empty(), "repeats are not rejects");
+        assert!(
+            r.after.verdict.pi_loadable && r.after.verdict.strict,
+            "{:?}",
+            r.after.diagnostics
+        );
+        let text = String::from_utf8(r.output).unwrap_or_default();
+        assert_eq!(text.lines().count(), 5);
+    }
+
+    #[test]
+    fn cycles_and_dangling_parents_are_reattached_on_request() {
+        let input = file(&[
+            HEADER.into(),
+            entry("aaaaaaa1", None, "a"),
+            entry("aaaaaaa2", Some("aaaaaaa3"), "b"),
+            entry("aaaaaaa3", Some("aaaaaaa2"), "c"),
+            entry("aaaaaaa4", Some("gone0000"), "d"),
+        ]);
+        let left = repair(&input, &RepairOptions::default());
+        assert!(left.fixes.is_empty());
+        assert!(left.unrepaired.iter().any(|u| u.code == Code::ParentCycle));
+        let r = fixed(
+            &input,
+            &RepairOptions {
+                reattach: true,
+                ..RepairOptions::default()
+            },
+        );
+        let actions: Vec<_> = r.fixes.iter().map(|f| (f.code, f.line)).collect();
+        assert_eq!(actions, [(Code::ParentCycle, 3), (Code::DanglingParent, 5)]);
+        assert!(r.after.verdict.strict, "{:?}", r.after.diagnostics);
+    }
+
+    #[test]
+    fn a_clean_file_is_left_byte_for_byte() {
+        let input = file(&[HEADER.into(), entry("aaaaaaa1", None, "a")]);
+        let r = repair(&input, &RepairOptions::default());
+        assert!(!r.changed());
+        assert_eq!(r.output, input);
+    }
+}

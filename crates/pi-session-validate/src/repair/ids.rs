@@ -1,0 +1,305 @@
+//! Repairs of the tree: ids that two entries share get told apart, and (opt-in) entries whose
+//! parent is missing, themselves or in a cycle are reattached to the entry before them.
+//!
+//! Two entries with one id (pi's v1 migration draws ids from a set it never fills; copies
+//! between files) hide one of them from pi and can make a cycle on which pi hangs. pi writes
+//! an entry after its parent, so a reference to a shared id means the latest entry with that
+//! id above it in the file: the later entries get fresh ids and what refers to them follows.
+//! A reference to a shared id above any entry that has it cannot be decided, and is left.
+
+use super::{Fix, FixAction, Line, Repairs};
+use crate::Code;
+use pi_session_format::json::{self, JsValue, LineScanner};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The members of an entry that name another entry.
+const REFERENCES: [&str; 4] = ["parentId", "targetId", "firstKeptEntryId", "fromId"];
+
+/// What one line holds, for the tree: its parsed value when it is an entry.
+struct Entry {
+    value: JsValue,
+    id: Option<String>,
+}
+
+fn entry_of(text: &[u8]) -> Option<Entry> {
+    let value = json::parse(std::str::from_utf8(text).ok()?).ok()?;
+    let object = value.as_object()?;
+    if object.get("type").and_then(JsValue::as_str) == Some("session") {
+        return None;
+    }
+    let id = object
+        .get("id")
+        .and_then(JsValue::as_str)
+        .map(str::to_owned);
+    Some(Entry { value, id })
+}
+
+/// `text` with its top-level member `key` set to the string `to`: the value's bytes replaced
+/// in place for `id` and `parentId` (found by the line scanner), anything else by writing the
+/// line as `JSON.stringify` does (the same bytes elsewhere when the line was written by pi).
+fn with_member(text: &[u8], key: &str, to: &str) -> Vec<u8> {
+    let span = match LineScanner::default().scan(text) {
+        Ok(raw) if key == "id" => raw.id,
+        Ok(raw) if key == "parentId" => raw.parent_id,
+        _ => None,
+    };
+    let quoted = json::to_string(&JsValue::string(to));
+    if let Some((start, end)) = span {
+        let mut out = Vec::with_capacity(text.len() + quoted.len());
+        out.extend_from_slice(&text[..start]);
+        out.extend_from_slice(quoted.as_bytes());
+        out.extend_from_slice(&text[end..]);
+        return out;
+    }
+    let Some(mut value) = std::str::from_utf8(text)
+        .ok()
+        .and_then(|t| json::parse(t).ok())
+    else {
+        return text.to_vec();
+    };
+    if let Some(object) = value.as_object_mut() {
+        object.set(key, JsValue::string(to));
+    }
+    json::to_string(&value).into_bytes()
+}
+
+/// A fresh 8-hex-digit id, not among `taken`, decided by `seed` (so that a repair gives the
+/// same file every time).
+fn fresh_id(seed: &str, line: usize, taken: &mut FxHashSet<String>) -> String {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in seed.bytes().chain(line.to_le_bytes()) {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    loop {
+        let id = format!("{h:08x}");
+        if taken.insert(id.clone()) {
+            return id;
+        }
+        h = h.wrapping_add(0x9e37_79b9);
+    }
+}
+
+/// Gives the later entries of a shared id fresh ids, and points what refers to each at the
+/// latest entry above it with that id.
+pub(super) fn tell_apart(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
+    if !out.wants(Code::DuplicateId) {
+        return lines;
+    }
+    let entries: Vec<Option<Entry>> = lines.iter().map(|l| entry_of(&l.text)).collect();
+    let mut count: FxHashMap<&str, usize> = FxHashMap::default();
+    for id in entries.iter().flatten().filter_map(|e| e.id.as_deref()) {
+        *count.entry(id).or_default() += 1;
+    }
+    if count.values().all(|&n| n < 2) {
+        return lines;
+    }
+    let shared: FxHashSet<String> = count
+        .iter()
+        .filter(|(_, n)| **n > 1)
+        .map(|(id, _)| (*id).to_owned())
+        .collect();
+    let mut taken: FxHashSet<String> = count.keys().map(|id| (*id).to_owned()).collect();
+    // The name the latest entry with each shared id has now.
+    let mut current: FxHashMap<String, String> = FxHashMap::default();
+    for (line, entry) in lines.iter_mut().zip(&entries) {
+        let Some(entry) = entry else { continue };
+        for key in REFERENCES {
+            let Some(target) = entry.value.get(key).and_then(JsValue::as_str) else {
+                continue;
+            };
+            if !shared.contains(target) {
+                continue;
+            }
+            match current.get(target) {
+                Some(now) if now != target => {
+                    line.text = with_member(&line.text, key, now);
+                    out.fix(Fix::new(
+                        Code::DuplicateId,
+                        line.origin,
+                        FixAction::Relinked,
+                        format!("{key} {target:?} meant the entry with that id just above (now {now:?}): relinked"),
+                    ));
+                }
+                Some(_) => {}
+                None => out.unrepaired(
+                    Code::DuplicateId,
+                    line.origin,
+                    &format!("{key} {target:?} names an id several entries share, none of them above this line: which one is meant cannot be told, left as it is"),
+                ),
+            }
+        }
+        let Some(id) = entry.id.as_deref().filter(|id| shared.contains(*id)) else {
+            continue;
+        };
+        if current.contains_key(id) {
+            let fresh = fresh_id(id, line.origin, &mut taken);
+            line.text = with_member(&line.text, "id", &fresh);
+            out.fix(Fix::new(
+                Code::DuplicateId,
+                line.origin,
+                FixAction::NewId,
+                format!("id {id:?} is already an earlier entry's (pi would see only one of them): this entry is now {fresh:?}"),
+            ));
+            current.insert(id.to_owned(), fresh);
+        } else {
+            current.insert(id.to_owned(), id.to_owned());
+        }
+    }
+    lines
+}
+
+/// Reattaches every entry whose parent is missing, itself, or on a cycle through it to the
+/// entry before it in the file (the root when there is none). Opt-in: it changes the tree.
+pub(super) fn reattach(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
+    let entries: Vec<Option<Entry>> = lines.iter().map(|l| entry_of(&l.text)).collect();
+    // pi's byId: the last entry with each id.
+    let mut by_id: FxHashMap<&str, usize> = FxHashMap::default();
+    for (i, e) in entries.iter().enumerate() {
+        if let Some(id) = e.as_ref().and_then(|e| e.id.as_deref()) {
+            by_id.insert(id, i);
+        }
+    }
+    let parent_of = |i: usize| -> Option<&str> {
+        entries[i]
+            .as_ref()?
+            .value
+            .get("parentId")
+            .and_then(JsValue::as_str)
+    };
+    let mut reattached: FxHashMap<usize, (Code, &'static str)> = FxHashMap::default();
+    for (i, e) in entries.iter().enumerate() {
+        let Some(e) = e else { continue };
+        let Some(parent) = parent_of(i) else { continue };
+        if e.id.as_deref() == Some(parent) {
+            reattached.insert(
+                i,
+                (Code::SelfParent, "is its own parent (pi loops forever)"),
+            );
+        } else if !by_id.contains_key(parent) {
+            reattached.insert(
+                i,
+                (
+                    Code::DanglingParent,
+                    "names no entry (pi takes this entry for a root)",
+                ),
+            );
+        }
+    }
+    // Cycles: walk up from every entry; a walk that comes back to an entry it passed is cut
+    // at the entry of the cycle whose parent is written after it (pi writes parents first).
+    let mut state = vec![0u8; entries.len()]; // 0 new, 1 on the current walk, 2 done
+    for start in 0..entries.len() {
+        let mut walk = Vec::new();
+        let mut at = Some(start);
+        while let Some(i) = at {
+            if state[i] == 2 || reattached.contains_key(&i) {
+                break;
+            }
+            if state[i] == 1 {
+                let cycle = &walk[walk.iter().position(|&w| w == i).unwrap_or(0)..];
+                let cut = cycle
+                    .iter()
+                    .copied()
+                    .find(|&c| {
+                        parent_of(c)
+                            .and_then(|p| by_id.get(p))
+                            .is_some_and(|&p| p >= c)
+                    })
+                    .unwrap_or(i);
+                reattached.insert(
+                    cut,
+                    (Code::ParentCycle, "is on a parent cycle (pi loops forever)"),
+                );
+                break;
+            }
+            state[i] = 1;
+            walk.push(i);
+            at = parent_of(i).and_then(|p| by_id.get(p).copied());
+        }
+        for w in walk {
+            state[w] = 2;
+        }
+    }
+    let mut previous: Option<String> = None;
+    for (i, (line, e)) in lines.iter_mut().zip(&entries).enumerate() {
+        let Some(e) = e else { continue };
+        if let Some((code, why)) = reattached.get(&i) {
+            if out.wants(*code) {
+                let parent = parent_of(i).unwrap_or_default();
+                let to = previous.clone();
+                line.text = match &to {
+                    Some(to) => with_member(&line.text, "parentId", to),
+                    None => with_null_parent(&line.text),
+                };
+                out.fix(Fix::new(
+                    *code,
+                    line.origin,
+                    FixAction::Reattached,
+                    format!(
+                        "parentId {parent:?} {why}: reattached to {}",
+                        to.map_or("the root (parentId null)".to_owned(), |t| format!(
+                            "the entry before it, {t:?}"
+                        ))
+                    ),
+                ));
+            } else {
+                out.unrepaired(
+                    *code,
+                    line.origin,
+                    &format!("parentId {why}; --reattach attaches it to the entry before it"),
+                );
+            }
+        }
+        if let Some(id) = &e.id {
+            previous = Some(id.clone());
+        }
+    }
+    lines
+}
+
+/// `text` with `parentId` set to `null`.
+fn with_null_parent(text: &[u8]) -> Vec<u8> {
+    if let Ok(raw) = LineScanner::default().scan(text)
+        && let Some((start, end)) = raw.parent_id
+    {
+        return [&text[..start], b"null".as_slice(), &text[end..]].concat();
+    }
+    text.to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_are_replaced_in_place() {
+        let line = br#"{"type":"message", "id" : "a", "parentId":"b","x":1.50}"#;
+        assert_eq!(
+            with_member(line, "parentId", "c"),
+            br#"{"type":"message", "id" : "a", "parentId":"c","x":1.50}"#
+        );
+        assert_eq!(
+            with_member(line, "id", "d"),
+            br#"{"type":"message", "id" : "d", "parentId":"b","x":1.50}"#
+        );
+        assert_eq!(
+            with_member(br#"{"type":"label","targetId":"a"}"#, "targetId", "e"),
+            br#"{"type":"label","targetId":"e"}"#
+        );
+        assert_eq!(
+            with_null_parent(br#"{"id":"a","parentId":"b"}"#),
+            br#"{"id":"a","parentId":null}"#
+        );
+    }
+
+    #[test]
+    fn fresh_ids_are_stable_and_unique() {
+        let mut taken = FxHashSet::default();
+        let a = fresh_id("x", 3, &mut taken);
+        let mut again = FxHashSet::default();
+        assert_eq!(a, fresh_id("x", 3, &mut again));
+        let b = fresh_id("x", 3, &mut taken);
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 8);
+    }
+}

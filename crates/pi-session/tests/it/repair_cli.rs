@@ -1,0 +1,333 @@
+//! `pi-session repair`: the plan and the diff of a dry run, `-o OUT`, `--in-place` with
+//! `--backup`, the rejects file, `--only`, `--reattach`, a rebuilt header, a migration, the JSON
+//! report, exit codes, and that a repaired file repairs to itself and pi-session reads it.
+
+use crate::adversarial::common::*;
+use std::fs;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(60);
+
+const SESSION: &str = "0195f3a4-0000-7000-8000-000000000001";
+
+fn header() -> String {
+    format!(
+        r#"{{"type":"session","version":3,"id":"{SESSION}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}}"#
+    )
+}
+
+fn entry(id: &str, parent: Option<&str>, text: &str) -> String {
+    let parent = parent.map_or("null".to_owned(), |p| format!("{p:?}"));
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"{text}","timestamp":1}}}}"#
+    )
+}
+
+fn lines(lines: &[String]) -> String {
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
+/// A torn append (pi#8345) swallowed the next entry, and the file ends in another torn line.
+fn torn() -> (String, String) {
+    let lost = &entry("aaaaaaa2", Some("aaaaaaa1"), "lost")[..50];
+    let text = format!(
+        "{}{lost}{}\n{}",
+        lines(&[header(), entry("aaaaaaa1", None, "a")]),
+        entry("aaaaaaa3", Some("aaaaaaa1"), "b"),
+        &entry("aaaaaaa4", Some("aaaaaaa3"), "c")[..30]
+    );
+    (text, lost.to_owned())
+}
+
+#[test]
+fn a_dry_run_prints_the_plan_and_a_diff_and_writes_nothing() {
+    let dir = scratch("repair-dry-run");
+    let (text, _) = torn();
+    let file = write(&dir, "s.jsonl", text.as_bytes());
+    let r = run(&["repair", s(&file)], T);
+    r.assert_code(0);
+    let out = r.stdout_text();
+    assert!(out.contains("2 fixes (dry run: nothing written"), "{out}");
+    assert!(out.contains("line 3: PS0001 split: glued entries"), "{out}");
+    assert!(out.contains("line 4: PS0002 terminated"), "{out}");
+    assert!(out.contains("line 3: 50 bytes to the rejects"), "{out}");
+    assert!(
+        out.contains("--- ") && out.contains("(repaired)") && out.contains("\n-{"),
+        "a unified diff: {out}"
+    );
+    assert_eq!(
+        fs::read_to_string(&file).unwrap(),
+        text,
+        "a dry run writes nothing"
+    );
+    assert_eq!(
+        fs::read_dir(&dir).unwrap().count(),
+        1,
+        "and creates nothing"
+    );
+}
+
+#[test]
+fn in_place_with_backup_keeps_the_old_file_and_the_rejected_bytes() {
+    let dir = scratch("repair-in-place");
+    let (text, lost) = torn();
+    let file = write(&dir, "s.jsonl", text.as_bytes());
+    run(&["repair", s(&file), "--in-place", "--backup"], T).assert_code(0);
+    assert_eq!(fs::read_to_string(dir.join("s.jsonl.bak")).unwrap(), text);
+    let repaired = fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        repaired,
+        format!(
+            "{}{}\n",
+            lines(&[
+                header(),
+                entry("aaaaaaa1", None, "a"),
+                entry("aaaaaaa3", Some("aaaaaaa1"), "b")
+            ]),
+            &entry("aaaaaaa4", Some("aaaaaaa3"), "c")[..30]
+        )
+    );
+    let rejects = fs::read_to_string(dir.join("s.jsonl.repair-rejects.jsonl")).unwrap();
+    let reject: serde_json::Value = serde_json::from_str(rejects.trim()).unwrap();
+    assert_eq!(reject["line"], 3);
+    assert_eq!(
+        reject["text"],
+        lost.as_str(),
+        "the torn fragment is kept, byte for byte"
+    );
+    // Lossless: every input byte is in the output, the rejects, or is a newline added.
+    let mut all = repaired.clone();
+    all.push_str(&lost);
+    assert_eq!(all.len(), text.len() + 1);
+    // Idempotent, and pi-session reads the result: the context holds the entry the torn
+    // line had swallowed.
+    let again = run(&["repair", s(&file)], T);
+    again.assert_code(0);
+    assert!(again.stdout_text().contains("nothing to repair"));
+    let context = run(&["context", s(&file)], T);
+    context.assert_code(0);
+    assert!(context.stdout_text().contains(r#""content":"b""#));
+    // A second repair never overwrites the backup or the rejects.
+    fs::write(&file, &text).unwrap();
+    let refused = run(&["repair", s(&file), "--in-place", "--backup"], T);
+    refused.assert_code(1);
+    assert!(
+        refused.stdout_text().contains("--force"),
+        "{}",
+        refused.stdout_text()
+    );
+    run(
+        &["repair", s(&file), "--in-place", "--backup", "--force"],
+        T,
+    )
+    .assert_code(0);
+    assert!(dir.join("s.jsonl.bak.1").exists());
+    assert!(dir.join("s.jsonl.repair-rejects.1.jsonl").exists());
+    assert_eq!(fs::read_to_string(dir.join("s.jsonl.bak")).unwrap(), text);
+}
+
+#[test]
+fn out_writes_a_new_file_and_refuses_to_replace_one() {
+    let dir = scratch("repair-out");
+    let text = lines(&[
+        header(),
+        entry("aaaaaaa1", None, "a"),
+        header(),
+        entry("aaaaaaa1", None, "a"),
+    ]);
+    let file = write(&dir, "s.jsonl", text.as_bytes());
+    let out = dir.join("fixed.jsonl");
+    run(&["repair", s(&file), "-o", s(&out)], T).assert_code(0);
+    assert_eq!(
+        fs::read_to_string(&out).unwrap(),
+        lines(&[header(), entry("aaaaaaa1", None, "a")])
+    );
+    assert_eq!(
+        fs::read_to_string(&file).unwrap(),
+        text,
+        "the input is left alone"
+    );
+    assert!(
+        !dir.join("fixed.jsonl.repair-rejects.jsonl").exists(),
+        "repeats are not rejects"
+    );
+    let again = run(&["repair", s(&file), "-o", s(&out)], T);
+    again.assert_code(1);
+    assert!(
+        again.stdout_text().contains("exists: pass --force"),
+        "{}",
+        again.stdout_text()
+    );
+    run(&["repair", s(&file), "-o", s(&out), "--force"], T).assert_code(0);
+}
+
+#[test]
+fn json_report_lists_fixes_verdicts_and_the_diff() {
+    let dir = scratch("repair-json");
+    let text = lines(&[
+        header(),
+        entry("aaaaaaa1", None, "a"),
+        entry("aaaaaaa2", Some("aaaaaaa1"), "b"),
+        entry("aaaaaaa2", Some("aaaaaaa2"), "c"),
+        entry("aaaaaaa3", Some("aaaaaaa2"), "d"),
+    ]);
+    let file = write(&dir, "s.jsonl", text.as_bytes());
+    let r = run(&["repair", s(&file), "--format", "json"], T);
+    r.assert_code(0);
+    let report: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    let f = &report["files"][0];
+    assert_eq!(report["formatVersion"], 1);
+    assert_eq!(f["changed"], true);
+    let fixes: Vec<(&str, &str)> = f["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["code"].as_str().unwrap(), x["action"].as_str().unwrap()))
+        .collect();
+    assert_eq!(fixes, [("PS0210", "new-id"), ("PS0210", "relinked")]);
+    assert_eq!(
+        f["before"]["piLoadable"], false,
+        "a shared id hides an entry from pi"
+    );
+    assert_eq!(f["after"]["strict"], true);
+    assert!(f["diff"].as_str().unwrap().contains("+{"));
+    assert_eq!(f["written"], serde_json::Value::Null);
+}
+
+#[test]
+fn only_and_reattach_choose_the_repairs() {
+    let dir = scratch("repair-only");
+    let text = lines(&[
+        header(),
+        entry("aaaaaaa1", None, "a"),
+        entry("aaaaaaa2", Some("aaaaaaa2"), "self"),
+        header(),
+    ]);
+    let file = write(&dir, "s.jsonl", text.as_bytes());
+    // Without --reattach the self-parent (pi hangs) is left: exit 1, saying what to do.
+    let r = run(&["repair", s(&file)], T);
+    r.assert_code(1);
+    assert!(
+        r.stdout_text().contains("PS0214 not repaired"),
+        "{}",
+        r.stdout_text()
+    );
+    assert!(r.stdout_text().contains("--reattach"));
+    // --only PS0104: the repeated header goes, nothing else.
+    let r = run(
+        &["repair", s(&file), "--only", "PS0104", "--format", "json"],
+        T,
+    );
+    let report: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(report["files"][0]["fixes"].as_array().unwrap().len(), 1);
+    // --reattach mends the rest.
+    run(&["repair", s(&file), "--reattach", "--in-place"], T).assert_code(0);
+    assert_eq!(
+        fs::read_to_string(&file).unwrap(),
+        lines(&[
+            header(),
+            entry("aaaaaaa1", None, "a"),
+            entry("aaaaaaa2", Some("aaaaaaa1"), "self")
+        ])
+    );
+    let bad = run(&["repair", s(&file), "--only", "PS9999"], T);
+    bad.assert_code(2);
+    assert!(bad.stderr.contains("not a diagnostic code"));
+}
+
+#[test]
+fn a_lost_header_is_rebuilt_from_the_path_and_a_v1_file_is_migrated() {
+    let dir = scratch("repair-header");
+    let project = dir.join("--home-u-project--");
+    fs::create_dir_all(&project).unwrap();
+    let name = format!("2026-01-01T04-30-13-644Z_{SESSION}.jsonl");
+    let text = lines(&[
+        entry("aaaaaaa1", None, "a"),
+        entry("aaaaaaa2", Some("aaaaaaa1"), "b"),
+    ]);
+    let file = write(&project, &name, text.as_bytes());
+    run(&["repair", s(&file), "--in-place"], T).assert_code(0);
+    let repaired = fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        repaired.lines().next().unwrap(),
+        format!(
+            r#"{{"type":"session","version":3,"id":"{SESSION}","timestamp":"2026-01-01T04:30:13.644Z","cwd":"/home/u/project"}}"#
+        )
+    );
+    let validated = run(&["validate", "--strict", s(&file)], T);
+    validated.assert_code(0);
+    // --cwd sets the directory the name cannot tell.
+    let other = write(&dir, &name, text.as_bytes());
+    let r = run(
+        &[
+            "repair",
+            s(&other),
+            "--cwd",
+            "/srv/app",
+            "-o",
+            s(&dir.join("o.jsonl")),
+        ],
+        T,
+    );
+    r.assert_code(0);
+    assert!(
+        fs::read_to_string(dir.join("o.jsonl"))
+            .unwrap()
+            .contains(r#""cwd":"/srv/app""#)
+    );
+    // Without a pi name there is nothing to rebuild from: said, and exit 1.
+    let plain = write(&dir, "plain.jsonl", text.as_bytes());
+    let r = run(&["repair", s(&plain)], T);
+    r.assert_code(1);
+    assert!(
+        r.stdout_text().contains("PS0101 not repaired"),
+        "{}",
+        r.stdout_text()
+    );
+
+    let v1 = concat!(
+        "{\"type\":\"session\",\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n",
+        "{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+    );
+    let file = write(&dir, "v1.jsonl", v1.as_bytes());
+    let r = run(&["repair", s(&file), "--in-place"], T);
+    r.assert_code(0);
+    assert!(
+        r.stdout_text().contains("PS0108 migrated"),
+        "{}",
+        r.stdout_text()
+    );
+    assert!(fs::read_to_string(&file).unwrap().contains("\"version\":3"));
+    run(&["repair", s(&file)], T).assert_code(0);
+}
+
+#[test]
+fn directories_are_walked_and_standard_input_is_planned_only() {
+    let dir = scratch("repair-dir");
+    let (text, _) = torn();
+    write(&dir, "a.jsonl", text.as_bytes());
+    write(
+        &dir,
+        "b.jsonl",
+        lines(&[header(), entry("aaaaaaa1", None, "a")]).as_bytes(),
+    );
+    let r = run(&["repair", s(&dir)], T);
+    r.assert_code(0);
+    let out = r.stdout_text();
+    assert!(
+        out.contains("a.jsonl: 2 fixes") && out.contains("b.jsonl: nothing to repair"),
+        "{out}"
+    );
+    let mut command = bin();
+    command.args(["repair", "-"]);
+    let r = run_limited(command, Some(text.as_bytes()), T);
+    r.assert_code(0);
+    assert!(r.stdout_text().starts_with("-: 2 fixes"));
+    let r = run(&["repair", "-", "--in-place"], T);
+    r.assert_code(2);
+    let two = run(&["repair", s(&dir), "-o", s(&dir.join("x.jsonl"))], T);
+    two.assert_code(2);
+    assert!(two.stderr.contains("exactly one input file"));
+}
