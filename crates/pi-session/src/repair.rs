@@ -10,7 +10,7 @@ use crate::validate::targets::{self, Target};
 use clap::{Args, ValueEnum};
 use pi_session_validate::Code;
 use pi_session_validate::repair::{RepairOptions, Repaired, fixability, repair};
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -261,6 +261,10 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
                 None => write_new(&destination, &repaired.output, args.force),
             };
             if let Err(e) = result {
+                // Nothing was written: the rejects of this attempt go too.
+                if let Some(path) = &rejects_file {
+                    let _ = fs::remove_file(path);
+                }
                 return failed(e, out);
             }
             written = Some(destination);
@@ -296,42 +300,25 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
     }
 }
 
-/// Writes `content` to a new file `path` (replacing it only with `force`), atomically: a
-/// temporary file beside it, synced, renamed.
+/// Writes `content` to the file `path`: a new file, or (with `force`) in place of one; atomic.
 fn write_new(path: &Path, content: &[u8], force: bool) -> Result<(), String> {
-    if !force && fs::symlink_metadata(path).is_ok() {
-        return Err(format!(
-            "{} exists: pass --force to replace it; nothing was written",
-            display::path(path)
-        ));
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.repair-{}", std::process::id()));
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|mut f| f.write_all(content).and_then(|()| f.sync_all()))
-        .and_then(|()| fs::rename(&temp, path));
-    if let Err(e) = written {
-        let _ = fs::remove_file(&temp);
-        return Err(format!(
-            "cannot write {}: {e}; nothing was written",
-            display::path(path)
-        ));
-    }
-    Ok(())
+    replace::publish(path, content, force).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            format!(
+                "{} exists: pass --force to replace it; nothing was written",
+                display::path(path)
+            )
+        } else {
+            format!(
+                "cannot write {}: {e}; nothing was written",
+                display::path(path)
+            )
+        }
+    })
 }
 
 /// Writes the rejects beside `destination`: `NAME.repair-rejects.jsonl`, or the first free
-/// `NAME.repair-rejects.N.jsonl` (never replacing a file).
+/// `NAME.repair-rejects.N.jsonl` (never replacing a file); atomic.
 fn save_rejects(destination: &Path, content: &[u8]) -> Result<PathBuf, String> {
     for n in 0..1000 {
         let suffix = if n == 0 {
@@ -342,17 +329,8 @@ fn save_rejects(destination: &Path, content: &[u8]) -> Result<PathBuf, String> {
         let mut name = destination.as_os_str().to_os_string();
         name.push(&suffix);
         let path = PathBuf::from(name);
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(mut file) => {
-                return file
-                    .write_all(content)
-                    .and_then(|()| file.sync_all())
-                    .map(|()| path.clone())
-                    .map_err(|e| {
-                        let _ = fs::remove_file(&path);
-                        format!("{}: {e}", display::path(&path))
-                    });
-            }
+        match replace::publish(&path, content, false) {
+            Ok(()) => return Ok(path),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(format!("{}: {e}", display::path(&path))),
         }

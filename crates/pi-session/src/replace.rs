@@ -250,6 +250,27 @@ fn changed(aka: &str, change: &str, job: Job) -> ReplaceError {
     ))
 }
 
+/// Writes `content` as the file `path`, atomically: into a temporary file in its directory
+/// (unnamed where the system allows, so that a killed process leaves nothing), synced, then
+/// given the name, replacing what is there only when `replace` (`AlreadyExists` otherwise;
+/// a symlink at `path` is then not followed).
+pub fn publish(path: &Path, content: &[u8], replace: bool) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut temp = Temp::create(dir)?;
+    temp.file().write_all(content)?;
+    temp.get().sync_all()?;
+    if replace {
+        temp.persist_over(path)?;
+    } else {
+        temp.persist_new(path)?;
+    }
+    let _ = sync_dir(dir);
+    Ok(())
+}
+
 /// `path` with `suffix` added to its name.
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_os_string();

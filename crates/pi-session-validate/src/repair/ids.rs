@@ -15,23 +15,68 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// The members of an entry that name another entry.
 const REFERENCES: [&str; 4] = ["parentId", "targetId", "firstKeptEntryId", "fromId"];
 
-/// What one line holds, for the tree: its parsed value when it is an entry.
+/// What one line holds, for the tree, when it is an entry: its id, and the members that name
+/// other entries.
 struct Entry {
-    value: JsValue,
     id: Option<String>,
+    /// `(member, the id it names)`, for the members of [`REFERENCES`] that are strings.
+    references: Vec<(&'static str, String)>,
 }
 
-fn entry_of(text: &[u8]) -> Option<Entry> {
-    let value = json::parse(std::str::from_utf8(text).ok()?).ok()?;
-    let object = value.as_object()?;
-    if object.get("type").and_then(JsValue::as_str) == Some("session") {
+impl Entry {
+    fn reference(&self, key: &str) -> Option<&str> {
+        self.references
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The entry a line holds: found by the line scanner (which builds nothing); only the few
+/// entry types that name entries besides their parent are parsed in full.
+fn entry_of(scanner: &mut LineScanner, text: &[u8]) -> Option<Entry> {
+    let raw = scanner.scan(text).ok()?;
+    if !raw.object {
         return None;
     }
-    let id = object
-        .get("id")
-        .and_then(JsValue::as_str)
-        .map(str::to_owned);
-    Some(Entry { value, id })
+    let string = |span: Option<(usize, usize)>| -> Option<String> {
+        let (start, end) = span?;
+        let value = json::parse(std::str::from_utf8(&text[start..end]).ok()?).ok()?;
+        value.as_str().map(str::to_owned)
+    };
+    let entry_type = string(raw.type_);
+    if entry_type.as_deref() == Some("session") {
+        return None;
+    }
+    let mut references = Vec::new();
+    if let Some(parent) = string(raw.parent_id) {
+        references.push(("parentId", parent));
+    }
+    if matches!(
+        entry_type.as_deref(),
+        Some("label" | "compaction" | "branch_summary")
+    ) && let Some(value) = std::str::from_utf8(text)
+        .ok()
+        .and_then(|t| json::parse(t).ok())
+    {
+        for key in &REFERENCES[1..] {
+            if let Some(target) = value.get(key).and_then(JsValue::as_str) {
+                references.push((key, target.to_owned()));
+            }
+        }
+    }
+    Some(Entry {
+        id: string(raw.id),
+        references,
+    })
+}
+
+fn entries_of(lines: &[Line]) -> Vec<Option<Entry>> {
+    let mut scanner = LineScanner::default();
+    lines
+        .iter()
+        .map(|l| entry_of(&mut scanner, &l.text))
+        .collect()
 }
 
 /// `text` with its top-level member `key` set to the string `to`: the value's bytes replaced
@@ -85,7 +130,7 @@ pub(super) fn tell_apart(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
     if !out.wants(Code::DuplicateId) {
         return lines;
     }
-    let entries: Vec<Option<Entry>> = lines.iter().map(|l| entry_of(&l.text)).collect();
+    let entries = entries_of(&lines);
     let mut count: FxHashMap<&str, usize> = FxHashMap::default();
     for id in entries.iter().flatten().filter_map(|e| e.id.as_deref()) {
         *count.entry(id).or_default() += 1;
@@ -103,10 +148,8 @@ pub(super) fn tell_apart(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
     let mut current: FxHashMap<String, String> = FxHashMap::default();
     for (line, entry) in lines.iter_mut().zip(&entries) {
         let Some(entry) = entry else { continue };
-        for key in REFERENCES {
-            let Some(target) = entry.value.get(key).and_then(JsValue::as_str) else {
-                continue;
-            };
+        for &(key, ref target) in &entry.references {
+            let target = target.as_str();
             if !shared.contains(target) {
                 continue;
             }
@@ -151,7 +194,7 @@ pub(super) fn tell_apart(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
 /// Reattaches every entry whose parent is missing, itself, or on a cycle through it to the
 /// entry before it in the file (the root when there is none). Opt-in: it changes the tree.
 pub(super) fn reattach(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
-    let entries: Vec<Option<Entry>> = lines.iter().map(|l| entry_of(&l.text)).collect();
+    let entries = entries_of(&lines);
     // pi's byId: the last entry with each id.
     let mut by_id: FxHashMap<&str, usize> = FxHashMap::default();
     for (i, e) in entries.iter().enumerate() {
@@ -159,13 +202,7 @@ pub(super) fn reattach(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
             by_id.insert(id, i);
         }
     }
-    let parent_of = |i: usize| -> Option<&str> {
-        entries[i]
-            .as_ref()?
-            .value
-            .get("parentId")
-            .and_then(JsValue::as_str)
-    };
+    let parent_of = |i: usize| -> Option<&str> { entries[i].as_ref()?.reference("parentId") };
     let mut reattached: FxHashMap<usize, (Code, &'static str)> = FxHashMap::default();
     for (i, e) in entries.iter().enumerate() {
         let Some(e) = e else { continue };

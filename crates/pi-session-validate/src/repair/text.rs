@@ -4,7 +4,7 @@
 
 use super::{Fix, FixAction, Line, Reject, Repairs};
 use crate::Code;
-use pi_session_format::json::{self, ParseErrorKind};
+use pi_session_format::json::{self, LineScanner, ParseErrorKind};
 use rustc_hash::FxHashMap;
 
 /// How many places a glued line is tried at for the start of a complete entry after a torn
@@ -74,13 +74,15 @@ fn glued(text: &str) -> Option<Glued<'_>> {
 pub(super) fn split_glued(lines: Vec<Line>, final_newline: bool, out: &mut Repairs) -> Vec<Line> {
     let count = lines.len();
     let mut kept = Vec::with_capacity(count);
+    // Validates as `JSON.parse` does, building nothing.
+    let mut scanner = LineScanner::default();
     for (n, line) in lines.into_iter().enumerate() {
         let last = n + 1 == count;
         let Ok(text) = std::str::from_utf8(&line.text) else {
             kept.push(line);
             continue;
         };
-        if json::parse(text).is_ok() || text.trim().is_empty() {
+        if scanner.scan(text.as_bytes()).is_ok() || text.trim().is_empty() {
             if last && !final_newline {
                 out.fix(Fix::new(
                     Code::TornLastLine,

@@ -14,5 +14,6 @@ mod input;
 mod messages;
 mod migrate_file;
 mod migrate_stream;
+mod repair;
 mod tree;
 mod validate;
