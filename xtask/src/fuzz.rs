@@ -1,6 +1,7 @@
 //! `cargo xtask fuzz seed`: the seed corpus of the cargo-fuzz targets (`fuzz/corpus/<target>/`).
 //!
-//! - the byte targets (`parse_bytes`, `roundtrip`, `migrate`, `streaming_eq_whole`, `validate`)
+//! - the byte targets (`parse_bytes`, `roundtrip`, `migrate`, `streaming_eq_whole`, `validate`,
+//!   `tree`, `info`, `repair`)
 //!   get every `conformance/cases/<area>/<case>/session.jsonl` and
 //!   `conformance/validate/<case>/session.jsonl`, named `<area>-<case>`, cut at the last
 //!   line end within the target's `max_len` (`fuzz/options/<target>.options`);
@@ -21,6 +22,7 @@ const BYTE_TARGETS: &[&str] = &[
     "validate",
     "tree",
     "info",
+    "repair",
 ];
 const STRUCTURED_TARGETS: &[&str] = &["context", "to_llm", "writer"];
 

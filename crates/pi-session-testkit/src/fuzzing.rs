@@ -25,11 +25,13 @@
 
 mod info;
 pub mod model;
+mod repair;
 pub mod spec;
 mod tree;
 mod writer;
 
 pub use info::{check_info, info};
+pub use repair::repair;
 pub use spec::{LlmSpec, SessionSpec};
 pub use tree::tree;
 pub use writer::writer;

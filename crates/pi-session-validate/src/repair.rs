@@ -4,7 +4,8 @@
 //! [`repair`] runs the repairs in order, each on the lines the one before left, each tied to
 //! the `validate` code it fixes:
 //!
-//! 1. glued lines split and a torn last line ended (`repair/text.rs`: PS0001, PS0002);
+//! 1. glued lines split, other lines that are not JSON moved to the rejects, a torn last line
+//!    ended (`repair/text.rs`: PS0001, PS0002);
 //! 2. lines that repeat an earlier header or entry byte for byte removed (PS0104, PS0210);
 //! 3. a missing header rebuilt from the file's name and directory (`repair/header.rs`: PS0101);
 //! 4. version 1 and 2 files migrated as pi migrates them (PS0105, PS0108);
@@ -75,6 +76,10 @@ impl Fix {
 pub enum FixAction {
     /// Glued entries split into lines of their own.
     Split,
+    /// A line that is not JSON moved to the rejects.
+    Rejected,
+    /// Bytes before the line's JSON (a byte order mark) taken off, into the rejects.
+    Trimmed,
     /// A newline added after the last line.
     Terminated,
     /// A line that repeats an earlier one byte for byte removed.
@@ -316,7 +321,8 @@ fn migrate(lines: Vec<Line>, pi: PiVersion, out: &mut Repairs) -> Vec<Line> {
     let Ok(version) = Session::read_version(&bytes, pi) else {
         return lines;
     };
-    if !version.rewrite {
+    // A version that is not a number is rewritten by pi as it is, not migrated: nothing to do.
+    if !(version.migrated_v1 || version.migrated_v2) {
         return lines;
     }
     let seed = bytes.iter().take(4096).fold(0x811c_9dc5u32, |h, &b| {
@@ -366,7 +372,7 @@ pub fn fixability(code: Code) -> (&'static str, &'static str) {
     match code {
         Code::InvalidJson => (
             "yes",
-            "glued entries are split; a torn fragment goes to the rejects file; other lines are left",
+            "glued entries are split (a torn fragment goes to the rejects file), a byte order mark is taken off, any other line moves to the rejects; a torn last line is kept",
         ),
         Code::TornLastLine => ("yes", "ended with a newline and kept (pi ignores it)"),
         Code::DuplicateHeader => (

@@ -434,6 +434,8 @@ fn action(a: pi_session_validate::repair::FixAction) -> &'static str {
     use pi_session_validate::repair::FixAction as A;
     match a {
         A::Split => "split",
+        A::Rejected => "rejected",
+        A::Trimmed => "trimmed",
         A::Terminated => "terminated",
         A::RemovedRepeat => "removed repeat",
         A::RebuiltHeader => "rebuilt header",

@@ -21,6 +21,7 @@ fn check(target: &str) -> fn(&[u8]) {
         "validate" => fuzzing::validate,
         "tree" => fuzzing::tree,
         "writer" => fuzzing::writer,
+        "repair" => fuzzing::repair,
         other => panic!("fuzz/regressions/{other}: no such target"),
     }
 }

@@ -330,6 +330,36 @@ fn validate() {
 }
 
 #[test]
+fn repair() {
+    // The repair corpus shapes first (glued, torn, repeated, shared ids, cycles), then the
+    // validator's corpus (every diagnostic code), then random bytes.
+    let dir = root().join("conformance/validate");
+    let mut cases: Vec<_> = std::fs::read_dir(&dir)
+        .expect("conformance/validate")
+        .flatten()
+        .map(|e| e.path().join("session.jsonl"))
+        .filter(|p| p.is_file())
+        .collect();
+    cases.sort();
+    for path in cases {
+        let name = path
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy();
+        let bytes = std::fs::read(&path).unwrap();
+        run(
+            "repair",
+            &format!("validate-{name}"),
+            &bytes,
+            fuzzing::repair,
+        );
+    }
+    bytes_target("repair", 11, 200, usize::MAX, fuzzing::repair);
+}
+
+#[test]
 fn writer() {
     // Operation sequences from random bytes of every length up to 4 KiB.
     let mut rng = Rng(10);

@@ -16,11 +16,22 @@ use rustc_hash::{FxHashMap, FxHashSet};
 const REFERENCES: [&str; 4] = ["parentId", "targetId", "firstKeptEntryId", "fromId"];
 
 /// What one line holds, for the tree, when it is an entry: its id, and the members that name
-/// other entries.
+/// other entries. Ids are kept as their JSON text (`"a1b2c3d4"`, `2`): pi's `byId` is a `Map`,
+/// in which the string `"2"` and the number `2` are different keys, and equal numbers the
+/// same; `null`, objects and arrays name no entry.
 struct Entry {
     id: Option<String>,
-    /// `(member, the id it names)`, for the members of [`REFERENCES`] that are strings.
+    /// `(member, the JSON text of the id it names)`, for the members of [`REFERENCES`].
     references: Vec<(&'static str, String)>,
+}
+
+/// The JSON text of `value` when it can be an id (a string, number or boolean).
+fn id_text(value: &JsValue) -> Option<String> {
+    matches!(
+        value,
+        JsValue::String(_) | JsValue::Number(_) | JsValue::Bool(_)
+    )
+    .then(|| json::to_string(value))
 }
 
 impl Entry {
@@ -39,17 +50,16 @@ fn entry_of(scanner: &mut LineScanner, text: &[u8]) -> Option<Entry> {
     if !raw.object {
         return None;
     }
-    let string = |span: Option<(usize, usize)>| -> Option<String> {
+    let value = |span: Option<(usize, usize)>| -> Option<JsValue> {
         let (start, end) = span?;
-        let value = json::parse(std::str::from_utf8(&text[start..end]).ok()?).ok()?;
-        value.as_str().map(str::to_owned)
+        json::parse(std::str::from_utf8(&text[start..end]).ok()?).ok()
     };
-    let entry_type = string(raw.type_);
+    let entry_type = value(raw.type_).and_then(|t| t.as_str().map(str::to_owned));
     if entry_type.as_deref() == Some("session") {
         return None;
     }
     let mut references = Vec::new();
-    if let Some(parent) = string(raw.parent_id) {
+    if let Some(parent) = value(raw.parent_id).as_ref().and_then(id_text) {
         references.push(("parentId", parent));
     }
     if matches!(
@@ -60,13 +70,13 @@ fn entry_of(scanner: &mut LineScanner, text: &[u8]) -> Option<Entry> {
         .and_then(|t| json::parse(t).ok())
     {
         for key in &REFERENCES[1..] {
-            if let Some(target) = value.get(key).and_then(JsValue::as_str) {
-                references.push((key, target.to_owned()));
+            if let Some(target) = value.get(key).and_then(id_text) {
+                references.push((key, target));
             }
         }
     }
     Some(Entry {
-        id: string(raw.id),
+        id: value(raw.id).as_ref().and_then(id_text),
         references,
     })
 }
@@ -79,22 +89,35 @@ fn entries_of(lines: &[Line]) -> Vec<Option<Entry>> {
         .collect()
 }
 
-/// `text` with its top-level member `key` set to the string `to`: the value's bytes replaced
-/// in place for `id` and `parentId` (found by the line scanner), anything else by writing the
-/// line as `JSON.stringify` does (the same bytes elsewhere when the line was written by pi).
+/// How many entries above an entry to reattach are tried before it becomes a root.
+const REATTACH_TRIES: usize = 64;
+
+/// Whether walking up from `from` reaches `to`, or goes round a cycle (attaching `to` under
+/// `from` would then loop too).
+fn reaches(parent: &[Option<usize>], from: usize, to: usize) -> bool {
+    let mut seen = FxHashSet::default();
+    let mut at = Some(from);
+    while let Some(a) = at {
+        if a == to || !seen.insert(a) {
+            return true;
+        }
+        at = parent[a];
+    }
+    false
+}
+
+/// `text` with its top-level member `key` set to the JSON value `to`: the value's bytes
+/// replaced in place for `id` and `parentId` (found by the line scanner), anything else by
+/// writing the line as `JSON.stringify` does (the same bytes elsewhere when the line was
+/// written by pi).
 fn with_member(text: &[u8], key: &str, to: &str) -> Vec<u8> {
     let span = match LineScanner::default().scan(text) {
         Ok(raw) if key == "id" => raw.id,
         Ok(raw) if key == "parentId" => raw.parent_id,
         _ => None,
     };
-    let quoted = json::to_string(&JsValue::string(to));
     if let Some((start, end)) = span {
-        let mut out = Vec::with_capacity(text.len() + quoted.len());
-        out.extend_from_slice(&text[..start]);
-        out.extend_from_slice(quoted.as_bytes());
-        out.extend_from_slice(&text[end..]);
-        return out;
+        return [&text[..start], to.as_bytes(), &text[end..]].concat();
     }
     let Some(mut value) = std::str::from_utf8(text)
         .ok()
@@ -102,21 +125,21 @@ fn with_member(text: &[u8], key: &str, to: &str) -> Vec<u8> {
     else {
         return text.to_vec();
     };
-    if let Some(object) = value.as_object_mut() {
-        object.set(key, JsValue::string(to));
+    if let (Some(object), Ok(to)) = (value.as_object_mut(), json::parse(to)) {
+        object.set(key, to);
     }
     json::to_string(&value).into_bytes()
 }
 
-/// A fresh 8-hex-digit id, not among `taken`, decided by `seed` (so that a repair gives the
-/// same file every time).
+/// A fresh 8-hex-digit id (as JSON text), not among `taken`, decided by `seed` (so that a
+/// repair gives the same file every time).
 fn fresh_id(seed: &str, line: usize, taken: &mut FxHashSet<String>) -> String {
     let mut h: u32 = 0x811c_9dc5;
     for b in seed.bytes().chain(line.to_le_bytes()) {
         h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
     }
     loop {
-        let id = format!("{h:08x}");
+        let id = format!("\"{h:08x}\"");
         if taken.insert(id.clone()) {
             return id;
         }
@@ -160,14 +183,14 @@ pub(super) fn tell_apart(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
                         Code::DuplicateId,
                         line.origin,
                         FixAction::Relinked,
-                        format!("{key} {target:?} meant the entry with that id just above (now {now:?}): relinked"),
+                        format!("{key} {target} meant the entry with that id just above (now {now}): relinked"),
                     ));
                 }
                 Some(_) => {}
                 None => out.unrepaired(
                     Code::DuplicateId,
                     line.origin,
-                    &format!("{key} {target:?} names an id several entries share, none of them above this line: which one is meant cannot be told, left as it is"),
+                    &format!("{key} {target} names an id several entries share, none of them above this line: which one is meant cannot be told, left as it is"),
                 ),
             }
         }
@@ -181,7 +204,7 @@ pub(super) fn tell_apart(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
                 Code::DuplicateId,
                 line.origin,
                 FixAction::NewId,
-                format!("id {id:?} is already an earlier entry's (pi would see only one of them): this entry is now {fresh:?}"),
+                format!("id {id} is already an earlier entry's (pi would see only one of them): this entry is now {fresh}"),
             ));
             current.insert(id.to_owned(), fresh);
         } else {
@@ -192,7 +215,8 @@ pub(super) fn tell_apart(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
 }
 
 /// Reattaches every entry whose parent is missing, itself, or on a cycle through it to the
-/// entry before it in the file (the root when there is none). Opt-in: it changes the tree.
+/// nearest entry before it in the file that is not below it (the root when there is none).
+/// Opt-in: it changes the tree.
 pub(super) fn reattach(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
     let entries = entries_of(&lines);
     // pi's byId: the last entry with each id.
@@ -257,25 +281,36 @@ pub(super) fn reattach(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
             state[w] = 2;
         }
     }
-    let mut previous: Option<String> = None;
+    // Parents as pi resolves them, updated as entries are reattached.
+    let mut parent: Vec<Option<usize>> = (0..entries.len())
+        .map(|i| parent_of(i).and_then(|p| by_id.get(p).copied()))
+        .collect();
+    // The entries above, newest last, that their id resolves to (pi's byId).
+    let mut above: Vec<usize> = Vec::new();
     for (i, (line, e)) in lines.iter_mut().zip(&entries).enumerate() {
         let Some(e) = e else { continue };
         if let Some((code, why)) = reattached.get(&i) {
             if out.wants(*code) {
-                let parent = parent_of(i).unwrap_or_default();
-                let to = previous.clone();
-                line.text = match &to {
-                    Some(to) => with_member(&line.text, "parentId", to),
-                    None => with_null_parent(&line.text),
-                };
+                // The nearest entry above that is not below this one (that would be a new
+                // cycle); the root when there is none.
+                let target = above
+                    .iter()
+                    .rev()
+                    .take(REATTACH_TRIES)
+                    .copied()
+                    .find(|&j| !reaches(&parent, j, i));
+                parent[i] = target;
+                let to = target.and_then(|j| entries[j].as_ref()?.id.clone());
+                let from = parent_of(i).unwrap_or_default();
+                line.text = with_member(&line.text, "parentId", to.as_deref().unwrap_or("null"));
                 out.fix(Fix::new(
                     *code,
                     line.origin,
                     FixAction::Reattached,
                     format!(
-                        "parentId {parent:?} {why}: reattached to {}",
+                        "parentId {from} {why}: reattached to {}",
                         to.map_or("the root (parentId null)".to_owned(), |t| format!(
-                            "the entry before it, {t:?}"
+                            "the entry before it, {t}"
                         ))
                     ),
                 ));
@@ -287,21 +322,13 @@ pub(super) fn reattach(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
                 );
             }
         }
-        if let Some(id) = &e.id {
-            previous = Some(id.clone());
+        if let Some(id) = e.id.as_deref()
+            && by_id.get(id) == Some(&i)
+        {
+            above.push(i);
         }
     }
     lines
-}
-
-/// `text` with `parentId` set to `null`.
-fn with_null_parent(text: &[u8]) -> Vec<u8> {
-    if let Ok(raw) = LineScanner::default().scan(text)
-        && let Some((start, end)) = raw.parent_id
-    {
-        return [&text[..start], b"null".as_slice(), &text[end..]].concat();
-    }
-    text.to_vec()
 }
 
 #[cfg(test)]
@@ -312,19 +339,19 @@ mod tests {
     fn members_are_replaced_in_place() {
         let line = br#"{"type":"message", "id" : "a", "parentId":"b","x":1.50}"#;
         assert_eq!(
-            with_member(line, "parentId", "c"),
+            with_member(line, "parentId", "\"c\""),
             br#"{"type":"message", "id" : "a", "parentId":"c","x":1.50}"#
         );
         assert_eq!(
-            with_member(line, "id", "d"),
+            with_member(line, "id", "\"d\""),
             br#"{"type":"message", "id" : "d", "parentId":"b","x":1.50}"#
         );
         assert_eq!(
-            with_member(br#"{"type":"label","targetId":"a"}"#, "targetId", "e"),
-            br#"{"type":"label","targetId":"e"}"#
+            with_member(br#"{"type":"label","targetId":"a"}"#, "targetId", "2"),
+            br#"{"type":"label","targetId":2}"#
         );
         assert_eq!(
-            with_null_parent(br#"{"id":"a","parentId":"b"}"#),
+            with_member(br#"{"id":"a","parentId":"b"}"#, "parentId", "null"),
             br#"{"id":"a","parentId":null}"#
         );
     }
@@ -337,6 +364,6 @@ mod tests {
         assert_eq!(a, fresh_id("x", 3, &mut again));
         let b = fresh_id("x", 3, &mut taken);
         assert_ne!(a, b);
-        assert_eq!(a.len(), 8);
+        assert_eq!(a.len(), 10, "eight hex digits in quotes: {a}");
     }
 }

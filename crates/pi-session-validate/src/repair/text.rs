@@ -1,6 +1,7 @@
 //! Repairs of the file's lines as text: glued lines split (`{…}{…}` after a torn append),
-//! a torn last line ended with a newline, and lines that repeat an earlier line byte for byte
-//! (pi 0.73.1's re-flush of a reopened session) removed.
+//! other lines that are not JSON moved to the rejects (pi drops them), a torn last line ended
+//! with a newline and kept, and lines that repeat an earlier line byte for byte (pi 0.73.1's
+//! re-flush of a reopened session) removed.
 
 use super::{Fix, FixAction, Line, Reject, Repairs};
 use crate::Code;
@@ -70,7 +71,11 @@ fn glued(text: &str) -> Option<Glued<'_>> {
     None
 }
 
-/// Splits glued lines and ends a torn last line; see the module docs.
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Splits glued lines, moves other lines that are not JSON to the rejects (a byte order mark
+/// alone is taken off), and ends a torn last line; see the module docs.
 pub(super) fn split_glued(lines: Vec<Line>, final_newline: bool, out: &mut Repairs) -> Vec<Line> {
     let count = lines.len();
     let mut kept = Vec::with_capacity(count);
@@ -78,11 +83,7 @@ pub(super) fn split_glued(lines: Vec<Line>, final_newline: bool, out: &mut Repai
     let mut scanner = LineScanner::default();
     for (n, line) in lines.into_iter().enumerate() {
         let last = n + 1 == count;
-        let Ok(text) = std::str::from_utf8(&line.text) else {
-            kept.push(line);
-            continue;
-        };
-        if scanner.scan(text.as_bytes()).is_ok() || text.trim().is_empty() {
+        if scanner.scan(&line.text).is_ok() || line.text.iter().all(u8::is_ascii_whitespace) {
             if last && !final_newline {
                 out.fix(Fix::new(
                     Code::TornLastLine,
@@ -94,17 +95,65 @@ pub(super) fn split_glued(lines: Vec<Line>, final_newline: bool, out: &mut Repai
             kept.push(line);
             continue;
         }
-        let Some(pieces) = out.wants(Code::InvalidJson).then(|| glued(text)).flatten() else {
-            out.kept_torn_line |= last;
-            if last && !final_newline && out.wants(Code::TornLastLine) {
-                out.fix(Fix::new(
-                    Code::TornLastLine,
-                    line.origin,
-                    FixAction::Terminated,
-                    "the last line is cut off (an interrupted write): kept, and ended with a newline so that the next append is not glued onto it (pi ignores the line)",
-                ));
-            }
+        let fixing = out.wants(Code::InvalidJson);
+        if !fixing && !last {
             kept.push(line);
+            continue;
+        }
+        if fixing
+            && let Some(rest) = line.text.strip_prefix(BOM)
+            && scanner.scan(rest).is_ok()
+        {
+            out.reject(Reject {
+                line: line.origin,
+                text: BOM.to_vec(),
+                reason: "a byte order mark before the line's JSON".into(),
+            });
+            out.fix(Fix::new(
+                Code::InvalidJson,
+                line.origin,
+                FixAction::Trimmed,
+                "a byte order mark (U+FEFF) before the JSON, which makes pi drop the line: removed (kept in the rejects)",
+            ));
+            kept.push(Line {
+                text: rest.to_vec(),
+                origin: line.origin,
+            });
+            continue;
+        }
+        let pieces = fixing
+            .then(|| std::str::from_utf8(&line.text).ok().and_then(glued))
+            .flatten();
+        let Some(pieces) = pieces else {
+            if last {
+                // A torn last line: kept, as pi keeps it (and ignores it).
+                out.kept_torn_line = true;
+                if !final_newline && out.wants(Code::TornLastLine) {
+                    out.fix(Fix::new(
+                        Code::TornLastLine,
+                        line.origin,
+                        FixAction::Terminated,
+                        "the last line is cut off (an interrupted write): kept, and ended with a newline so that the next append is not glued onto it (pi ignores the line)",
+                    ));
+                }
+                kept.push(line);
+                continue;
+            }
+            if !fixing {
+                kept.push(line);
+                continue;
+            }
+            out.reject(Reject {
+                line: line.origin,
+                text: line.text,
+                reason: "not JSON".into(),
+            });
+            out.fix(Fix::new(
+                Code::InvalidJson,
+                line.origin,
+                FixAction::Rejected,
+                "not JSON, so pi drops it (and loses it for good at its next rewrite): moved to the rejects",
+            ));
             continue;
         };
         let origin = line.origin;

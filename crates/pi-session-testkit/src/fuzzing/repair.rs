@@ -1,0 +1,159 @@
+//! The `repair` target: arbitrary bytes repaired with both pi versions' rules, with and
+//! without `--reattach`.
+
+use super::PIS;
+use pi_session_validate::Code;
+use pi_session_validate::repair::{FixAction, RepairOptions, fixability, repair as run_repair};
+use std::collections::HashSet;
+
+/// Repairs `data` and checks what repair promises: no panic; a file without fixes comes back
+/// byte for byte; a repaired file repairs to itself; nothing is lost (every line no fix
+/// touched is in the output, every torn fragment in the rejects); and what pi still loses is
+/// only what repair cannot mend (a code it does not fix, one it said it left, or the torn
+/// last line it keeps).
+pub fn repair(data: &[u8]) {
+    for pi in PIS {
+        for reattach in [false, true] {
+            let options = RepairOptions {
+                pi,
+                reattach,
+                ..RepairOptions::default()
+            };
+            let r = run_repair(data, &options);
+            if r.fixes.is_empty() {
+                assert_eq!(r.output, data, "{pi:?}: no fix, yet the file changed");
+                assert!(r.rejects.is_empty(), "{pi:?}: rejects without a fix");
+            }
+            let again = run_repair(&r.output, &options);
+            assert!(
+                again.fixes.is_empty(),
+                "{pi:?} reattach {reattach}: repairing the repaired file fixes again: {:?} (first: {:?})",
+                again.fixes,
+                r.fixes
+            );
+            lossless(data, &r);
+            let left: HashSet<Code> = r.unrepaired.iter().map(|u| u.code).collect();
+            for d in r.after.pi_breaking() {
+                let line = d.location.map(|l| l.line);
+                let kept_torn = d.code == Code::InvalidJson && line == r.kept_torn_line;
+                let opt_in = fixability(d.code).0 == "opt-in" && !reattach;
+                assert!(
+                    fixability(d.code).0 == "no"
+                        || left.contains(&d.code)
+                        || kept_torn
+                        || opt_in
+                        || d.code == Code::NoHeader,
+                    "{pi:?} reattach {reattach}: repair leaves {} ({}) at line {line:?}, a code it fixes; fixes {:?}",
+                    d.code.as_str(),
+                    d.message,
+                    r.fixes
+                );
+            }
+        }
+    }
+}
+
+/// Every input line that no fix touched is in the output; the fragments of a split line
+/// are in the output or the rejects.
+fn lossless(data: &[u8], r: &pi_session_validate::repair::Repaired) {
+    if r.fixes.iter().any(|f| f.action == FixAction::Migrated) {
+        return; // pi's own rewrite of the whole file
+    }
+    let output: HashSet<&[u8]> = r.output.split(|&b| b == b'\n').collect();
+    let input: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
+    for (i, &line) in input.iter().enumerate() {
+        let n = i + 1;
+        // Split or trimmed: what a later fix speaks of is a piece of the line.
+        let split = r
+            .fixes
+            .iter()
+            .any(|f| f.line == n && matches!(f.action, FixAction::Split | FixAction::Trimmed));
+        if r.fixes
+            .iter()
+            .any(|f| f.line == n && f.action == FixAction::RemovedRepeat)
+        {
+            // A repeat of a line that stays (or, for a split line, a piece repeats one).
+            let edited_original = input[..i].iter().enumerate().any(|(j, earlier)| {
+                *earlier == line
+                    && r.fixes.iter().any(|f| {
+                        f.line == j + 1
+                            && matches!(
+                                f.action,
+                                FixAction::NewId | FixAction::Relinked | FixAction::Reattached
+                            )
+                    })
+            });
+            assert!(
+                split || edited_original || output.contains(line),
+                "line {n} was removed as a repeat, but no line of the output is the same"
+            );
+            continue;
+        }
+        let touched = r.fixes.iter().any(|f| {
+            f.line == n
+                && matches!(
+                    f.action,
+                    FixAction::NewId
+                        | FixAction::Relinked
+                        | FixAction::Reattached
+                        | FixAction::Split
+                        | FixAction::Trimmed
+                        | FixAction::Rejected
+                )
+        });
+        if touched {
+            if r.fixes
+                .iter()
+                .any(|f| f.line == n && f.action == FixAction::Rejected)
+            {
+                assert!(
+                    r.rejects.iter().any(|j| j.line == n && j.text == line),
+                    "a rejected line is not in the rejects"
+                );
+            }
+            let edited = r.fixes.iter().any(|f| {
+                f.line == n
+                    && matches!(
+                        f.action,
+                        FixAction::NewId | FixAction::Relinked | FixAction::Reattached
+                    )
+            });
+            if !edited
+                && r.fixes
+                    .iter()
+                    .any(|f| f.line == n && f.action == FixAction::Split)
+            {
+                let rejected: usize = r
+                    .rejects
+                    .iter()
+                    .filter(|j| j.line == n)
+                    .map(|j| j.text.len())
+                    .sum();
+                let kept: usize = r
+                    .output
+                    .split(|&b| b == b'\n')
+                    .filter(|o| !o.is_empty() && contains(line, o))
+                    .map(<[u8]>::len)
+                    .sum();
+                let significant = line.iter().filter(|b| !b" \t\r".contains(b)).count();
+                assert!(
+                    kept + rejected >= significant,
+                    "a split line lost bytes: {kept} kept + {rejected} rejected < {significant}"
+                );
+            }
+            continue;
+        }
+        if i + 1 == input.len() && line.is_empty() {
+            continue;
+        }
+        assert!(
+            output.contains(line),
+            "input line {n} is not in the output, and no fix says why: {:?}",
+            String::from_utf8_lossy(&line[..line.len().min(200)])
+        );
+    }
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    needle.len() <= haystack.len() && haystack.windows(needle.len()).any(|w| w == needle)
+}
