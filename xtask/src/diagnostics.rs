@@ -7,6 +7,7 @@
 
 use crate::root;
 use crate::validate_reference::{cases, read_json};
+use pi_session_validate::repair::fixability;
 use pi_session_validate::{Code, PiEffect};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -138,19 +139,23 @@ fn render() -> Result<String, String> {
          `pi.json` recorded from the pinned pi (`cargo xtask conformance validate-reference`).\n\n\
          The pi effect in the table is the usual one; a diagnostic can say otherwise where the \
          file makes a difference (a `null` line crashes pi 0.73.1 but is skipped by pi 0.87.1). \
-         Examples are the cases of `conformance/validate/`, named after their code.\n\n",
+         Examples are the cases of `conformance/validate/`, named after their code.\n\n\
+         **repair** says what `pi-session repair` does about the code (`pi_session_validate::\
+         repair::fixability`): `yes` always, `opt-in` when asked (`--reattach`: it changes the \
+         tree), `no` never (the file is left as it is there).\n\n",
     );
-    out.push_str("| code | name | severity | pi | what |\n|---|---|---|---|---|\n");
+    out.push_str("| code | name | severity | pi | repair | what |\n|---|---|---|---|---|---|\n");
     for code in Code::ALL {
         let i = code.info();
         let _ = writeln!(
             out,
-            "| [{}](#{}) | `{}` | {} | {} | {} |",
+            "| [{}](#{}) | `{}` | {} | {} | {} | {} |",
             i.code,
             i.code.to_lowercase(),
             i.name,
             i.severity,
             effect(i.pi),
+            fixability(*code).0,
             i.title.replace('|', "\\|")
         );
     }
@@ -190,6 +195,10 @@ fn render() -> Result<String, String> {
         };
         let _ = writeln!(out, "Reported{at}: {}\n", example.message);
         let _ = writeln!(out, "Fix: {}\n", i.help);
+        let _ = match fixability(*code) {
+            ("no", _) => writeln!(out, "Repair: no.\n"),
+            (how, what) => writeln!(out, "Repair: {how}: {what}.\n"),
+        };
     }
     Ok(out)
 }
