@@ -1,10 +1,12 @@
-//! `cargo xtask bless cases|writers|validate`: the one way to rewrite the expected outputs of the
+//! `cargo xtask bless cases|writers|repair|validate`: the one way to rewrite the expected outputs of the
 //! project's two corpora after a deliberate change (then review the diff).
 //!
 //! - `cases` — `conformance/cases/*/expected/`: computed by the pinned pi (the reference,
 //!   `conformance/reference/`, needs Node), and by `pi-session` for the `divergence/` cases;
 //! - `writers` — `conformance/writers/*/expected/`: the files pi's own `SessionManager` writes
 //!   for each scenario's script, per profile (`crate::writers`, needs Node);
+//! - `repair` — `conformance/repair/*/`: `expected.jsonl` and `plan.json` from our repair, and
+//!   `context-pi-*.json` from the pinned pi reading the repaired file (`crate::repair_corpus`);
 //! - `validate` — `conformance/validate/*/expected.json`: the reports of our validator, written
 //!   by its corpus test (`crates/pi-session-validate/tests/it/validate_corpus.rs`), which
 //!   rewrites instead of comparing when `cargo xtask bless validate` runs it.
@@ -21,6 +23,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
         ["cases", rest @ ..] => conformance::bless(&conformance::only(rest)?, true),
         ["validate"] => bless_validate(),
         ["writers"] => crate::writers::run(true),
+        ["repair"] => crate::repair_corpus::run(true),
         _ => Err(format!("unknown bless command\n{}", crate::USAGE)),
     }
 }

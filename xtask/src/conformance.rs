@@ -17,6 +17,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
         ["fuzz-reference", rest @ ..] => fuzz_reference(rest),
         ["same-reading", a, b] => same_reading(a, b),
         ["check-writers"] => crate::writers::run(false),
+        ["check-repair"] => crate::repair_corpus::run(false),
         _ => Err(format!("unknown conformance command\n{}", crate::USAGE)),
     }
 }

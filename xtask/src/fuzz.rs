@@ -2,8 +2,9 @@
 //!
 //! - the byte targets (`parse_bytes`, `roundtrip`, `migrate`, `streaming_eq_whole`, `validate`,
 //!   `tree`, `info`, `repair`)
-//!   get every `conformance/cases/<area>/<case>/session.jsonl` and
-//!   `conformance/validate/<case>/session.jsonl`, named `<area>-<case>`, cut at the last
+//!   get every `conformance/cases/<area>/<case>/session.jsonl`,
+//!   `conformance/validate/<case>/session.jsonl` and `conformance/repair/<case>/input.jsonl`,
+//!   named `<area>-<case>`, cut at the last
 //!   line end within the target's `max_len` (`fuzz/options/<target>.options`);
 //!   `streaming_eq_whole` inputs start with a chunk-size prefix (1, 7 and 64 bytes);
 //! - the structured targets (`context`, `to_llm`) read their input through `arbitrary`, for
@@ -65,6 +66,14 @@ fn cases(root: &Path) -> Result<Vec<(String, PathBuf)>, String> {
         if session.is_file() {
             let name = case.file_name().unwrap_or_default().to_string_lossy();
             out.push((format!("validate-{name}"), session));
+        }
+    }
+    // The repair corpus: broken files as real deployments have them.
+    for case in list(&root.join("conformance/repair"))? {
+        let input = case.join("input.jsonl");
+        if input.is_file() {
+            let name = case.file_name().unwrap_or_default().to_string_lossy();
+            out.push((format!("repair-{name}"), input));
         }
     }
     for area in list(&dir)? {

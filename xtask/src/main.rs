@@ -10,6 +10,8 @@
 //!   reference against `pi-session`; `--save` turns each mismatch into a new case;
 //! - `cargo xtask bless writers` / `cargo xtask conformance check-writers` — the writer corpus
 //!   (`conformance/writers/`): the files pi's own `SessionManager` writes for each scenario;
+//! - `cargo xtask bless repair` / `cargo xtask conformance check-repair` — the repair corpus
+//!   (`conformance/repair/`): what repair makes of each broken file, and pi's context of it;
 //! - `cargo xtask conformance same-reading 0.87 1.5` — every corpus operation run by two pi
 //!   versions: fails unless they agree (the evidence behind `--pi 1.5` = 0.87.1's rules);
 //! - `cargo xtask conformance validate-reference [--check]` — what pi does with each case of
@@ -32,6 +34,7 @@ mod conformance;
 mod diagnostics;
 mod fuzz;
 mod reference;
+mod repair_corpus;
 mod schema;
 mod tidy;
 mod validate_reference;
@@ -52,11 +55,13 @@ const USAGE: &str = "usage:
   cargo xtask bless cases [--only GLOB]...
   cargo xtask bless validate
   cargo xtask bless writers
+  cargo xtask bless repair
   cargo xtask conformance check-reference [--only GLOB]...
   cargo xtask conformance fuzz-reference --seed S --count N [--pi 0.73|0.87] [--save]
   cargo xtask conformance validate-reference [--check]
   cargo xtask conformance same-reading PI_A PI_B
   cargo xtask conformance check-writers
+  cargo xtask conformance check-repair
   cargo xtask fuzz seed
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--linear N] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]

@@ -232,12 +232,14 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
     let mut backup = None;
     let mut rejects_file = None;
     let mut warnings = Vec::new();
-    if repaired.changed() {
-        let destination = match (&args.out, target.path()) {
-            (Some(out), _) => Some(out.clone()),
-            (None, Some(path)) if args.in_place => Some(path.to_path_buf()),
-            _ => None,
-        };
+    // -o OUT is always written (a copy when there is nothing to repair); --in-place only when
+    // something changes.
+    let destination = match (&args.out, target.path()) {
+        (Some(out), _) => Some(out.clone()),
+        (None, Some(path)) if args.in_place && repaired.changed() => Some(path.to_path_buf()),
+        _ => None,
+    };
+    {
         if let Some(destination) = destination {
             if !repaired.rejects.is_empty() {
                 match save_rejects(&destination, &repaired.rejects_jsonl()) {

@@ -331,8 +331,20 @@ fn validate() {
 
 #[test]
 fn repair() {
-    // The repair corpus shapes first (glued, torn, repeated, shared ids, cycles), then the
+    // The repair corpus first (glued, torn, repeated, shared ids, cycles), then the
     // validator's corpus (every diagnostic code), then random bytes.
+    let mut repair_cases: Vec<_> = std::fs::read_dir(root().join("conformance/repair"))
+        .expect("conformance/repair")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("input.jsonl").is_file())
+        .collect();
+    repair_cases.sort();
+    for case in repair_cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(case.join("input.jsonl")).unwrap();
+        run("repair", &format!("repair-{name}"), &bytes, fuzzing::repair);
+    }
     let dir = root().join("conformance/validate");
     let mut cases: Vec<_> = std::fs::read_dir(&dir)
         .expect("conformance/validate")
@@ -356,7 +368,7 @@ fn repair() {
             fuzzing::repair,
         );
     }
-    bytes_target("repair", 11, 200, usize::MAX, fuzzing::repair);
+    bytes_target("repair", 11, 100, usize::MAX, fuzzing::repair);
 }
 
 #[test]

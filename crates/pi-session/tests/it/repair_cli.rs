@@ -4,6 +4,7 @@
 
 use crate::adversarial::common::*;
 use std::fs;
+use std::path::Path;
 use std::time::Duration;
 
 const T: Duration = Duration::from_secs(60);
@@ -330,4 +331,74 @@ fn directories_are_walked_and_standard_input_is_planned_only() {
     let two = run(&["repair", s(&dir), "-o", s(&dir.join("x.jsonl"))], T);
     two.assert_code(2);
     assert!(two.stderr.contains("exactly one input file"));
+}
+
+/// `conformance/repair/`: `pi-session repair` gives each case's expected file and plan, and
+/// `pi-session context` reads the repaired file as every pinned pi did (`context-pi-*.json`,
+/// recorded by `cargo xtask bless repair`, rechecked by `cargo xtask conformance check-repair`).
+#[test]
+fn the_repair_corpus_is_repaired_as_expected_and_read_as_pi_reads_it() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/repair");
+    let mut cases: Vec<_> = fs::read_dir(&corpus)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("input.jsonl").is_file())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 10, "the corpus is there");
+    let dir = scratch("repair-corpus");
+    for case in cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let meta: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(case.join("case.json")).unwrap()).unwrap();
+        let placed = dir
+            .join(&name)
+            .join(meta["path"].as_str().unwrap_or("input.jsonl"));
+        fs::create_dir_all(placed.parent().unwrap()).unwrap();
+        fs::copy(case.join("input.jsonl"), &placed).unwrap();
+        let out = dir.join(format!("{name}.out.jsonl"));
+        let mut args = vec!["repair", s(&placed), "-o", s(&out), "--format", "json"];
+        if meta["options"]["reattach"] == true {
+            args.push("--reattach");
+        }
+        let r = run(&args, T);
+        r.assert_code(0);
+        let expected = fs::read(case.join("expected.jsonl")).unwrap();
+        let got = fs::read(&out).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&expected),
+            "{name}: the repaired file"
+        );
+        let report: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+        let file = &report["files"][0];
+        let plan: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(case.join("plan.json")).unwrap()).unwrap();
+        let fixes: Vec<serde_json::Value> = file["fixes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| serde_json::json!({"code": f["code"], "line": f["line"], "action": f["action"]}))
+            .collect();
+        assert_eq!(
+            serde_json::Value::from(fixes),
+            plan["fixes"],
+            "{name}: the fixes"
+        );
+        assert_eq!(
+            file["rejects"].as_array().unwrap().len(),
+            plan["rejects"].as_array().unwrap().len(),
+            "{name}: the rejects"
+        );
+        for pi in ["0.73", "0.87", "1.5"] {
+            let context = run(&["context", s(&out), "--pi", pi], T);
+            context.assert_code(0);
+            assert_eq!(
+                context.stdout_text(),
+                fs::read_to_string(case.join(format!("context-pi-{pi}.json"))).unwrap(),
+                "{name}: pi {pi}'s context of the repaired file"
+            );
+        }
+    }
 }
