@@ -57,6 +57,12 @@ pub struct RepairArgs {
     /// Follow symbolic links to directories while walking a directory.
     #[arg(long)]
     follow: bool,
+    /// Also take, in directories, the archives real deployments leave beside sessions:
+    /// `*.jsonl.reset.<time>`, `*.jsonl.deleted.<time>`, `*.jsonl.bak-<n>-ms` (each said
+    /// on stderr with what it is; `*.checkpoint.<uuid>.jsonl` files are always repaired, as pi
+    /// lists them).
+    #[arg(long)]
+    include_archived: bool,
 }
 
 const AFTER_HELP: &str = "\
@@ -101,7 +107,13 @@ pub fn main(args: RepairArgs) -> ExitCode {
         Ok(only) => only,
         Err(message) => return usage(&message),
     };
-    let collected = match targets::collect(&args.paths, args.follow) {
+    let collected = match targets::collect(
+        &args.paths,
+        targets::Walk {
+            follow: args.follow,
+            include_archived: args.include_archived,
+        },
+    ) {
         Ok(collected) => collected,
         Err(targets::NoSessions(message)) => return usage(&message),
     };

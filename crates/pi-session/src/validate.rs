@@ -75,6 +75,12 @@ pub struct ValidateArgs {
     /// link back to an ancestor is never followed).
     #[arg(long)]
     follow: bool,
+    /// Also take, in directories, the archives real deployments leave beside sessions:
+    /// `*.jsonl.reset.<time>`, `*.jsonl.deleted.<time>`, `*.jsonl.bak-<n>-ms` (each said
+    /// on stderr with what it is; `*.checkpoint.<uuid>.jsonl` files are always checked, as pi
+    /// lists them).
+    #[arg(long)]
+    include_archived: bool,
     /// Testing only: the text length (UTF-16 units) above which pi cannot read a file
     /// (PS0301), instead of Node's 536870888, so that tests need no 512 MiB file.
     #[arg(long, value_name = "N", hide_short_help = true)]
@@ -228,7 +234,13 @@ pub fn main(args: ValidateArgs) -> ExitCode {
         eprintln!("pi-session: error: {message}");
         return ExitCode::from(2);
     }
-    let collected = match targets::collect(&args.paths, args.follow) {
+    let collected = match targets::collect(
+        &args.paths,
+        targets::Walk {
+            follow: args.follow,
+            include_archived: args.include_archived,
+        },
+    ) {
         Ok(collected) => collected,
         Err(targets::NoSessions(message)) => {
             eprintln!("pi-session: {message}");

@@ -110,9 +110,17 @@ pub fn check_usage(paths: &[PathBuf]) -> Result<(), Usage> {
     Ok(())
 }
 
+/// How a directory is walked.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Walk {
+    /// Follow symbolic links to directories.
+    pub follow: bool,
+    /// Also take the archives real deployments leave beside sessions ([`archive_kind`]).
+    pub include_archived: bool,
+}
+
 /// The targets of `paths` in order; with no paths, every session of pi's directory.
-/// `follow`: follow symbolic links to directories while walking.
-pub fn collect(paths: &[PathBuf], follow: bool) -> Result<Collected, NoSessions> {
+pub fn collect(paths: &[PathBuf], how: Walk) -> Result<Collected, NoSessions> {
     let mut out = Collected::default();
     if paths.is_empty() {
         let dir = default_sessions_dir()?;
@@ -122,14 +130,14 @@ pub fn collect(paths: &[PathBuf], follow: bool) -> Result<Collected, NoSessions>
                 display::path(&dir)
             )));
         }
-        walk(&dir, follow, &mut out);
+        walk(&dir, how, &mut out);
         return Ok(out);
     }
     for path in paths {
         if path.as_os_str() == "-" {
             out.targets.push(Target::Stdin);
         } else if path.is_dir() {
-            walk(path, follow, &mut out);
+            walk(path, how, &mut out);
         } else {
             // Given explicitly: opened as it is (a missing or unreadable file is reported
             // when it is read; a FIFO or `<(…)` is read as a stream).
@@ -143,8 +151,45 @@ fn is_jsonl(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "jsonl")
 }
 
+/// What an archived session file is, from its name: the copies real deployments keep beside
+/// their sessions — `S.jsonl.reset.<time>` (a session reset), `S.jsonl.deleted.<time>` (a
+/// session deleted), `S.checkpoint.<uuid>.jsonl` (a checkpoint), `S.jsonl.bak-<n>-ms`
+/// (a backup).
+pub fn archive_kind(name: &str) -> Option<&'static str> {
+    let after = |marker: &str| name.split_once(marker);
+    if let Some((stem, rest)) = after(".jsonl.reset.")
+        && !stem.is_empty()
+        && !rest.is_empty()
+    {
+        return Some("a session archived when it was reset");
+    }
+    if let Some((stem, rest)) = after(".jsonl.deleted.")
+        && !stem.is_empty()
+        && !rest.is_empty()
+    {
+        return Some("a session archived when it was deleted");
+    }
+    if let Some((stem, rest)) = after(".checkpoint.")
+        && !stem.is_empty()
+        && rest.len() > ".jsonl".len()
+        && rest.ends_with(".jsonl")
+    {
+        return Some("a checkpoint copy of a session");
+    }
+    if let Some((stem, rest)) = after(".jsonl.bak-")
+        && !stem.is_empty()
+        && rest
+            .strip_suffix("-ms")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Some("a backup copy of a session");
+    }
+    None
+}
+
 /// Adds the session files under `dir` (sorted by name at every level) to `out`.
-pub fn walk(dir: &Path, follow: bool, out: &mut Collected) {
+pub fn walk(dir: &Path, how: Walk, out: &mut Collected) {
+    let follow = how.follow;
     let before = out.targets.len();
     let shown = display::path;
     for entry in walkdir::WalkDir::new(dir)
@@ -179,8 +224,29 @@ pub fn walk(dir: &Path, follow: bool, out: &mut Collected) {
             }
         };
         let path = entry.path();
-        if !is_jsonl(path) || entry.file_type().is_dir() {
+        if entry.file_type().is_dir() {
             continue;
+        }
+        let archive = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(archive_kind);
+        match archive {
+            Some(_) if !how.include_archived => {
+                if is_jsonl(path) {
+                    // pi lists it with the sessions; it is checked, and said what it is.
+                    out.notes.push(format!(
+                        "note: {}: {}",
+                        shown(path),
+                        archive.unwrap_or_default()
+                    ));
+                } else {
+                    continue;
+                }
+            }
+            Some(kind) => out.notes.push(format!("note: {}: {kind}", shown(path))),
+            None if !is_jsonl(path) => continue,
+            None => {}
         }
         let file_type = if entry.path_is_symlink() && !follow {
             match std::fs::metadata(path) {
@@ -220,6 +286,28 @@ fn io_reason(e: &walkdir::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn archive_names() {
+        let kind = |n| archive_kind(n).map(|k| k.split(' ').nth(2).unwrap_or(""));
+        assert_eq!(kind("s.jsonl.reset.2026-01-01T00-00-00"), Some("archived"));
+        assert_eq!(kind("s.jsonl.deleted.1767225600000"), Some("archived"));
+        assert_eq!(
+            kind("s.checkpoint.0195f3a4-0000-7000-8000-000000000001.jsonl"),
+            Some("copy")
+        );
+        assert_eq!(kind("s.jsonl.bak-3-ms"), Some("copy"));
+        for plain in [
+            "s.jsonl",
+            "s.jsonl.reset.",
+            ".jsonl.reset.x",
+            "s.jsonl.bak-x-ms",
+            "s.checkpoint..jsonl",
+            "s.jsonl.bak",
+        ] {
+            assert_eq!(archive_kind(plain), None, "{plain}");
+        }
+    }
 
     #[test]
     fn tilde_expansion() {

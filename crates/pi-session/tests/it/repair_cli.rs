@@ -402,3 +402,46 @@ fn the_repair_corpus_is_repaired_as_expected_and_read_as_pi_reads_it() {
         }
     }
 }
+
+#[test]
+fn include_archived_takes_the_archives_real_deployments_leave() {
+    let dir = scratch("repair-archived");
+    let (text, _) = torn();
+    for name in [
+        "s.jsonl",
+        "s.jsonl.reset.2026-03-06T10-00-00-000Z",
+        "s.jsonl.deleted.1772791200000",
+        "s.jsonl.bak-3-ms",
+        "s.checkpoint.019cc2a0-5f00-7000-8000-000000000001.jsonl",
+        "notes.txt",
+        "s.jsonl.bak",
+    ] {
+        write(&dir, name, text.as_bytes());
+    }
+    // By default: the sessions pi lists (a checkpoint is a .jsonl: taken, and said what it is).
+    let r = run(&["validate", s(&dir), "--quiet"], T);
+    assert!(r.stderr.contains("2 files"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("a checkpoint copy of a session"),
+        "{}",
+        r.stderr
+    );
+    // With --include-archived: the reset, deleted and backup copies too, each said.
+    let r = run(&["validate", s(&dir), "--quiet", "--include-archived"], T);
+    assert!(r.stderr.contains("5 files"), "{}", r.stderr);
+    for kind in [
+        "archived when it was reset",
+        "archived when it was deleted",
+        "a backup copy",
+    ] {
+        assert!(r.stderr.contains(kind), "{kind}: {}", r.stderr);
+    }
+    let r = run(&["repair", s(&dir), "--include-archived"], T);
+    r.assert_code(0);
+    assert_eq!(
+        r.stdout_text().matches(": 2 fixes").count(),
+        5,
+        "{}",
+        r.stdout_text()
+    );
+}
