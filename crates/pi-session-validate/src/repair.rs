@@ -12,7 +12,9 @@
 //! 5. ids two entries share told apart, references relinked by file order (`repair/ids.rs`:
 //!    PS0210);
 //! 6. opt-in ([`RepairOptions::reattach`]): entries whose parent is missing, themselves or on
-//!    a cycle reattached to the entry before them (PS0212, PS0214, PS0213).
+//!    a cycle reattached to the entry before them (PS0212, PS0214, PS0213);
+//! 7. opt-in ([`RepairOptions::tool_calls`]): tool calls with `arguments: null` given `{}`
+//!    (`repair/tool_calls.rs`: PS0204).
 //!
 //! Nothing is lost: a byte leaves the file only as a repeat of a line that stays, or into the
 //! rejects ([`Repaired::rejects`]), which the caller keeps beside the file. A repaired file
@@ -21,6 +23,7 @@
 mod header;
 mod ids;
 mod text;
+mod tool_calls;
 
 use crate::{Code, Options, Report, validate};
 use pi_session_format::migrate::IdGenerator;
@@ -43,6 +46,9 @@ pub struct RepairOptions<'p> {
     /// The working directory for a rebuilt header, instead of the one the directory name
     /// suggests.
     pub cwd: Option<String>,
+    /// Give tool calls whose `arguments` is `null` an empty object (it changes what the model
+    /// is sent, so it is asked for).
+    pub tool_calls: bool,
 }
 
 /// What a repair did to one place of the file.
@@ -94,6 +100,8 @@ pub enum FixAction {
     Relinked,
     /// An entry's `parentId` set to the entry before it.
     Reattached,
+    /// A value pi cannot handle replaced by the one it expects (`arguments: null` → `{}`).
+    Normalized,
 }
 
 /// Bytes taken out of the file that are not a repeat of a line that stays: kept aside.
@@ -256,6 +264,11 @@ pub fn repair(bytes: &[u8], options: &RepairOptions<'_>) -> Repaired {
     } else {
         lines
     };
+    let lines = if options.tool_calls {
+        tool_calls::null_arguments(lines, &mut out)
+    } else {
+        lines
+    };
     let output = if out.fixes.is_empty() {
         bytes.to_vec()
     } else {
@@ -392,6 +405,10 @@ pub fn fixability(code: Code) -> (&'static str, &'static str) {
             "opt-in",
             "--reattach: the entry is attached to the entry before it in the file",
         ),
+        Code::WrongType => (
+            "opt-in",
+            "--tool-calls: a tool call's `arguments: null` becomes `{}`; other wrong types are left",
+        ),
         _ => ("no", ""),
     }
 }
@@ -506,6 +523,37 @@ mod tests {
         );
         let actions: Vec<_> = r.fixes.iter().map(|f| (f.code, f.line)).collect();
         assert_eq!(actions, [(Code::ParentCycle, 3), (Code::DanglingParent, 5)]);
+        assert!(r.after.verdict.strict, "{:?}", r.after.diagnostics);
+    }
+
+    #[test]
+    fn null_tool_call_arguments_become_an_object_on_request() {
+        let call = r#"{"type":"message","id":"aaaaaaa2","parentId":"aaaaaaa1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":null}],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":2}}"#;
+        let input = file(&[HEADER.into(), entry("aaaaaaa1", None, "a"), call.into()]);
+        assert!(
+            repair(&input, &RepairOptions::default()).fixes.is_empty(),
+            "opt-in"
+        );
+        let r = fixed(
+            &input,
+            &RepairOptions {
+                tool_calls: true,
+                ..RepairOptions::default()
+            },
+        );
+        assert_eq!(r.fixes.len(), 1);
+        assert_eq!(
+            (r.fixes[0].code, r.fixes[0].action),
+            (Code::WrongType, FixAction::Normalized)
+        );
+        assert_eq!(
+            r.output,
+            file(&[
+                HEADER.into(),
+                entry("aaaaaaa1", None, "a"),
+                call.replace("null}", "{}}")
+            ])
+        );
         assert!(r.after.verdict.strict, "{:?}", r.after.diagnostics);
     }
 

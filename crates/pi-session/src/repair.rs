@@ -45,6 +45,10 @@ pub struct RepairArgs {
     /// before them (it changes the tree).
     #[arg(long)]
     reattach: bool,
+    /// Also give tool calls whose `arguments` is `null` (pi's /tree crashes on them) an empty
+    /// object (it changes what the model is sent).
+    #[arg(long)]
+    tool_calls: bool,
     /// The working directory for a rebuilt header (default: read from the directory name).
     #[arg(long, value_name = "DIR")]
     cwd: Option<String>,
@@ -70,7 +74,8 @@ Repairs (each tied to the validate code it fixes; docs/diagnostics.md says per c
 lines split (PS0001) and a torn last line ended (PS0002); byte-identical repeated headers and \
 entries removed (PS0104, PS0210); a missing header rebuilt from the file name (PS0101); v1/v2 \
 files migrated (PS0105, PS0108); shared ids told apart (PS0210); with --reattach, dangling \
-parents, self-parents and cycles (PS0212, PS0214, PS0213).
+parents, self-parents and cycles (PS0212, PS0214, PS0213); with --tool-calls, tool calls \
+with `arguments: null` (PS0204).
 
 Nothing is lost: bytes taken out that are not a repeat of a line that stays go to \
 FILE.repair-rejects.jsonl (OUT.repair-rejects.jsonl with -o), never overwriting one.
@@ -234,6 +239,7 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
         only: only.map(<[Code]>::to_vec),
         reattach: args.reattach,
         cwd: args.cwd.clone(),
+        tool_calls: args.tool_calls,
     };
     let repaired = repair(input.bytes(), &options);
     if let Err(e) = input.verify() {
@@ -457,6 +463,7 @@ fn action(a: pi_session_validate::repair::FixAction) -> &'static str {
         A::NewId => "new id",
         A::Relinked => "relinked",
         A::Reattached => "reattached",
+        A::Normalized => "normalized",
     }
 }
 

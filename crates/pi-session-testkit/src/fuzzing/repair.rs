@@ -17,6 +17,7 @@ pub fn repair(data: &[u8]) {
             let options = RepairOptions {
                 pi,
                 reattach,
+                tool_calls: reattach,
                 ..RepairOptions::default()
             };
             let r = run_repair(data, &options);
@@ -79,7 +80,10 @@ fn lossless(data: &[u8], r: &pi_session_validate::repair::Repaired) {
                         f.line == j + 1
                             && matches!(
                                 f.action,
-                                FixAction::NewId | FixAction::Relinked | FixAction::Reattached
+                                FixAction::NewId
+                                    | FixAction::Relinked
+                                    | FixAction::Reattached
+                                    | FixAction::Normalized
                             )
                     })
             });
@@ -99,6 +103,7 @@ fn lossless(data: &[u8], r: &pi_session_validate::repair::Repaired) {
                         | FixAction::Split
                         | FixAction::Trimmed
                         | FixAction::Rejected
+                        | FixAction::Normalized
                 )
         });
         if touched {
@@ -115,7 +120,10 @@ fn lossless(data: &[u8], r: &pi_session_validate::repair::Repaired) {
                 f.line == n
                     && matches!(
                         f.action,
-                        FixAction::NewId | FixAction::Relinked | FixAction::Reattached
+                        FixAction::NewId
+                            | FixAction::Relinked
+                            | FixAction::Reattached
+                            | FixAction::Normalized
                     )
             });
             if !edited

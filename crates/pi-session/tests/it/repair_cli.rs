@@ -445,3 +445,34 @@ fn include_archived_takes_the_archives_real_deployments_leave() {
         r.stdout_text()
     );
 }
+
+#[test]
+fn tool_calls_gives_null_arguments_an_object_on_request() {
+    let dir = scratch("repair-tool-calls");
+    let call = entry("aaaaaaa2", Some("aaaaaaa1"), "x").replace(
+        r#"{"role":"user","content":"x","timestamp":1}"#,
+        r#"{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":null}],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":2}"#,
+    );
+    let text = lines(&[header(), entry("aaaaaaa1", None, "a"), call.clone()]);
+    let file = write(&dir, "s.jsonl", text.as_bytes());
+    let r = run(&["repair", s(&file)], T);
+    r.assert_code(0);
+    assert!(
+        r.stdout_text().contains("nothing to repair"),
+        "opt-in: {}",
+        r.stdout_text()
+    );
+    let r = run(&["repair", s(&file), "--tool-calls", "--in-place"], T);
+    r.assert_code(0);
+    assert!(
+        r.stdout_text().contains("PS0204 normalized"),
+        "{}",
+        r.stdout_text()
+    );
+    assert!(
+        fs::read_to_string(&file)
+            .unwrap()
+            .contains(r#""arguments":{}"#)
+    );
+    run(&["validate", "--strict", s(&file)], T).assert_code(0);
+}
