@@ -13,7 +13,11 @@
 //   - "threw on open: …" / "threw building the context: …";
 //   - "hung building the context": buildSessionContext() did not return within the timeout
 //     (run in a child process: `node pi-ref.mjs context`, which works on its own copy).
-// `loadable` is true when `what` is empty. The FILE itself is never modified.
+// `loadable` is true when `what` is empty. `resumes` says whether pi resumes the conversation
+// the file holds: it opened the file and built its context (no overwrite, throw or hang), and
+// that context equals `buildSessionContext(entries, ID, byId)` for the file's last entry with a
+// string id (what its writer appended last; true when there is none). The FILE itself is never
+// modified.
 
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -28,6 +32,30 @@ const TIMEOUT_MS = 10_000;
 function nonBlankLines(text, pi) {
 	const body = pi === "0.73" ? text.trim() : text;
 	return body.split("\n").filter((line) => line.trim() !== "").length;
+}
+
+/** `node pi-ref.mjs context FILE [--leaf ID]` in a child, with the timeout (cycles hang pi). */
+function context(file, pi, leaf) {
+	const args = [join(HERE, "pi-ref.mjs"), "context", file, "--pi", pi];
+	if (leaf !== null) args.push("--leaf", leaf);
+	return spawnSync(process.execPath, args, { timeout: TIMEOUT_MS, encoding: "utf8", maxBuffer: 1 << 30 });
+}
+
+/** The id of the file's last entry (a non-header object line) whose id is a string. */
+function lastEntryId(text) {
+	let id = null;
+	for (const line of text.split("\n")) {
+		let value;
+		try {
+			value = JSON.parse(line);
+		} catch {
+			continue;
+		}
+		if (value && typeof value === "object" && !Array.isArray(value) && value.type !== "session" && typeof value.id === "string") {
+			id = value.id;
+		}
+	}
+	return id;
 }
 
 async function observe(file, pi) {
@@ -56,19 +84,20 @@ async function observe(file, pi) {
 		const dropped = nonBlankLines(text, pi) - values;
 		if (dropped > 0) what.push(`dropped ${dropped} line${dropped === 1 ? "" : "s"}`);
 	}
+	let resumes = false;
 	if (migrated && !migrated.invalidHeader) {
-		const child = spawnSync(process.execPath, [join(HERE, "pi-ref.mjs"), "context", file, "--pi", pi], {
-			timeout: TIMEOUT_MS,
-			encoding: "utf8",
-			maxBuffer: 1 << 30,
-		});
+		const child = context(file, pi, null);
 		if (child.error?.code === "ETIMEDOUT" || child.signal) what.push("hung building the context");
 		else if (child.status !== 0) {
 			const message = child.stderr.trim().replace(/^pi-ref: pi threw: /, "").split(file).join(basename(file));
 			what.push(`threw building the context: ${message}`);
+		} else {
+			const own = lastEntryId(text);
+			const meant = own === null ? child : context(file, pi, own);
+			resumes = meant.status === 0 && !meant.signal && meant.stdout === child.stdout;
 		}
 	}
-	return { file, loadable: what.length === 0, what };
+	return { file, loadable: what.length === 0, what, resumes };
 }
 
 async function main() {

@@ -130,13 +130,20 @@ fn render() -> Result<String, String> {
          `PS02xx` entries and their tree, `PS03xx` the file as a whole and its place on disk.\n\n\
          Each diagnostic has a **severity** (`error`: the file does not follow the format; \
          `warning`: legal but likely a mistake, or handled by pi in a surprising way; `info`: worth \
-         knowing) and says what **pi** does because of it. Two verdicts follow for each file:\n\n\
-         - **strict**: no diagnostic of severity `error`;\n\
-         - **pi-loadable** (the default verdict of `pi-session validate`): pi opens the file without \
-         dropping a line, rewriting or overwriting the file, throwing or hanging — no diagnostic \
-         whose pi effect is `dropped`, `rewritten`, `truncated`, `crash`, `hang` or `unreadable`. \
-         This verdict is checked against the real pi: each case of `conformance/validate/` has a \
-         `pi.json` recorded from the pinned pi (`cargo xtask conformance validate-reference`).\n\n\
+         knowing) and says what **pi** does because of it. Three verdicts follow for each file, \
+         each the answer to a user's question:\n\n\
+         - **strict** (does the file follow the format?): no diagnostic of severity `error`;\n\
+         - **pi-loadable** (does pi read everything in it? the default verdict of `pi-session \
+         validate`): pi opens the file without dropping a line, rewriting or overwriting the \
+         file, throwing or hanging — no diagnostic whose pi effect is `dropped`, `rewritten`, \
+         `truncated`, `crash`, `hang` or `unreadable`;\n\
+         - **pi-resumes** (does pi resume the conversation the file holds?): pi opens the file \
+         and the context it builds is the one of the file's last entry with an id — no \
+         PS0226, and no effect `truncated`, `crash`, `hang` or `unreadable`.\n\n\
+         Both pi verdicts are checked against the real pi: each case of `conformance/validate/` \
+         has a `pi.json` recorded from the pinned pi (`cargo xtask conformance \
+         validate-reference`: what pi dropped, rewrote, threw or hung on, and whether the \
+         context it built was that of the file's last entry).\n\n\
          The pi effect in the table is the usual one; a diagnostic can say otherwise where the \
          file makes a difference (a `null` line crashes pi 0.73.1 but is skipped by pi 0.87.1). \
          Examples are the cases of `conformance/validate/`, named after their code.\n\n\

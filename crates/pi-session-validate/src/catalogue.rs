@@ -429,6 +429,14 @@ catalogue! {
     LegacyField = "PS0225", "legacy-field", Warning, Ignored,
         title: "version-1 field in a version-3 file",
         help: "write the version-3 form (firstKeptEntryId, provider + modelId, model_change entries)";
+    /// pi opens the file but does not resume the conversation it holds: the context it builds
+    /// from its leaf (the last entry) differs from the one of the file's last entry with an id
+    /// (what its writer appended last) — an entry without an id at the end leaves pi with an
+    /// empty context, shared ids or broken parents send it down another path. Found by building
+    /// both contexts with pi's rules; the file's `piResumes` verdict is then `false`.
+    ConversationNotResumed = "PS0226", "conversation-not-resumed", Error, Altered,
+        title: "pi does not resume the conversation the file holds",
+        help: "end the file with the entry the conversation ends with (an entry with a unique id whose parents lead to the root): `pi-session repair` mends shared ids and, with --reattach, broken parents";
 
     // ---------------------------------------------------------------- file (PS03xx)
     /// The file is larger than pi can read: Node's `readFileSync` cannot make a string of more

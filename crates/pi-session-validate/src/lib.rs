@@ -1,6 +1,9 @@
-//! Validation: every problem of a session file, with a stable code, and two verdicts —
-//! *strict* (the file follows the format) and *pi-loadable* (pi opens it without losing,
-//! rewriting or refusing anything).
+//! Validation: every problem of a session file, with a stable code, and three verdicts, each
+//! the answer to a user's question — *strict* (does the file follow the format?),
+//! *pi-loadable* (does pi read everything in it: no line dropped, no rewrite, no refusal, crash
+//! or hang?) and *pi-resumes* (does pi resume the conversation the file holds: is the context pi
+//! builds on opening it that of the file's last entry? `resume.rs`, PS0226). Both pi verdicts
+//! are measured against the pinned pi on the corpus (`conformance/validate/*/pi.json`).
 //!
 //! [`validate`] reads the file the way pi does ([`pi_session_format::read`]) and works in three passes:
 //!
@@ -23,6 +26,7 @@ mod locate;
 mod output;
 pub mod repair;
 mod report;
+mod resume;
 pub mod schema;
 pub mod schemas;
 mod tree;
@@ -101,6 +105,11 @@ pub fn validate(bytes: &[u8], options: &Options<'_>) -> Report {
     let mut diagnostics = diagnostics.finish();
     if let Some(last) = scanned.facts.iter().rev().find(|f| f.is_entry()) {
         no_leaf(last, &mut diagnostics);
+    }
+    if !options.schema_only
+        && let Some(d) = resume::check(bytes, options.pi, &diagnostics)
+    {
+        diagnostics.push(d);
     }
     Report::new(diagnostics, stats)
 }

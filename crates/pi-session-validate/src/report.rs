@@ -137,6 +137,10 @@ pub struct Verdict {
     /// pi opens the file without dropping lines, rewriting, truncating or refusing it, and
     /// without crashing or hanging on it: no diagnostic whose `pi` effect is `dropped` or worse.
     pub pi_loadable: bool,
+    /// pi resumes the conversation the file holds: it opens the file (no truncation, crash,
+    /// hang or refusal) and the context it builds is the one of the file's last entry with an
+    /// id (no `conversation-not-resumed`, PS0226).
+    pub pi_resumes: bool,
 }
 
 /// Counts that describe the file.
@@ -198,6 +202,9 @@ impl Report {
         let verdict = Verdict {
             strict: stats.errors == 0,
             pi_loadable: !diagnostics.iter().any(|d| d.pi.breaks_loading()),
+            pi_resumes: !diagnostics
+                .iter()
+                .any(|d| d.code == Code::ConversationNotResumed || d.pi >= PiEffect::Truncated),
         };
         Report {
             verdict,

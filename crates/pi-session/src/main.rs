@@ -83,8 +83,9 @@ enum Command {
         name: Option<String>,
     },
     /// Check session files: every problem with its code (PS0001, …), what pi does about it,
-    /// and two verdicts per file, strict (follows the format) and pi-loadable (pi opens it
-    /// without losing anything). Without PATH, checks pi's own session directory.
+    /// and three verdicts per file: strict (follows the format), pi-loadable (pi reads everything
+    /// in it) and pi-resumes (pi resumes the conversation it holds). Without PATH, checks pi's
+    /// own session directory.
     Validate(validate::ValidateArgs),
     /// Mend what pi breaks (glued and torn lines, repeated headers and entries, a lost
     /// header, shared ids, v1/v2 files; with --reattach, orphans and cycles), losing nothing:

@@ -40,6 +40,9 @@ struct PiObserved {
     loadable: bool,
     /// What happened, in words.
     what: Vec<String>,
+    /// pi resumed the conversation the file holds: its context is that of the file's last
+    /// entry with a string id.
+    resumes: bool,
 }
 
 fn corpus() -> PathBuf {
@@ -167,6 +170,17 @@ fn the_pi_loadable_verdict_agrees_with_pi() {
         };
         let observed: PiObserved = serde_json::from_str(&text).unwrap();
         let report = run(&dir, &meta);
+        if report.verdict.pi_resumes != observed.resumes {
+            failures.push(format!(
+                "{name}: piResumes {} but pi {} the conversation the file holds",
+                report.verdict.pi_resumes,
+                if observed.resumes {
+                    "resumed"
+                } else {
+                    "did not resume"
+                }
+            ));
+        }
         if report.verdict.pi_loadable != observed.loadable {
             let ours: Vec<String> = report
                 .pi_breaking()

@@ -199,6 +199,12 @@ pub fn verdict_line(path: &str, report: &FileReport, color: bool) -> String {
             let _ = write!(line, " — pi would {}", consequences.join(", "));
         }
     }
+    if verdict.pi_loadable && !verdict.pi_resumes {
+        let _ = write!(
+            line,
+            " — but pi does not resume the conversation the file holds (PS0226)"
+        );
+    }
     line
 }
 
