@@ -257,38 +257,36 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
         (None, Some(path)) if args.in_place && repaired.changed() => Some(path.to_path_buf()),
         _ => None,
     };
-    {
-        if let Some(destination) = destination {
-            if !repaired.rejects.is_empty() {
-                match save_rejects(&destination, &repaired.rejects_jsonl()) {
-                    Ok(path) => rejects_file = Some(path),
-                    Err(e) => {
-                        return failed(
-                            format!("cannot keep the rejects: {e}; nothing was written"),
-                            out,
-                        );
-                    }
+    if let Some(destination) = destination {
+        if !repaired.rejects.is_empty() {
+            match save_rejects(&destination, &repaired.rejects_jsonl()) {
+                Ok(path) => rejects_file = Some(path),
+                Err(e) => {
+                    return failed(
+                        format!("cannot keep the rejects: {e}; nothing was written"),
+                        out,
+                    );
                 }
             }
-            let result = match prepared {
-                Some(prepared) => prepared
-                    .commit(|w| w.write_all(&repaired.output))
-                    .map(|done| {
-                        backup = done.backup;
-                        warnings = done.warnings;
-                    })
-                    .map_err(|e| e.0),
-                None => write_new(&destination, &repaired.output, args.force),
-            };
-            if let Err(e) = result {
-                // Nothing was written: the rejects of this attempt go too.
-                if let Some(path) = &rejects_file {
-                    let _ = fs::remove_file(path);
-                }
-                return failed(e, out);
-            }
-            written = Some(destination);
         }
+        let result = match prepared {
+            Some(prepared) => prepared
+                .commit(|w| w.write_all(&repaired.output))
+                .map(|done| {
+                    backup = done.backup;
+                    warnings = done.warnings;
+                })
+                .map_err(|e| e.0),
+            None => write_new(&destination, &repaired.output, args.force),
+        };
+        if let Err(e) = result {
+            // Nothing was written: the rejects of this attempt go too.
+            if let Some(path) = &rejects_file {
+                let _ = fs::remove_file(path);
+            }
+            return failed(e, out);
+        }
+        written = Some(destination);
     }
     let diff = unified_diff(&name, input.bytes(), &repaired.output);
     if args.format == Format::Human {
