@@ -12,8 +12,13 @@
 //     the (copied) file (0.87.1 ending an unterminated last line with "\n" is not counted);
 //   - "threw on open: …" / "threw building the context: …";
 //   - "hung building the context": buildSessionContext() did not return within the timeout
-//     (run in a child process: `node pi-ref.mjs context`, which works on its own copy).
-// `loadable` is true when `what` is empty. `resumes` says whether pi resumes the conversation
+//     (run in a child process: `node pi-ref.mjs context`, which works on its own copy);
+//   - "hid N entr(y|ies) from its tree (line …)": entries pi loaded that its tree (getTree, what
+//     /tree shows and navigates) does not hold, neither the entry nor a byte-identical copy —
+//     the earlier of two entries sharing an id, entries in a parent cycle (`node pi-ref.mjs
+//     hidden`, in a child);
+//   - "hung building its tree": getTree() did not return within the timeout.
+// `loadable` is true when `what` is empty: pi reads everything in the file. `resumes` says whether pi resumes the conversation
 // the file holds: it opened the file and built its context (no overwrite, throw or hang), and
 // that context equals `buildSessionContext(entries, ID, byId)` for the file's last entry with a
 // string id (what its writer appended last; true when there is none). The FILE itself is never
@@ -38,6 +43,12 @@ function nonBlankLines(text, pi) {
 function context(file, pi, leaf) {
 	const args = [join(HERE, "pi-ref.mjs"), "context", file, "--pi", pi];
 	if (leaf !== null) args.push("--leaf", leaf);
+	return spawnSync(process.execPath, args, { timeout: TIMEOUT_MS, encoding: "utf8", maxBuffer: 1 << 30 });
+}
+
+/** `node pi-ref.mjs hidden FILE` in a child, with the timeout (getTree can loop forever). */
+function hidden(file, pi) {
+	const args = [join(HERE, "pi-ref.mjs"), "hidden", file, "--pi", pi];
 	return spawnSync(process.execPath, args, { timeout: TIMEOUT_MS, encoding: "utf8", maxBuffer: 1 << 30 });
 }
 
@@ -95,6 +106,15 @@ async function observe(file, pi) {
 			const own = lastEntryId(text);
 			const meant = own === null ? child : context(file, pi, own);
 			resumes = meant.status === 0 && !meant.signal && meant.stdout === child.stdout;
+		}
+		const tree = hidden(file, pi);
+		if (tree.error?.code === "ETIMEDOUT" || tree.signal) what.push("hung building its tree");
+		else if (tree.status === 0) {
+			const lines = JSON.parse(tree.stdout).hidden;
+			if (lines.length > 0) {
+				const n = lines.length;
+				what.push(`hid ${n} entr${n === 1 ? "y" : "ies"} from its tree (line${n === 1 ? "" : "s"} ${lines.join(", ")})`);
+			}
 		}
 	}
 	return { file, loadable: what.length === 0, what, resumes };

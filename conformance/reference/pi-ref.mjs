@@ -7,10 +7,11 @@
 //   node pi-ref.mjs tree FILE [--pi ...]
 //   node pi-ref.mjs info FILE [--pi ...] [--mtime MS]
 //   node pi-ref.mjs labels FILE [--pi ...]
+//   node pi-ref.mjs hidden FILE [--pi ...]
 //   node pi-ref.mjs batch            (NDJSON requests on stdin, one NDJSON response per line)
 //
 // Batch request:  {"op":"context","file":"...","leaf":null,"llm":false,"pi":"0.73","id":7}
-//                 (op: context | migrate | tree | info | labels; "llm" and "leaf" only for context;
+//                 (op: context | migrate | tree | info | labels | hidden; "llm" and "leaf" only for context;
 //                 optional "mtime" (ms) for info; "id" is optional, any JSON value, and echoed as
 //                 the first key of the response)
 // Batch response: {"ok":true,"output":"<exactly what the single mode prints>",
@@ -54,6 +55,13 @@
 //   labels:  (the former `info`) {"name": getSessionName() ?? null, "labels": [[targetId, label], ...]
 //            (labelsById in Map order), "leafId": getLeafId()} after open() — leafId key omitted
 //            when pi's leaf is `undefined` (trailing non-object line), null when null.
+//   hidden:  {"entries": N, "hidden": [line, ...]} after open(): N = getEntries().length, and the
+//            1-based file lines of the entries that getTree() (what /tree shows) does not hold — an
+//            entry counts as held when a tree node's entry serialises to the same JSON text, so a
+//            byte-identical repeat hides nothing. Lines are found by matching each entry's
+//            JSON.stringify against the file's lines in order (exact for files pi wrote; `null`
+//            when no line matches). getTree() can loop forever (duplicate ids forming a node
+//            cycle): run it with a timeout.
 //
 // Deterministic ids — findings from reading dist/core/session-manager.js of BOTH 0.73.1 and 0.87.1
 // (identical code for these parts):
@@ -333,7 +341,52 @@ export async function loadEntriesCount(file, version) {
 	}
 }
 
-const OPS = { context: opContext, migrate: opMigrate, tree: opTree, info: opInfo, labels: opLabels };
+/** Which entries pi's own tree (getTree, what /tree shows) does not hold. See the header. */
+async function opHidden(req) {
+	const pi = await loadPi(req.pi);
+	const text = readFileSync(req.file, "utf8");
+	const o = openCopy(pi, req.file);
+	try {
+		const entries = o.sm.getEntries();
+		const shown = new Set();
+		const stack = [...o.sm.getTree()];
+		const seen = new Set();
+		while (stack.length > 0) {
+			const node = stack.pop();
+			if (seen.has(node)) continue;
+			seen.add(node);
+			shown.add(JSON.stringify(node.entry));
+			stack.push(...node.children);
+		}
+		// Each entry's line: the first line after the previous entry's whose JSON text is the
+		// entry's (every line parsed once).
+		const lineOf = new Map();
+		text.split("\n").forEach((line, i) => {
+			let json;
+			try {
+				json = JSON.stringify(JSON.parse(line));
+			} catch {
+				return;
+			}
+			if (!lineOf.has(json)) lineOf.set(json, []);
+			lineOf.get(json).push(i + 1);
+		});
+		const hidden = [];
+		let previous = 0;
+		for (const entry of entries) {
+			const json = JSON.stringify(entry);
+			const line = (lineOf.get(json) ?? []).find((n) => n > previous) ?? null;
+			if (line !== null) previous = line;
+			if (!shown.has(json)) hidden.push(line);
+		}
+		const output = `${JSON.stringify({ entries: entries.length, hidden })}\n`;
+		return { output, rewritten: o.rewritten, invalidHeader: o.invalidHeader };
+	} finally {
+		cleanup(o.dir);
+	}
+}
+
+const OPS = { context: opContext, migrate: opMigrate, tree: opTree, info: opInfo, labels: opLabels, hidden: opHidden };
 
 export async function run(req) {
 	const fn = OPS[req.op];
@@ -356,6 +409,7 @@ function usage() {
 			"  node pi-ref.mjs tree FILE [--pi ...]\n" +
 			"  node pi-ref.mjs info FILE [--pi ...] [--mtime MS]\n" +
 			"  node pi-ref.mjs labels FILE [--pi ...]\n" +
+			"  node pi-ref.mjs hidden FILE [--pi ...]\n" +
 			"  node pi-ref.mjs batch   (NDJSON requests on stdin)\n",
 	);
 	process.exitCode = 2;

@@ -64,7 +64,7 @@ case("invalid-json",["PS0001"],lines(H(),u,'{"type":"message","id":"c3d4e5f6","p
 case("invalid-json-leading-bom-on-a-later-line",["PS0001"],lines(H(),u,"\ufeff"+d(A("b2c3d4e5","a1b2c3d4")),A("c3d4e5f6","a1b2c3d4",n=3)),"A byte order mark at the start of a later line makes it invalid JSON.")
 case("torn-last-line",["PS0002"],lines(H(),u,a,'{"type":"message","id":"c3d4e5f6","parentId":"b2c3d4e5","timestamp":"2026-01-01T10:00:0',end=""),"The last line stops in the middle of a record and the file has no final newline: an interrupted write.")
 case("non-object-line",["PS0003"],lines(H(),u,"[1,2]",A("b2c3d4e5","a1b2c3d4")),"A JSON array between entries: pi keeps it as an entry without an id.")
-case("non-object-last-line",["PS0003"],lines(H(),u,a,"42"),"A number as the last line: pi has no leaf and its context is empty.")
+case("non-object-last-line",["PS0003","PS0226"],lines(H(),u,a,"42"),"A number as the last line: pi has no leaf and its context is empty.")
 case("non-object-line-in-v1",["PS0003","PS0108"],lines(H(version=None),{"type":"message","timestamp":ts(1),"message":u["message"]},'"text"',{"type":"message","timestamp":ts(2),"message":a["message"]}),"A string line in a version-1 file: pi's migration throws on it.")
 case("null-line",["PS0004"],lines(H(),u,"null",A("b2c3d4e5","a1b2c3d4")),"A `null` line: pi 0.73.1 throws when it opens the file.")
 case("null-line-pi-0.87",["PS0004"],lines(H(),u,"null",A("b2c3d4e5","a1b2c3d4")),"A `null` line: pi 0.87.1 skips it.",pi="0.87")
@@ -118,6 +118,12 @@ case("message-missing",["PS0207"],lines(H(),u,a,{"type":"message","id":"c3d4e5f6
 case("id-format",["PS0208"],lines(H(),U("entry-1",None),A("entry-2","entry-1")),"Entry ids that are not 8 lowercase hex characters: reported once, with the count.")
 case("id-missing",["PS0209"],lines(H(),u,a,{"type":"custom","customType":"x","parentId":"b2c3d4e5","timestamp":ts(3)}),"An entry without an id.")
 case("duplicate-id",["PS0210"],lines(H(),u,a,U("b2c3d4e5","a1b2c3d4","Again",n=3)),"Two entries with the same id.")
+NR_H={"type":"session","version":3,"id":"019cc2a0-5f00-7000-8000-000000000010","timestamp":"2026-03-06T10:00:00.000Z","cwd":"/home/dana/src/webshop"}
+NR_U={"type":"message","id":"a1000001","parentId":None,"timestamp":"2026-03-06T10:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"Why does the checkout test fail?"}],"timestamp":1772791201000}}
+NR_A={"type":"message","id":"a1000002","parentId":"a1000001","timestamp":"2026-03-06T10:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Let me run it."},{"type":"toolCall","id":"call_1","name":"bash","arguments":{"command":"npm test -- checkout"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":1200,"output":80,"cacheRead":0,"cacheWrite":0,"totalTokens":1280,"cost":{"input":0.0036,"output":0.0012,"cacheRead":0,"cacheWrite":0,"total":0.0048}},"stopReason":"toolUse","timestamp":1772791203000}}
+case("conversation-not-resumed",["PS0209","PS0211","PS0201","PS0226"],lines(NR_H,NR_U,NR_A,{"type":"leaf","targetId":"a1000002"}),"The last line is an entry without an id (a tool's `leaf` marker): pi takes it for its leaf, whose id is undefined, and resumes an empty conversation although the file holds two messages (seen in real files).")
+case("duplicate-id-identical-copy",["PS0210"],lines(H(),u,a,a),"The same entry written twice, byte for byte: pi shows one copy, so nothing is hidden and the file stays pi-loadable.")
+case("duplicate-id-after-second-header",["PS0104","PS0210","PS0215"],lines(H(),u,a,H(),U("a1b2c3d4",None,"Hi again",n=3),A("c3d4e5f6","a1b2c3d4",n=4)),"A second header mid-file and a first message that reuses an id, as a session restarted into the same file writes it: pi never shows the first user message (not in /tree, not in any context), so the file is not pi-loadable.")
 case("parent-id-missing",["PS0211"],lines(H(),u,{k:v for k,v in a.items() if k!="parentId"}),"An entry without parentId.")
 case("dangling-parent",["PS0212"],lines(H(),u,A("b2c3d4e5","ffffffff")),"A parentId that names no entry.")
 case("parent-cycle",["PS0213"],lines(H(),u,A("b2c3d4e5","c3d4e5f6"),U("c3d4e5f6","b2c3d4e5",n=3)),"Two entries that are each other's parent: pi loops forever building the context.")

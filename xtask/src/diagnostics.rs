@@ -106,6 +106,7 @@ fn effect(pi: PiEffect) -> &'static str {
         PiEffect::None => "reads it as written",
         PiEffect::Ignored => "keeps it but ignores it",
         PiEffect::Altered => "loads the file, but builds something else from it",
+        PiEffect::Hidden => "hides the entry from its tree and context",
         PiEffect::Dropped => "drops the line",
         PiEffect::Rewritten => "rewrites the file",
         PiEffect::Truncated => "overwrites the file with a new session",
@@ -134,15 +135,15 @@ fn render() -> Result<String, String> {
          each the answer to a user's question:\n\n\
          - **strict** (does the file follow the format?): no diagnostic of severity `error`;\n\
          - **pi-loadable** (does pi read everything in it? the default verdict of `pi-session \
-         validate`): pi opens the file without dropping a line, rewriting or overwriting the \
-         file, throwing or hanging — no diagnostic whose pi effect is `dropped`, `rewritten`, \
-         `truncated`, `crash`, `hang` or `unreadable`;\n\
+         validate`): pi opens the file without hiding an entry from its tree, dropping a line, \
+         rewriting or overwriting the file, throwing or hanging — no diagnostic whose pi effect \
+         is `hidden`, `dropped`, `rewritten`, `truncated`, `crash`, `hang` or `unreadable`;\n\
          - **pi-resumes** (does pi resume the conversation the file holds?): pi opens the file \
          and the context it builds is the one of the file's last entry with an id — no \
          PS0226, and no effect `truncated`, `crash`, `hang` or `unreadable`.\n\n\
          Both pi verdicts are checked against the real pi: each case of `conformance/validate/` \
          has a `pi.json` recorded from the pinned pi (`cargo xtask conformance \
-         validate-reference`: what pi dropped, rewrote, threw or hung on, and whether the \
+         validate-reference`: what pi hid from its tree, dropped, rewrote, threw or hung on, and whether the \
          context it built was that of the file's last entry).\n\n\
          The pi effect in the table is the usual one; a diagnostic can say otherwise where the \
          file makes a difference (a `null` line crashes pi 0.73.1 but is skipped by pi 0.87.1). \

@@ -50,6 +50,9 @@ pub enum PiEffect {
     /// pi keeps the file but what it builds from it differs from what the writer meant
     /// (replacement characters, a shorter context, `null` timestamps, …).
     Altered,
+    /// pi loads the entry but never shows it: its tree (`/tree`) and every context leave it
+    /// out (the earlier of two different entries that share an id).
+    Hidden,
     /// pi drops the line when loading; the next rewrite of the file loses it for good.
     Dropped,
     /// pi migrates the file and rewrites it in place (no backup, not atomic).
@@ -65,9 +68,10 @@ pub enum PiEffect {
 }
 
 impl PiEffect {
-    /// Whether pi loses, rewrites or refuses data because of this.
+    /// Whether pi hides, loses, rewrites or refuses data because of this: whether the file is
+    /// no longer *pi-loadable* (pi does not read everything in it).
     pub fn breaks_loading(self) -> bool {
-        self >= PiEffect::Dropped
+        self >= PiEffect::Hidden
     }
 }
 
@@ -349,8 +353,9 @@ catalogue! {
         title: "entry without a string id",
         help: "give every entry a unique string `id`";
     /// Two entries share an `id`. pi's index keeps the last one: children of the first attach
-    /// to the second, `/tree` shows duplicates and can loop forever.
-    DuplicateId = "PS0210", "duplicate-id", Error, Altered,
+    /// to the second, the first is hidden from `/tree` and every context (unless both lines are
+    /// byte-identical), and `/tree` can show entries twice or loop forever.
+    DuplicateId = "PS0210", "duplicate-id", Error, Hidden,
         title: "duplicate entry id",
         help: "give every entry a unique id";
     /// The entry has no `parentId` key, or it is neither a string nor `null`. pi treats the

@@ -1,7 +1,7 @@
 //! Validation: every problem of a session file, with a stable code, and three verdicts, each
 //! the answer to a user's question — *strict* (does the file follow the format?),
-//! *pi-loadable* (does pi read everything in it: no line dropped, no rewrite, no refusal, crash
-//! or hang?) and *pi-resumes* (does pi resume the conversation the file holds: is the context pi
+//! *pi-loadable* (does pi read everything in it: no entry hidden from its tree, no line
+//! dropped, no rewrite, no refusal, crash or hang?) and *pi-resumes* (does pi resume the conversation the file holds: is the context pi
 //! builds on opening it that of the file's last entry? `resume.rs`, PS0226). Both pi verdicts
 //! are measured against the pinned pi on the corpus (`conformance/validate/*/pi.json`).
 //!
@@ -96,7 +96,7 @@ pub fn validate(bytes: &[u8], options: &Options<'_>) -> Report {
         diagnostics.extend(header::check(bytes, &header, &scanned.facts, options));
         // Without a header pi discards the file: its tree does not matter.
         if header.valid().is_some() {
-            tree::check(&scanned.facts, &header, options, &mut diagnostics);
+            tree::check(bytes, &scanned.facts, &header, options, &mut diagnostics);
         }
         if let Some(path) = options.path {
             diagnostics.extend(layout::check(path, &header));

@@ -134,8 +134,9 @@ impl Diagnostic {
 pub struct Verdict {
     /// The file follows the format: no diagnostic of severity `error`.
     pub strict: bool,
-    /// pi opens the file without dropping lines, rewriting, truncating or refusing it, and
-    /// without crashing or hanging on it: no diagnostic whose `pi` effect is `dropped` or worse.
+    /// pi reads everything in the file: it opens the file without hiding an entry from its
+    /// tree, dropping lines, rewriting, truncating or refusing it, and without crashing or
+    /// hanging on it: no diagnostic whose `pi` effect is `hidden` or worse.
     pub pi_loadable: bool,
     /// pi resumes the conversation the file holds: it opens the file (no truncation, crash,
     /// hang or refusal) and the context it builds is the one of the file's last entry with an

@@ -8,7 +8,7 @@
 
 use super::Options;
 use super::aggregate::Sink;
-use super::catalogue::Code;
+use super::catalogue::{Code, PiEffect};
 use super::entry::{Facts, LineKind};
 use super::header::Header;
 use super::report::{Diagnostic, Location};
@@ -17,12 +17,18 @@ use pi_session_format::session::Key;
 use rustc_hash::FxHashMap;
 
 /// Runs the tree checks (version-2 and -3 files: version-1 entries have no ids).
-pub fn check(facts: &[Facts], header: &Header, _options: &Options<'_>, out: &mut Sink) {
+pub fn check(
+    bytes: &[u8],
+    facts: &[Facts],
+    header: &Header,
+    _options: &Options<'_>,
+    out: &mut Sink,
+) {
     let entries: Vec<&Facts> = facts.iter().filter(|f| f.is_entry()).collect();
     if header.schema() == LineSchema::V1 {
         return;
     }
-    Tree::new(&entries).check(out);
+    Tree::new(bytes, &entries).check(out);
 }
 
 fn whole_line(f: &Facts) -> Location {
@@ -39,6 +45,8 @@ fn diagnostic(f: &Facts, code: Code, message: String) -> Diagnostic {
 }
 
 struct Tree<'f> {
+    /// The file.
+    bytes: &'f [u8],
     entries: &'f [&'f Facts],
     /// `byId`: the last entry of each id.
     by_id: FxHashMap<&'f Key, usize>,
@@ -47,7 +55,7 @@ struct Tree<'f> {
 }
 
 impl<'f> Tree<'f> {
-    fn new(entries: &'f [&'f Facts]) -> Tree<'f> {
+    fn new(bytes: &'f [u8], entries: &'f [&'f Facts]) -> Tree<'f> {
         let mut by_id = FxHashMap::default();
         for (i, e) in entries.iter().enumerate() {
             by_id.insert(&e.id, i);
@@ -63,6 +71,7 @@ impl<'f> Tree<'f> {
             })
             .collect();
         Tree {
+            bytes,
             entries,
             by_id,
             parent,
@@ -81,27 +90,51 @@ impl<'f> Tree<'f> {
         key.display()
     }
 
-    /// [`Code::DuplicateId`].
+    /// The bytes of an entry's line.
+    fn text(&self, i: usize) -> &[u8] {
+        let e = self.entries[i];
+        &self.bytes[e.offset..e.offset + e.len]
+    }
+
+    /// [`Code::DuplicateId`], on each later entry of a shared id. pi's tree holds only the
+    /// last entry of an id, so the earlier one is hidden (from `/tree` and every context)
+    /// unless the last is a byte-identical copy of it (pi compares what it shows, not where
+    /// it came from).
     fn duplicates(&self, out: &mut Sink) {
-        let mut first: FxHashMap<&Key, usize> = FxHashMap::default();
+        let mut previous: FxHashMap<&Key, usize> = FxHashMap::default();
         for (i, e) in self.entries.iter().enumerate() {
             if !matches!(e.id, Key::String(_)) {
                 continue;
             }
-            match first.get(&e.id) {
-                None => {
-                    first.insert(&e.id, i);
-                }
-                Some(&j) => out.push(diagnostic(
+            let Some(j) = previous.insert(&e.id, i) else {
+                continue;
+            };
+            let last = self.by_id[&e.id];
+            let earlier = self.entries[j].line;
+            let d = if self.text(j) == self.text(last) {
+                diagnostic(
                     e,
                     Code::DuplicateId,
                     format!(
-                        "id {} is also the id of line {}: pi keeps only the last entry of an id in its index, so children of the earlier one hang under this one",
+                        "id {} is also the id of line {}, a byte-identical copy: pi keeps only the last entry of an id, so children of the earlier one hang under the last",
                         self.name(&e.id),
-                        self.entries[j].line
+                        earlier
                     ),
-                )),
-            }
+                )
+                .with_pi(PiEffect::Altered)
+            } else {
+                diagnostic(
+                    e,
+                    Code::DuplicateId,
+                    format!(
+                        "id {} is also the id of line {}: pi keeps only the last entry of an id, so it never shows line {} (not in /tree, not in any context) and children of it hang under the last",
+                        self.name(&e.id),
+                        earlier,
+                        earlier
+                    ),
+                )
+            };
+            out.push(d);
         }
     }
 

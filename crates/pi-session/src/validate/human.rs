@@ -31,6 +31,9 @@ pub fn effect_note(effect: PiEffect) -> &'static str {
         PiEffect::Altered => {
             "loads the file, but what it builds from it differs from what was written"
         }
+        PiEffect::Hidden => {
+            "hides the earlier entry of this id: /tree and every context leave it out"
+        }
         PiEffect::Dropped => {
             "drops this line when loading; its next rewrite of the file loses it for good"
         }
@@ -237,6 +240,10 @@ fn consequences(diagnostics: &[Diagnostic]) -> Vec<String> {
         (PiEffect::Crash, "crash on"),
         (PiEffect::Hang, "hang on"),
         (PiEffect::Dropped, "drop"),
+        (
+            PiEffect::Hidden,
+            "hide the earlier entry of the id reused on",
+        ),
     ] {
         if has(effect) {
             let (lines, omitted) = lines_of(effect);
