@@ -149,8 +149,8 @@ fn render() -> Result<String, String> {
          file makes a difference (a `null` line crashes pi 0.73.1 but is skipped by pi 0.87.1). \
          Examples are the cases of `conformance/validate/`, named after their code.\n\n\
          **repair** says what `pi-session repair` does about the code (`pi_session_validate::\
-         repair::fixability`): `yes` always, `opt-in` when asked (`--reattach`: it changes the \
-         tree), `no` never (the file is left as it is there).\n\n",
+         repair::fixability`): `yes` always, `opt-in` when asked (`--reattach`, `--tool-calls`, \
+         `--tool-results`: they change the tree or what the model is sent), `no` never (the file is left as it is there).\n\n",
     );
     out.push_str("| code | name | severity | pi | repair | what |\n|---|---|---|---|---|---|\n");
     for code in Code::ALL {

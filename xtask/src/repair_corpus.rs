@@ -67,6 +67,8 @@ pub fn run(write: bool) -> Result<(), String> {
         let options = RepairOptions {
             path: Some(&placed),
             reattach: meta["options"]["reattach"].as_bool().unwrap_or(false),
+            tool_calls: meta["options"]["toolCalls"].as_bool().unwrap_or(false),
+            tool_results: meta["options"]["toolResults"].as_bool().unwrap_or(false),
             cwd: meta["options"]["cwd"].as_str().map(str::to_owned),
             ..RepairOptions::default()
         };

@@ -441,7 +441,7 @@ catalogue! {
     /// both contexts with pi's rules; the file's `piResumes` verdict is then `false`.
     ConversationNotResumed = "PS0226", "conversation-not-resumed", Error, Altered,
         title: "pi does not resume the conversation the file holds",
-        help: "end the file with the entry the conversation ends with (an entry with a unique id whose parents lead to the root): `pi-session repair` mends shared ids and, with --reattach, broken parents";
+        help: "end the file with the entry the conversation ends with (an entry with a unique id whose parents lead to the root): `pi-session repair` moves lines without an id at the end to a rejects file, mends shared ids and, with --reattach, broken parents";
 
     // ---------------------------------------------------------------- file (PS03xx)
     /// The file is larger than pi can read: Node's `readFileSync` cannot make a string of more

@@ -14,12 +14,17 @@
 //! 6. opt-in ([`RepairOptions::reattach`]): entries whose parent is missing, themselves or on
 //!    a cycle reattached to the entry before them (PS0212, PS0214, PS0213);
 //! 7. opt-in ([`RepairOptions::tool_calls`]): tool calls with `arguments: null` given `{}`
-//!    (`repair/tool_calls.rs`: PS0204).
+//!    (`repair/tool_calls.rs`: PS0204);
+//! 8. opt-in ([`RepairOptions::tool_results`]): tool results without their call moved to the
+//!    rejects, their children reattached to their parent (`repair/context.rs`: PS0219);
+//! 9. lines without an id after the last entry, on which pi resumes an empty conversation,
+//!    moved to the rejects (`repair/context.rs`: PS0226).
 //!
 //! Nothing is lost: a byte leaves the file only as a repeat of a line that stays, or into the
 //! rejects ([`Repaired::rejects`]), which the caller keeps beside the file. A repaired file
 //! repairs to itself. [`fixability`] says, per code, what repair does about it.
 
+mod context;
 mod header;
 mod ids;
 mod text;
@@ -49,6 +54,9 @@ pub struct RepairOptions<'p> {
     /// Give tool calls whose `arguments` is `null` an empty object (it changes what the model
     /// is sent, so it is asked for).
     pub tool_calls: bool,
+    /// Take tool results whose call is on no assistant message before them out of the tree,
+    /// into the rejects (it changes the tree and what the model is sent, so it is asked for).
+    pub tool_results: bool,
 }
 
 /// What a repair did to one place of the file.
@@ -82,7 +90,8 @@ impl Fix {
 pub enum FixAction {
     /// Glued entries split into lines of their own.
     Split,
-    /// A line that is not JSON moved to the rejects.
+    /// A line moved to the rejects: not JSON, a line without an id pi would end on (PS0226),
+    /// or (opt-in) a tool result without its call (PS0219).
     Rejected,
     /// Bytes before the line's JSON (a byte order mark) taken off, into the rejects.
     Trimmed,
@@ -192,6 +201,30 @@ struct Line {
     text: Vec<u8>,
     /// Its line in the input (1-based; 0 for an added line).
     origin: usize,
+    /// The text before the first repair that edited it (`None` while unedited): what goes to
+    /// the rejects when a later repair takes the line out.
+    unedited: Option<Vec<u8>>,
+}
+
+impl Line {
+    fn new(text: Vec<u8>, origin: usize) -> Line {
+        Line {
+            text,
+            origin,
+            unedited: None,
+        }
+    }
+
+    /// Replaces the text, keeping the first text it had.
+    fn edit(&mut self, text: Vec<u8>) {
+        let before = std::mem::replace(&mut self.text, text);
+        self.unedited.get_or_insert(before);
+    }
+
+    /// The text as it was before any repair edited it.
+    fn into_unedited(self) -> Vec<u8> {
+        self.unedited.unwrap_or(self.text)
+    }
 }
 
 /// What the repairs collect as they go.
@@ -246,10 +279,7 @@ pub fn repair(bytes: &[u8], options: &RepairOptions<'_>) -> Repaired {
     let mut lines: Vec<Line> = bytes
         .split(|&b| b == b'\n')
         .enumerate()
-        .map(|(i, text)| Line {
-            text: text.to_vec(),
-            origin: i + 1,
-        })
+        .map(|(i, text)| Line::new(text.to_vec(), i + 1))
         .collect();
     if final_newline {
         lines.pop();
@@ -269,6 +299,12 @@ pub fn repair(bytes: &[u8], options: &RepairOptions<'_>) -> Repaired {
     } else {
         lines
     };
+    let lines = if options.tool_results {
+        context::orphan_results(lines, options.pi, &mut out)
+    } else {
+        lines
+    };
+    let lines = context::trailing_without_id(lines, options.pi, &mut out);
     let output = if out.fixes.is_empty() {
         bytes.to_vec()
     } else {
@@ -363,10 +399,7 @@ fn migrate(lines: Vec<Line>, pi: PiVersion, out: &mut Repairs) -> Vec<Line> {
     let origins: Vec<usize> = lines.iter().map(|l| l.origin).collect();
     let mut migrated_lines: Vec<Line> = migrated
         .split(|&b| b == b'\n')
-        .map(|text| Line {
-            text: text.to_vec(),
-            origin: 0,
-        })
+        .map(|text| Line::new(text.to_vec(), 0))
         .collect();
     if migrated.last() == Some(&b'\n') {
         migrated_lines.pop();
@@ -408,6 +441,14 @@ pub fn fixability(code: Code) -> (&'static str, &'static str) {
         Code::WrongType => (
             "opt-in",
             "--tool-calls: a tool call's `arguments: null` becomes `{}`; other wrong types are left",
+        ),
+        Code::OrphanToolResult => (
+            "opt-in",
+            "--tool-results: the result moves to the rejects file, its children hang from its parent; left when another entry names it",
+        ),
+        Code::ConversationNotResumed => (
+            "yes",
+            "lines without an id after the last entry move to the rejects file; shared ids and broken parents are mended as their codes say",
         ),
         _ => ("no", ""),
     }
@@ -555,6 +596,127 @@ mod tests {
             ])
         );
         assert!(r.after.verdict.strict, "{:?}", r.after.diagnostics);
+    }
+
+    #[test]
+    fn lines_without_an_id_at_the_end_go_to_the_rejects() {
+        let leaf = r#"{"type":"leaf","targetId":"aaaaaaa2"}"#;
+        let input = file(&[
+            HEADER.into(),
+            entry("aaaaaaa1", None, "a"),
+            entry("aaaaaaa2", Some("aaaaaaa1"), "b"),
+            leaf.into(),
+            "42".into(),
+        ]);
+        let before = repair(&input, &RepairOptions::default());
+        assert!(!before.before.verdict.pi_resumes, "pi resumes nothing");
+        let r = fixed(&input, &RepairOptions::default());
+        let actions: Vec<_> = r.fixes.iter().map(|f| (f.code, f.action, f.line)).collect();
+        assert_eq!(
+            actions,
+            [
+                (Code::ConversationNotResumed, FixAction::Rejected, 4),
+                (Code::ConversationNotResumed, FixAction::Rejected, 5),
+            ]
+        );
+        let rejected: Vec<_> = r.rejects.iter().map(|j| (j.line, j.text.clone())).collect();
+        assert_eq!(
+            rejected,
+            [(4, leaf.as_bytes().to_vec()), (5, b"42".to_vec())]
+        );
+        assert_eq!(
+            r.output,
+            file(&[
+                HEADER.into(),
+                entry("aaaaaaa1", None, "a"),
+                entry("aaaaaaa2", Some("aaaaaaa1"), "b")
+            ])
+        );
+        assert!(r.after.verdict.pi_resumes, "{:?}", r.after.diagnostics);
+    }
+
+    #[test]
+    fn a_line_without_an_id_that_loses_nothing_stays() {
+        // In the middle of the file it is not pi's leaf: nothing to mend there.
+        let input = file(&[
+            HEADER.into(),
+            entry("aaaaaaa1", None, "a"),
+            r#"{"type":"leaf","targetId":"aaaaaaa1"}"#.into(),
+            entry("aaaaaaa2", Some("aaaaaaa1"), "b"),
+        ]);
+        let r = repair(&input, &RepairOptions::default());
+        assert!(
+            r.fixes
+                .iter()
+                .all(|f| f.code != Code::ConversationNotResumed),
+            "{:?}",
+            r.fixes
+        );
+    }
+
+    fn tool_result(id: &str, parent: &str, call: &str) -> String {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:03.000Z","message":{{"role":"toolResult","toolCallId":"{call}","toolName":"bash","content":[{{"type":"text","text":"ok"}}],"isError":false,"timestamp":3}}}}"#
+        )
+    }
+
+    #[test]
+    fn tool_results_without_a_call_go_to_the_rejects_on_request() {
+        let orphan = tool_result("aaaaaaa2", "aaaaaaa1", "gone");
+        let input = file(&[
+            HEADER.into(),
+            entry("aaaaaaa1", None, "a"),
+            orphan.clone(),
+            entry("aaaaaaa3", Some("aaaaaaa2"), "b"),
+            entry("aaaaaaa4", Some("aaaaaaa3"), "c"),
+        ]);
+        let left = repair(&input, &RepairOptions::default());
+        assert!(left.fixes.is_empty(), "opt-in: {:?}", left.fixes);
+        let options = RepairOptions {
+            tool_results: true,
+            ..RepairOptions::default()
+        };
+        let r = fixed(&input, &options);
+        let actions: Vec<_> = r.fixes.iter().map(|f| (f.code, f.action, f.line)).collect();
+        assert_eq!(
+            actions,
+            [
+                (Code::OrphanToolResult, FixAction::Rejected, 3),
+                (Code::OrphanToolResult, FixAction::Relinked, 4),
+            ]
+        );
+        assert_eq!(r.rejects.len(), 1);
+        assert_eq!(r.rejects[0].text, orphan.as_bytes());
+        assert_eq!(
+            r.output,
+            file(&[
+                HEADER.into(),
+                entry("aaaaaaa1", None, "a"),
+                entry("aaaaaaa3", Some("aaaaaaa1"), "b"),
+                entry("aaaaaaa4", Some("aaaaaaa3"), "c"),
+            ])
+        );
+        assert!(r.after.verdict.strict, "{:?}", r.after.diagnostics);
+    }
+
+    #[test]
+    fn a_tool_result_another_entry_names_is_left() {
+        let input = file(&[
+            HEADER.into(),
+            entry("aaaaaaa1", None, "a"),
+            tool_result("aaaaaaa2", "aaaaaaa1", "gone"),
+            r#"{"type":"label","id":"aaaaaaa3","parentId":"aaaaaaa2","timestamp":"2026-01-01T00:00:04.000Z","targetId":"aaaaaaa2","label":"here"}"#.into(),
+        ]);
+        let r = repair(
+            &input,
+            &RepairOptions {
+                tool_results: true,
+                ..RepairOptions::default()
+            },
+        );
+        assert!(r.fixes.is_empty(), "{:?}", r.fixes);
+        assert_eq!(r.unrepaired.len(), 1);
+        assert!(r.unrepaired[0].message.contains("targetId of line 4"));
     }
 
     #[test]

@@ -49,6 +49,11 @@ pub struct RepairArgs {
     /// object (it changes what the model is sent).
     #[arg(long)]
     tool_calls: bool,
+    /// Also move tool results whose call is on no assistant message before them (model APIs
+    /// refuse every request that carries one) to the rejects file, their children attached to
+    /// their parent (it changes the tree and what the model is sent).
+    #[arg(long)]
+    tool_results: bool,
     /// The working directory for a rebuilt header (default: read from the directory name).
     #[arg(long, value_name = "DIR")]
     cwd: Option<String>,
@@ -75,7 +80,9 @@ lines split (PS0001) and a torn last line ended (PS0002); byte-identical repeate
 entries removed (PS0104, PS0210); a missing header rebuilt from the file name (PS0101); v1/v2 \
 files migrated (PS0105, PS0108); shared ids told apart (PS0210); with --reattach, dangling \
 parents, self-parents and cycles (PS0212, PS0214, PS0213); with --tool-calls, tool calls \
-with `arguments: null` (PS0204).
+with `arguments: null` (PS0204); with --tool-results, tool results without their call \
+(PS0219); lines without an id after the last entry, on which pi resumes an empty \
+conversation (PS0226).
 
 Nothing is lost: bytes taken out that are not a repeat of a line that stays go to \
 FILE.repair-rejects.jsonl (OUT.repair-rejects.jsonl with -o), never overwriting one.
@@ -240,6 +247,7 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
         reattach: args.reattach,
         cwd: args.cwd.clone(),
         tool_calls: args.tool_calls,
+        tool_results: args.tool_results,
     };
     let repaired = repair(input.bytes(), &options);
     if let Err(e) = input.verify() {

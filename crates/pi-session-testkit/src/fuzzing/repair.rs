@@ -18,6 +18,7 @@ pub fn repair(data: &[u8]) {
                 pi,
                 reattach,
                 tool_calls: reattach,
+                tool_results: reattach,
                 ..RepairOptions::default()
             };
             let r = run_repair(data, &options);
@@ -88,8 +89,11 @@ fn lossless(data: &[u8], r: &pi_session_validate::repair::Repaired) {
                     })
             });
             assert!(
-                split || edited_original || output.contains(line),
-                "line {n} was removed as a repeat, but no line of the output is the same"
+                split
+                    || edited_original
+                    || output.contains(line)
+                    || r.rejects.iter().any(|j| j.text == line),
+                "line {n} was removed as a repeat, but no line of the output or the rejects is the same"
             );
             continue;
         }
@@ -111,8 +115,12 @@ fn lossless(data: &[u8], r: &pi_session_validate::repair::Repaired) {
                 .iter()
                 .any(|f| f.line == n && f.action == FixAction::Rejected)
             {
+                // The whole line, or (for a split line) a piece of it.
                 assert!(
-                    r.rejects.iter().any(|j| j.line == n && j.text == line),
+                    r.rejects
+                        .iter()
+                        .any(|j| j.line == n
+                            && (j.text == line || (split && contains(line, &j.text)))),
                     "a rejected line is not in the rejects"
                 );
             }

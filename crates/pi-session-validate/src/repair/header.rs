@@ -167,13 +167,7 @@ pub(super) fn rebuild(
             }
         ),
     ));
-    lines.insert(
-        0,
-        Line {
-            text: w.into_bytes(),
-            origin: 0,
-        },
-    );
+    lines.insert(0, Line::new(w.into_bytes(), 0));
     lines
 }
 

@@ -19,10 +19,10 @@ const REFERENCES: [&str; 4] = ["parentId", "targetId", "firstKeptEntryId", "from
 /// other entries. Ids are kept as their JSON text (`"a1b2c3d4"`, `2`): pi's `byId` is a `Map`,
 /// in which the string `"2"` and the number `2` are different keys, and equal numbers the
 /// same; `null`, objects and arrays name no entry.
-struct Entry {
-    id: Option<String>,
+pub(super) struct Entry {
+    pub(super) id: Option<String>,
     /// `(member, the JSON text of the id it names)`, for the members of [`REFERENCES`].
-    references: Vec<(&'static str, String)>,
+    pub(super) references: Vec<(&'static str, String)>,
 }
 
 /// The JSON text of `value` when it can be an id (a string, number or boolean).
@@ -35,7 +35,7 @@ fn id_text(value: &JsValue) -> Option<String> {
 }
 
 impl Entry {
-    fn reference(&self, key: &str) -> Option<&str> {
+    pub(super) fn reference(&self, key: &str) -> Option<&str> {
         self.references
             .iter()
             .find(|(k, _)| *k == key)
@@ -81,7 +81,7 @@ fn entry_of(scanner: &mut LineScanner, text: &[u8]) -> Option<Entry> {
     })
 }
 
-fn entries_of(lines: &[Line]) -> Vec<Option<Entry>> {
+pub(super) fn entries_of(lines: &[Line]) -> Vec<Option<Entry>> {
     let mut scanner = LineScanner::default();
     lines
         .iter()
@@ -110,7 +110,7 @@ fn reaches(parent: &[Option<usize>], from: usize, to: usize) -> bool {
 /// replaced in place for `id` and `parentId` (found by the line scanner), anything else by
 /// writing the line as `JSON.stringify` does (the same bytes elsewhere when the line was
 /// written by pi).
-fn with_member(text: &[u8], key: &str, to: &str) -> Vec<u8> {
+pub(super) fn with_member(text: &[u8], key: &str, to: &str) -> Vec<u8> {
     let span = match LineScanner::default().scan(text) {
         Ok(raw) if key == "id" => raw.id,
         Ok(raw) if key == "parentId" => raw.parent_id,
@@ -178,7 +178,7 @@ pub(super) fn tell_apart(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
             }
             match current.get(target) {
                 Some(now) if now != target => {
-                    line.text = with_member(&line.text, key, now);
+                    line.edit(with_member(&line.text, key, now));
                     out.fix(Fix::new(
                         Code::DuplicateId,
                         line.origin,
@@ -199,7 +199,7 @@ pub(super) fn tell_apart(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
         };
         if current.contains_key(id) {
             let fresh = fresh_id(id, line.origin, &mut taken);
-            line.text = with_member(&line.text, "id", &fresh);
+            line.edit(with_member(&line.text, "id", &fresh));
             out.fix(Fix::new(
                 Code::DuplicateId,
                 line.origin,
@@ -302,7 +302,11 @@ pub(super) fn reattach(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
                 parent[i] = target;
                 let to = target.and_then(|j| entries[j].as_ref()?.id.clone());
                 let from = parent_of(i).unwrap_or_default();
-                line.text = with_member(&line.text, "parentId", to.as_deref().unwrap_or("null"));
+                line.edit(with_member(
+                    &line.text,
+                    "parentId",
+                    to.as_deref().unwrap_or("null"),
+                ));
                 out.fix(Fix::new(
                     *code,
                     line.origin,

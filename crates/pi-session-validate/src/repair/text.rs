@@ -57,18 +57,26 @@ fn glued(text: &str) -> Option<Glued<'_>> {
         });
     }
     // A torn entry first: the next entry starts where `{"type":` starts a run of complete
-    // objects.
+    // objects. The run that reaches the end of the line wins (the append after the torn one
+    // wrote a whole line); a content block of the torn entry (`{"type":"text",…}`) is complete
+    // too, but what follows it is the rest of the torn entry.
+    let mut first = None;
     for (at, _) in text.match_indices("{\"type\":").skip(1).take(SPLIT_TRIES) {
         let (parts, after) = objects(&text[at..]);
-        if !parts.is_empty() {
-            return Some(Glued {
-                fragment_before: Some(&text[..at]),
-                parts,
-                fragment_after: after,
-            });
+        if parts.is_empty() {
+            continue;
         }
+        let glued = Glued {
+            fragment_before: Some(&text[..at]),
+            parts,
+            fragment_after: after,
+        };
+        if glued.fragment_after.is_none() {
+            return Some(glued);
+        }
+        first.get_or_insert(glued);
     }
-    None
+    first
 }
 
 /// The UTF-8 byte order mark.
@@ -115,10 +123,7 @@ pub(super) fn split_glued(lines: Vec<Line>, final_newline: bool, out: &mut Repai
                 FixAction::Trimmed,
                 "a byte order mark (U+FEFF) before the JSON, which makes pi drop the line: removed (kept in the rejects)",
             ));
-            kept.push(Line {
-                text: rest.to_vec(),
-                origin: line.origin,
-            });
+            kept.push(Line::new(rest.to_vec(), line.origin));
             continue;
         }
         let pieces = fixing
@@ -188,10 +193,12 @@ pub(super) fn split_glued(lines: Vec<Line>, final_newline: bool, out: &mut Repai
                 }
             ),
         ));
-        kept.extend(pieces.parts.into_iter().map(|p| Line {
-            text: p.as_bytes().to_vec(),
-            origin,
-        }));
+        kept.extend(
+            pieces
+                .parts
+                .into_iter()
+                .map(|p| Line::new(p.as_bytes().to_vec(), origin)),
+        );
     }
     kept
 }
@@ -274,6 +281,15 @@ mod tests {
         let g = glued(r#"{"a":1}{"type":"mes"#).expect("torn after");
         assert_eq!(g.parts, [r#"{"a":1}"#]);
         assert_eq!(g.fragment_after, Some(r#"{"type":"mes"#));
+
+        // A content block of the torn entry is complete too; the entry after it is the split.
+        let torn = r#"{"type":"message","message":{"content":[{"type":"text","text":"hi"},{"type":"toolCall","id":"c"#;
+        let next = r#"{"type":"message","id":"y"}"#;
+        let line = format!("{torn}{next}");
+        let g = glued(&line).expect("torn first, with blocks");
+        assert_eq!(g.fragment_before, Some(torn));
+        assert_eq!(g.parts, [next]);
+        assert!(g.fragment_after.is_none());
 
         assert!(glued(r#"{"type":"mess"#).is_none(), "a torn line alone");
         assert!(glued("1 2").is_none(), "only objects are split");

@@ -38,7 +38,7 @@ pub(super) fn null_arguments(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Lin
             }
         }
         if fixed > 0 {
-            line.text = json::to_string(&value).into_bytes();
+            line.edit(json::to_string(&value).into_bytes());
             out.fix(Fix::new(
                 Code::WrongType,
                 line.origin,

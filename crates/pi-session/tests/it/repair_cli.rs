@@ -359,8 +359,14 @@ fn the_repair_corpus_is_repaired_as_expected_and_read_as_pi_reads_it() {
         fs::copy(case.join("input.jsonl"), &placed).unwrap();
         let out = dir.join(format!("{name}.out.jsonl"));
         let mut args = vec!["repair", s(&placed), "-o", s(&out), "--format", "json"];
-        if meta["options"]["reattach"] == true {
-            args.push("--reattach");
+        for (option, flag) in [
+            ("reattach", "--reattach"),
+            ("toolCalls", "--tool-calls"),
+            ("toolResults", "--tool-results"),
+        ] {
+            if meta["options"][option] == true {
+                args.push(flag);
+            }
         }
         let r = run(&args, T);
         r.assert_code(0);
