@@ -146,6 +146,10 @@ pub enum WriteError {
     NotEditable(String),
     /// A context edit's replacement is neither `null` nor `{content: string | array}`.
     BadReplacement,
+    /// A context edit replacement whose content pi would write but the format does not allow
+    /// (array items that are not content blocks): the file would not be strict-valid, and the
+    /// model would be sent the items as they are.
+    BadReplacementContent(String),
     /// A message that is not a JSON object.
     BadMessage(String),
     /// An entry given whole ([`SessionWriter::append_entry`]) that cannot be appended.
@@ -192,6 +196,10 @@ impl fmt::Display for WriteError {
             WriteError::BadReplacement => {
                 f.write_str("Context edit replacement must be null or contain string/array content")
             }
+            WriteError::BadReplacementContent(why) => write!(
+                f,
+                "context edit replacement content must be a string or an array of content blocks ({{\"type\":\"text\",\"text\":…}}, …): {why}"
+            ),
             WriteError::BadMessage(why) => write!(f, "not a message: {why}"),
             WriteError::BadEntry(why) => write!(f, "cannot append this entry: {why}"),
             WriteError::InvalidSessionId(id) => write!(

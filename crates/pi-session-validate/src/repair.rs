@@ -288,6 +288,12 @@ pub fn repair(bytes: &[u8], options: &RepairOptions<'_>) -> Repaired {
     let lines = text::remove_repeats(lines, &mut out);
     let lines = header::rebuild(lines, options.path, options.cwd.as_deref(), &mut out);
     let lines = migrate(lines, options.pi, &mut out);
+    // pi's rewrite can make two lines that differed in spelling byte-identical.
+    let lines = if out.fixes.iter().any(|f| f.action == FixAction::Migrated) {
+        text::remove_repeats(lines, &mut out)
+    } else {
+        lines
+    };
     let lines = ids::tell_apart(lines, &mut out);
     let lines = if options.reattach {
         ids::reattach(lines, &mut out)

@@ -173,7 +173,7 @@ impl<'s, 'a> TypedEntry<'s, 'a> {
 
 /// `JSON.stringify` output with every `\udXXX` escape (a lone surrogate: `JSON.stringify` writes
 /// paired ones as the character itself) replaced by `\ufffd`.
-fn without_lone_surrogates(text: &str) -> String {
+pub(crate) fn without_lone_surrogates(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {

@@ -396,6 +396,14 @@ impl SessionWriter {
         if !valid {
             return Err(WriteError::BadReplacement);
         }
+        // Stricter than pi, which writes any array: only content the format allows.
+        if !matches!(replacement, JsValue::Null)
+            && let Err(e) = serde_json::from_str::<crate::types::ContextEditReplacement>(
+                &crate::session::without_lone_surrogates(&json::to_string(replacement)),
+            )
+        {
+            return Err(WriteError::BadReplacementContent(e.to_string()));
+        }
         let Some(&target) = self.by_id.get(&string_key(target_id)) else {
             return Err(WriteError::NotFound(target_id.to_owned()));
         };

@@ -304,6 +304,14 @@ fn refused_operations_change_nothing() {
         newer.append_context_edit("00000001", &bad),
         Err(WriteError::BadReplacement)
     ));
+    // pi writes any array; the format (and so the writer) wants content blocks.
+    let not_blocks = json::parse(r#"{"content":[1,"x"]}"#).unwrap();
+    assert!(matches!(
+        newer.append_context_edit("00000001", &not_blocks),
+        Err(WriteError::BadReplacementContent(_))
+    ));
+    let blocks = json::parse(r#"{"content":[{"type":"text","text":"edited"}]}"#).unwrap();
+    assert!(newer.append_context_edit("00000001", &blocks).is_ok());
     assert!(matches!(
         newer.append_context_edit(&custom, &json::JsValue::Null),
         Err(WriteError::NotEditable(_))
