@@ -8,10 +8,11 @@
 //   node pi-ref.mjs info FILE [--pi ...] [--mtime MS]
 //   node pi-ref.mjs labels FILE [--pi ...]
 //   node pi-ref.mjs hidden FILE [--pi ...]
+//   node pi-ref.mjs stats FILE [--pi ...]
 //   node pi-ref.mjs batch            (NDJSON requests on stdin, one NDJSON response per line)
 //
 // Batch request:  {"op":"context","file":"...","leaf":null,"llm":false,"pi":"0.73","id":7}
-//                 (op: context | migrate | tree | info | labels | hidden; "llm" and "leaf" only for context;
+//                 (op: context | migrate | tree | info | labels | hidden | stats; "llm" and "leaf" only for context;
 //                 optional "mtime" (ms) for info; "id" is optional, any JSON value, and echoed as
 //                 the first key of the response)
 // Batch response: {"ok":true,"output":"<exactly what the single mode prints>",
@@ -62,6 +63,15 @@
 //            JSON.stringify against the file's lines in order (exact for files pi wrote; `null`
 //            when no line matches). getTree() can loop forever (duplicate ids forming a node
 //            cycle): run it with a timeout.
+//   stats:   AgentSession.prototype.getSessionStats() of the pinned pi, called unchanged on a
+//            stand-in `this` holding what the method reads — 0.73.1: state.messages =
+//            buildSessionContext().messages of the opened copy; 0.87.1: the opened SessionManager —
+//            so that no agent, model or API key is needed. Printed without sessionFile, sessionId
+//            and contextUsage: {userMessages, assistantMessages, toolCalls, toolResults,
+//            totalMessages, tokens: {input, output, cacheRead, cacheWrite, total}, cost}.
+//            1.5.2's agent-session.js cannot be imported here (its @earendil-works/pi-mcp is not
+//            published); its getSessionStats, createUsageTotals and addUsageToTotals are checked
+//            to be the same text as 0.87.1's, and 0.87.1's method then runs on 1.5.2's SessionManager.
 //
 // Deterministic ids — findings from reading dist/core/session-manager.js of BOTH 0.73.1 and 0.87.1
 // (identical code for these parts):
@@ -386,7 +396,72 @@ async function opHidden(req) {
 	}
 }
 
-const OPS = { context: opContext, migrate: opMigrate, tree: opTree, info: opInfo, labels: opLabels, hidden: opHidden };
+/** The text of `getSessionStats() { … }` in an agent-session.js (up to the method's closing brace). */
+function statsMethodText(file) {
+	const text = readFileSync(file, "utf8");
+	const start = text.indexOf("\n    getSessionStats() {");
+	const end = text.indexOf("\n    }\n", start);
+	if (start < 0 || end < 0) throw new Error(`no getSessionStats in ${file}`);
+	return text.slice(start, end);
+}
+
+const agentCache = new Map();
+/** AgentSession of pinned pi `v` ("0.73" or "0.87"; "1.5" runs 0.87.1's, once shown to be the same code). */
+async function agentSession(v) {
+	if (v === "1.5") {
+		const same = (a, b) => a.replace(/\s+/g, " ") === b.replace(/\s+/g, " ");
+		const core87 = piCore("0.87");
+		const core15 = piCore("1.5");
+		if (!same(statsMethodText(join(core87, "agent-session.js")), statsMethodText(join(core15, "agent-session.js")))) {
+			throw new Error("pi 1.5.2's getSessionStats differs from 0.87.1's: it cannot be run here");
+		}
+		for (const fn of ["createUsageTotals", "addUsageToTotals"]) {
+			const text = (core) => {
+				const t = readFileSync(join(core, "usage-totals.js"), "utf8");
+				const start = t.indexOf(`export function ${fn}(`);
+				return start < 0 ? "" : t.slice(start, t.indexOf("\n}\n", start));
+			};
+			if (text(core87) === "" || !same(text(core87), text(core15))) {
+				throw new Error(`pi 1.5.2's ${fn} differs from 0.87.1's: it cannot be run here`);
+			}
+		}
+		v = "0.87";
+	}
+	if (!agentCache.has(v)) {
+		const mod = await import(pathToFileURL(join(piCore(v), "agent-session.js")).href);
+		agentCache.set(v, mod.AgentSession);
+	}
+	return agentCache.get(v);
+}
+
+/** pi's getSessionStats() for the file. See the header. */
+async function opStats(req) {
+	const v = normalizePi(req.pi);
+	const AgentSession = await agentSession(v);
+	const pi = await loadPi(req.pi);
+	const o = openCopy(pi, req.file);
+	try {
+		const self =
+			v === "0.73"
+				? { state: { messages: o.sm.buildSessionContext().messages }, getContextUsage: () => undefined }
+				: { sessionManager: o.sm, getContextUsage: () => undefined };
+		const s = AgentSession.prototype.getSessionStats.call(self);
+		const picked = {
+			userMessages: s.userMessages,
+			assistantMessages: s.assistantMessages,
+			toolCalls: s.toolCalls,
+			toolResults: s.toolResults,
+			totalMessages: s.totalMessages,
+			tokens: s.tokens,
+			cost: s.cost,
+		};
+		return { output: `${JSON.stringify(picked)}\n`, rewritten: o.rewritten, invalidHeader: o.invalidHeader };
+	} finally {
+		cleanup(o.dir);
+	}
+}
+
+const OPS = { context: opContext, migrate: opMigrate, tree: opTree, info: opInfo, labels: opLabels, hidden: opHidden, stats: opStats };
 
 export async function run(req) {
 	const fn = OPS[req.op];
@@ -410,6 +485,7 @@ function usage() {
 			"  node pi-ref.mjs info FILE [--pi ...] [--mtime MS]\n" +
 			"  node pi-ref.mjs labels FILE [--pi ...]\n" +
 			"  node pi-ref.mjs hidden FILE [--pi ...]\n" +
+			"  node pi-ref.mjs stats FILE [--pi ...]\n" +
 			"  node pi-ref.mjs batch   (NDJSON requests on stdin)\n",
 	);
 	process.exitCode = 2;

@@ -18,6 +18,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
         ["same-reading", a, b] => same_reading(a, b),
         ["check-writers"] => crate::writers::run(false),
         ["check-repair"] => crate::repair_corpus::run(false),
+        ["check-stats"] => crate::stats_corpus::run(false),
         _ => Err(format!("unknown conformance command\n{}", crate::USAGE)),
     }
 }
@@ -34,7 +35,7 @@ pub fn only(args: &[&str]) -> Result<Vec<String>, String> {
     Ok(globs)
 }
 
-fn cases_dir() -> PathBuf {
+pub fn cases_dir() -> PathBuf {
     root().join("conformance/cases")
 }
 

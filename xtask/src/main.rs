@@ -10,6 +10,8 @@
 //!   reference against `pi-session`; `--save` turns each mismatch into a new case;
 //! - `cargo xtask bless writers` / `cargo xtask conformance check-writers` — the writer corpus
 //!   (`conformance/writers/`): the files pi's own `SessionManager` writes for each scenario;
+//! - `cargo xtask bless stats` / `cargo xtask conformance check-stats` — pi's own usage numbers
+//!   (`getSessionStats`) for every corpus session, per pinned pi (`conformance/stats/pi.json`);
 //! - `cargo xtask bless repair` / `cargo xtask conformance check-repair` — the repair corpus
 //!   (`conformance/repair/`): what repair makes of each broken file, and pi's context of it;
 //! - `cargo xtask conformance same-reading 0.87 1.5` — every corpus operation run by two pi
@@ -36,6 +38,7 @@ mod fuzz;
 mod reference;
 mod repair_corpus;
 mod schema;
+mod stats_corpus;
 mod tidy;
 mod validate_reference;
 mod writers;
@@ -56,12 +59,14 @@ const USAGE: &str = "usage:
   cargo xtask bless validate
   cargo xtask bless writers
   cargo xtask bless repair
+  cargo xtask bless stats
   cargo xtask conformance check-reference [--only GLOB]...
   cargo xtask conformance fuzz-reference --seed S --count N [--pi 0.73|0.87] [--save]
   cargo xtask conformance validate-reference [--check]
   cargo xtask conformance same-reading PI_A PI_B
   cargo xtask conformance check-writers
   cargo xtask conformance check-repair
+  cargo xtask conformance check-stats
   cargo xtask fuzz seed
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--linear N] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]

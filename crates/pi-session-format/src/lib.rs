@@ -14,6 +14,8 @@
 //! - [`info`]: the session listing entry (`SessionInfo`), streamed;
 //! - [`llm`]: the messages sent to the model (`convertToLlm`);
 //! - [`date`]: JavaScript's `Date` parsing and formatting;
+//! - [`stats`]: tokens, cost and message counts: pi's `getSessionStats`, and totals over many
+//!   sessions with forked history counted once;
 //! - [`write`](mod@write): [`SessionWriter`], pi's `SessionManager`: the bytes pi writes, safely;
 //! - [`types`]: the typed serde model of every entry and message (JSON Schema derives behind
 //!   the `schema` feature, `Arbitrary` behind `arbitrary`).
@@ -56,6 +58,7 @@ pub mod llm;
 pub mod migrate;
 pub mod read;
 pub mod session;
+pub mod stats;
 pub mod tree;
 pub mod types;
 pub mod write;

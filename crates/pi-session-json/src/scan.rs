@@ -17,8 +17,11 @@ use super::parse::{ParseError, ParseErrorKind, Parser};
 use super::simd::portable::any_special;
 use super::simd::simple_string;
 use super::simd::word::special as special_bytes;
+mod members;
+
 use super::value::JsValue;
 use super::write::write_number;
+pub use members::{array_elements, object_members};
 use std::borrow::Cow;
 
 /// The members of a line that indexing needs, from a full validation of the line.
@@ -159,6 +162,8 @@ pub struct RawSkeleton {
     pub id: Option<Span>,
     /// The raw `parentId` value.
     pub parent_id: Option<Span>,
+    /// The raw `timestamp` value.
+    pub timestamp: Option<Span>,
     /// The `message` member.
     pub message: Option<MessageScan>,
 }
@@ -248,13 +253,14 @@ impl LineScanner {
                 s.members(|s, key| {
                     let start = s.p.pos;
                     match key {
-                        b"type" | b"id" | b"parentId" => {
+                        b"type" | b"id" | b"parentId" | b"timestamp" => {
                             s.skip_value::<false>()?;
                             let span = Some((start, s.p.pos));
                             match key {
                                 b"type" => skeleton.type_ = span,
                                 b"id" => skeleton.id = span,
-                                _ => skeleton.parent_id = span,
+                                b"parentId" => skeleton.parent_id = span,
+                                _ => skeleton.timestamp = span,
                             }
                         }
                         b"message" => {
@@ -726,6 +732,7 @@ fn is_short_plain_decimal(digits: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::{parse, to_string};
 
     fn message(line: &str) -> MessageScan {

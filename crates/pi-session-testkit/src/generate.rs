@@ -30,6 +30,9 @@
 
 mod rng;
 mod text;
+mod tree;
+
+pub use tree::{TreeOptions, TreeStats, generate_tree, session_dir_name};
 
 use pi_session_format::json::JsonWriter;
 use rng::Rng;

@@ -34,10 +34,41 @@ pub struct GenArgs {
     /// standard error.
     #[arg(long)]
     stats: bool,
+    /// Write a tree of sessions under DIR instead, laid out as pi keeps them
+    /// (`--<cwd>--/<time>_<id>.jsonl`), --size in all, every tenth session a fork of an
+    /// earlier one (the many-file benchmarks).
+    #[arg(long, value_name = "DIR", requires = "size", conflicts_with_all = ["out", "entries", "linear"])]
+    tree: Option<PathBuf>,
+    /// How many sessions --tree writes.
+    #[arg(long, value_name = "N", default_value_t = 1000, requires = "tree")]
+    files: u64,
 }
 
 /// Runs `pi-session gen`.
 pub fn main(args: GenArgs) -> ExitCode {
+    if let (Some(dir), Some(bytes)) = (&args.tree, args.size) {
+        let options = generate::TreeOptions {
+            files: args.files,
+            bytes,
+            seed: args.seed,
+        };
+        return match generate::generate_tree(dir, &options) {
+            Ok(stats) => {
+                eprintln!(
+                    "pi-session: gen: {} sessions ({} forks), {} bytes under {}",
+                    stats.files,
+                    stats.forks,
+                    stats.bytes,
+                    crate::display::path(dir)
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("pi-session: gen: {}: {e}", crate::display::path(dir));
+                ExitCode::FAILURE
+            }
+        };
+    }
     let limit = match (args.size, args.entries) {
         (Some(bytes), _) => Limit::Bytes(bytes),
         (None, Some(n)) => Limit::Entries(n),

@@ -14,6 +14,7 @@ mod ops;
 mod repair;
 mod replace;
 mod schema;
+mod stats;
 mod validate;
 mod write;
 
@@ -91,6 +92,10 @@ enum Command {
     /// header, shared ids, v1/v2 files; with --reattach, orphans and cycles), losing nothing:
     /// a dry run (the plan and a diff) unless -o OUT or --in-place is given.
     Repair(repair::RepairArgs),
+    /// Tokens, cost and message counts of sessions (default: pi's session directory), by
+    /// session, project, model, provider, day or month, with the history a forked or
+    /// branched session copied counted once.
+    Stats(stats::StatsArgs),
     /// Create a new session file (its header, written now) and print its path.
     New(write::NewArgs),
     /// Append entries to a session: NDJSON on stdin, one entry per line; `id`, `parentId` (the
@@ -144,6 +149,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::main(args),
         Command::Migrate(args) => migrate::main(args),
         Command::Repair(args) => repair::main(args),
+        Command::Stats(args) => stats::main(args),
         Command::New(args) => exit_with(write::new(args)),
         Command::Append(args) => exit_with(write::append(args)),
         Command::Fork(args) => exit_with(write::fork(args)),
@@ -172,6 +178,7 @@ fn run_file_command(command: Command) -> ExitCode {
         | Command::Validate(_)
         | Command::Migrate(_)
         | Command::Repair(_)
+        | Command::Stats(_)
         | Command::New(_)
         | Command::Append(_)
         | Command::Fork(_) => unreachable!("dispatched in main"),
@@ -236,6 +243,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         | Command::Validate(_)
         | Command::Migrate(_)
         | Command::Repair(_)
+        | Command::Stats(_)
         | Command::New(_)
         | Command::Append(_)
         | Command::Fork(_) => unreachable!("dispatched in main"),

@@ -119,7 +119,7 @@ pub fn main(args: RepairArgs) -> ExitCode {
         Ok(only) => only,
         Err(message) => return usage(&message),
     };
-    let collected = match targets::collect(
+    let collected = match targets::collect_said(
         &args.paths,
         targets::Walk {
             follow: args.follow,
@@ -127,11 +127,8 @@ pub fn main(args: RepairArgs) -> ExitCode {
         },
     ) {
         Ok(collected) => collected,
-        Err(targets::NoSessions(message)) => return usage(&message),
+        Err(code) => return code,
     };
-    for note in &collected.notes {
-        eprintln!("pi-session: {note}");
-    }
     if args.out.is_some() && collected.targets.len() != 1 {
         return usage("-o OUT writes one repaired file: give exactly one input file");
     }

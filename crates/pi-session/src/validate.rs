@@ -234,7 +234,7 @@ pub fn main(args: ValidateArgs) -> ExitCode {
         eprintln!("pi-session: error: {message}");
         return ExitCode::from(2);
     }
-    let collected = match targets::collect(
+    let collected = match targets::collect_said(
         &args.paths,
         targets::Walk {
             follow: args.follow,
@@ -242,20 +242,8 @@ pub fn main(args: ValidateArgs) -> ExitCode {
         },
     ) {
         Ok(collected) => collected,
-        Err(targets::NoSessions(message)) => {
-            eprintln!("pi-session: {message}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
-    for note in &collected.notes {
-        eprintln!("pi-session: {note}");
-    }
-    for dir in &collected.empty {
-        eprintln!(
-            "pi-session: error: {}: no session files (*.jsonl) in this directory",
-            display::path(dir)
-        );
-    }
     let targets = collected.targets;
     let mode = if args.schema_only {
         VerdictMode::SchemaOnly

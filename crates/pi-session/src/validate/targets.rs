@@ -147,6 +147,25 @@ pub fn collect(paths: &[PathBuf], how: Walk) -> Result<Collected, NoSessions> {
     Ok(out)
 }
 
+/// [`collect`] for a command: each note, and each directory without session files, said on
+/// stderr; the exit code (2) when there is nothing to read at all.
+pub fn collect_said(paths: &[PathBuf], how: Walk) -> Result<Collected, std::process::ExitCode> {
+    let collected = collect(paths, how).map_err(|NoSessions(message)| {
+        eprintln!("pi-session: {message}");
+        std::process::ExitCode::from(2)
+    })?;
+    for note in &collected.notes {
+        eprintln!("pi-session: {note}");
+    }
+    for dir in &collected.empty {
+        eprintln!(
+            "pi-session: error: {}: no session files (*.jsonl) in this directory",
+            display::path(dir)
+        );
+    }
+    Ok(collected)
+}
+
 fn is_jsonl(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "jsonl")
 }

@@ -15,5 +15,6 @@ mod messages;
 mod migrate_file;
 mod migrate_stream;
 mod repair;
+mod stats;
 mod tree;
 mod validate;

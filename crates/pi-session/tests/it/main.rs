@@ -7,6 +7,7 @@
 mod adversarial;
 mod cli;
 mod repair_cli;
+mod stats_cli;
 mod support;
 mod validate_cli;
 mod write_cli;

@@ -42,11 +42,12 @@ fn every_command_survives_the_file_being_truncated_while_it_is_read() {
     let source = generated(&dir, "source.jsonl", &["--size", "30MB", "--seed", "1"]);
     let path = dir.join("session.jsonl");
     let p = s(&path).to_owned();
-    let commands: [&[&str]; 4] = [
+    let commands: [&[&str]; 5] = [
         &["context", &p],
         &["validate", &p],
         &["info", &p],
         &["migrate", &p, "--stdout"],
+        &["stats", &p],
     ];
     for args in commands {
         let mut shrank = 0;
@@ -91,7 +92,7 @@ fn every_command_reads_a_growing_file_as_it_was_when_opened() {
     let dir = scratch("growing-while-read");
     let source = generated(&dir, "source.jsonl", &["--size", "8MB", "--seed", "3"]);
     let path = dir.join("session.jsonl");
-    for command_name in ["context", "validate", "info", "tree"] {
+    for command_name in ["context", "validate", "info", "tree", "stats"] {
         std::fs::copy(&source, &path).unwrap();
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let appender = {

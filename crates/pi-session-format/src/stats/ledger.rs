@@ -1,0 +1,731 @@
+//! Totals over many sessions, grouped (by session, project, model, provider, day or month),
+//! with history copied into forked and branched sessions counted once.
+//!
+//! pi copies entries into a new file when it forks (`forkFrom`: every entry) or branches
+//! (`createBranchedSession`: the path to the leaf), keeping their `id` and `timestamp`; a
+//! usage report that adds up files counts that history, and its cost, again. Here an entry is
+//! identified by its type, id and timestamp, and belongs to the first session (by creation
+//! time, then path) that holds it; later copies are left out of the groups and added up
+//! apart ([`Report::copies`]).
+//!
+//! Every entry of a file counts, on every branch, as pi 0.87.1 and later count for `/session`
+//! ([`crate::Session::stats`]): abandoned branches were paid for too. A usage number that is
+//! missing counts as 0 ([`Usage::missing_as_zero`]; pi's own sum becomes NaN).
+
+use super::{SessionStats, Usage};
+use crate::Session;
+use crate::date;
+use crate::json::{self, JsValue, LineScanner, Role as ScanRole};
+use rustc_hash::FxHashSet;
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+
+/// What the entries are grouped by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GroupBy {
+    /// The session file.
+    #[default]
+    Session,
+    /// The header's `cwd`.
+    Project,
+    /// `provider/model` of assistant messages (`responseModel` when the provider said which
+    /// model answered) and `usage` entries; other entries in `-`.
+    Model,
+    /// The provider of assistant messages and `usage` entries; other entries in `-`.
+    Provider,
+    /// The entry's day (UTC), `YYYY-MM-DD`.
+    Day,
+    /// The entry's month (UTC), `YYYY-MM`.
+    Month,
+}
+
+/// What one group adds up to.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tally {
+    /// Sessions with at least one entry in the group (for [`GroupBy::Session`], the session).
+    pub sessions: u64,
+    /// Messages with role `user`.
+    pub user_messages: u64,
+    /// Messages with role `assistant`.
+    pub assistant_messages: u64,
+    /// `toolCall` blocks of assistant messages.
+    pub tool_calls: u64,
+    /// Messages with role `toolResult`.
+    pub tool_results: u64,
+    /// Every `message` entry.
+    pub messages: u64,
+    /// Compaction entries.
+    pub compactions: u64,
+    /// Branch summary entries.
+    pub branch_summaries: u64,
+    /// `usage` entries (cache warming and other calls outside the conversation).
+    pub usage_entries: u64,
+    /// Usage of assistant messages and of tool results that carry one.
+    pub message_usage: Usage,
+    /// Usage of compactions and branch summaries (the model calls that wrote them).
+    pub summary_usage: Usage,
+    /// Usage of `usage` entries.
+    pub usage_entry_usage: Usage,
+    /// Entries whose usage pi cannot add ([`SessionStats::unreadable`]); left out.
+    pub unreadable: u64,
+}
+
+impl Tally {
+    /// Everything: messages, summaries and `usage` entries (pi 0.87.1's totals).
+    pub fn usage(&self) -> Usage {
+        let mut all = self.message_usage;
+        all.add(&self.summary_usage);
+        all.add(&self.usage_entry_usage);
+        all
+    }
+
+    fn add(&mut self, fact: &Fact) {
+        if fact.unreadable {
+            self.unreadable += 1;
+        }
+        let usage = fact
+            .usage
+            .filter(|_| !fact.unreadable)
+            .map(Usage::missing_as_zero);
+        let usage = usage.as_ref();
+        match fact.kind {
+            Kind::Message(role) => {
+                self.messages += 1;
+                match role {
+                    Role::User => self.user_messages += 1,
+                    Role::Assistant => self.assistant_messages += 1,
+                    Role::ToolResult => self.tool_results += 1,
+                    Role::Other => {}
+                }
+                self.tool_calls += u64::from(fact.tool_calls);
+                if let Some(u) = usage {
+                    self.message_usage.add(u);
+                }
+            }
+            Kind::Compaction | Kind::BranchSummary => {
+                if fact.kind == Kind::Compaction {
+                    self.compactions += 1;
+                } else {
+                    self.branch_summaries += 1;
+                }
+                if let Some(u) = usage {
+                    self.summary_usage.add(u);
+                }
+            }
+            Kind::UsageEntry => {
+                self.usage_entries += 1;
+                if let Some(u) = usage {
+                    self.usage_entry_usage.add(u);
+                }
+            }
+        }
+    }
+
+    fn merge(&mut self, other: &Tally) {
+        self.sessions += other.sessions;
+        self.user_messages += other.user_messages;
+        self.assistant_messages += other.assistant_messages;
+        self.tool_calls += other.tool_calls;
+        self.tool_results += other.tool_results;
+        self.messages += other.messages;
+        self.compactions += other.compactions;
+        self.branch_summaries += other.branch_summaries;
+        self.usage_entries += other.usage_entries;
+        self.message_usage.add(&other.message_usage);
+        self.summary_usage.add(&other.summary_usage);
+        self.usage_entry_usage.add(&other.usage_entry_usage);
+        self.unreadable += other.unreadable;
+    }
+}
+
+/// A message's role, as the tally counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    User,
+    Assistant,
+    ToolResult,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Message(Role),
+    Compaction,
+    BranchSummary,
+    UsageEntry,
+}
+
+/// One entry's part in the totals.
+#[derive(Debug, Clone)]
+struct Fact {
+    /// Its identity across files: type, id and timestamp hashed (`None` without an id).
+    key: Option<u64>,
+    kind: Kind,
+    tool_calls: u32,
+    usage: Option<Usage>,
+    unreadable: bool,
+    provider: Option<Box<str>>,
+    model: Option<Box<str>>,
+    /// When it was written: the entry's `timestamp`, else the message's (ms; NaN unknown).
+    time_ms: f64,
+}
+
+/// What one session file contributes: its identity and the facts of its entries.
+#[derive(Debug, Clone)]
+pub struct SessionFacts {
+    /// Where the file is (the group name of [`GroupBy::Session`]).
+    pub path: String,
+    /// The header's `id`.
+    pub id: String,
+    /// The header's `cwd` (the group name of [`GroupBy::Project`]).
+    pub cwd: String,
+    /// The header's `timestamp` (ms since the epoch; NaN when it is not a date).
+    pub created_ms: f64,
+    /// The header's `parentSession`, when the session was forked or branched from another.
+    pub parent_session: Option<String>,
+    facts: Vec<Fact>,
+}
+
+fn string_of(value: Option<&JsValue>) -> Option<Box<str>> {
+    value.and_then(JsValue::as_str).map(Box::from)
+}
+
+/// An entry's identity across files: its type, id and timestamp as JSON text (`None` without
+/// an id).
+fn identity(entry_type: &str, id: &str, timestamp: &str) -> Option<u64> {
+    if id == "null" {
+        return None;
+    }
+    let mut h = rustc_hash::FxHasher::default();
+    entry_type.hash(&mut h);
+    id.hash(&mut h);
+    timestamp.hash(&mut h);
+    Some(h.finish())
+}
+
+fn role_of(message: &JsValue) -> Role {
+    match message.get("role").and_then(JsValue::as_str) {
+        Some("user") => Role::User,
+        Some("assistant") => Role::Assistant,
+        Some("toolResult") => Role::ToolResult,
+        _ => Role::Other,
+    }
+}
+
+impl Fact {
+    fn new(kind: Kind, key: Option<u64>, time_ms: f64) -> Fact {
+        Fact {
+            key,
+            kind,
+            tool_calls: 0,
+            usage: None,
+            unreadable: false,
+            provider: None,
+            model: None,
+            time_ms,
+        }
+    }
+
+    /// Fills in what a message (its value) says: role, tool calls, usage, model.
+    fn message(&mut self, message: &JsValue) {
+        let mut one = SessionStats::default();
+        self.unreadable = !one.count_message(message, true);
+        let role = role_of(message);
+        self.kind = Kind::Message(role);
+        self.tool_calls = u32::try_from(one.tool_calls).unwrap_or(u32::MAX);
+        if one.usage != Usage::default() {
+            self.usage = Some(one.usage);
+        }
+        if role == Role::Assistant {
+            self.provider = string_of(message.get("provider"));
+            self.model = string_of(
+                message
+                    .get("responseModel")
+                    .filter(|m| !matches!(m, JsValue::Null))
+                    .or_else(|| message.get("model")),
+            );
+        }
+        if self.time_ms.is_nan()
+            && let Some(JsValue::Number(ms)) = message.get("timestamp")
+        {
+            self.time_ms = *ms;
+        }
+    }
+
+    /// Fills in what an assistant message says, from its text: only `usage` and the names are
+    /// built, the content's blocks are only looked at for their `type` (the texts, thinking
+    /// and arguments are skipped). `false` (nothing filled in) when the text is not one valid
+    /// object; the caller then parses it.
+    fn assistant(&mut self, body: &str) -> bool {
+        let bytes = body.as_bytes();
+        let span = |(a, b): (usize, usize)| &body[a..b];
+        let (mut content, mut usage, mut provider, mut model, mut response_model, mut time) =
+            (None, None, None, None, None, None);
+        let scanned = json::object_members(bytes, |key, value| match key {
+            b"content" => content = Some(value),
+            b"usage" => usage = Some(value),
+            b"provider" => provider = Some(value),
+            b"model" => model = Some(value),
+            b"responseModel" => response_model = Some(value),
+            b"timestamp" => time = Some(value),
+            _ => {}
+        });
+        if scanned.is_err() {
+            return false;
+        }
+        let parse = |s: Option<(usize, usize)>| s.and_then(|s| json::parse(span(s)).ok());
+        let string = |s| parse(s).as_ref().and_then(|v: &JsValue| string_of(Some(v)));
+        self.kind = Kind::Message(Role::Assistant);
+        let mut calls = 0u32;
+        let mut null_block = false;
+        if let Some(c) = content
+            && body.as_bytes()[c.0] == b'['
+        {
+            let blocks = json::array_elements(span(c).as_bytes(), |(a, b)| {
+                let block = &span(c)[a..b];
+                if block == "null" {
+                    null_block = true;
+                } else if block.starts_with('{') {
+                    let mut is_call = false;
+                    let _ = json::object_members(block.as_bytes(), |key, (ta, tb)| {
+                        if key == b"type" {
+                            is_call = &block[ta..tb] == "\"toolCall\"";
+                        }
+                    });
+                    calls += u32::from(is_call);
+                }
+            });
+            if blocks.is_err() {
+                return false;
+            }
+        }
+        // `c.type` throws on a null block; `usage.input` on a missing usage.
+        if !null_block {
+            self.tool_calls = calls;
+        }
+        let read = (!null_block)
+            .then(|| Usage::of(parse(usage).as_ref()))
+            .flatten();
+        self.unreadable = read.is_none();
+        self.usage = read.filter(|u| *u != Usage::default());
+        self.provider = string(provider);
+        // `responseModel ?? model`.
+        self.model = match parse(response_model) {
+            Some(m) if !matches!(m, JsValue::Null) => string_of(Some(&m)),
+            _ => string(model),
+        };
+        if self.time_ms.is_nan()
+            && let Some(JsValue::Number(ms)) = parse(time)
+        {
+            self.time_ms = ms;
+        }
+        true
+    }
+
+    /// Fills in what an entry other than a message says (its value).
+    fn entry(&mut self, value: &JsValue) {
+        let usage = value.get("usage");
+        match self.kind {
+            Kind::UsageEntry => {
+                self.usage = Usage::of(usage);
+                self.unreadable = self.usage.is_none();
+                self.provider = string_of(value.get("provider"));
+                self.model = string_of(value.get("model"));
+            }
+            _ => {
+                if usage.is_some_and(JsValue::is_truthy) {
+                    self.usage = Usage::of(usage);
+                    self.unreadable = self.usage.is_none();
+                }
+            }
+        }
+    }
+}
+
+/// The fact of an entry read from its value (migrated records, and entries other than
+/// messages).
+fn fact_of_value(kind: Kind, entry_type: &str, value: &JsValue) -> Fact {
+    let text = |key: &str| value.get(key).map(json::to_string).unwrap_or_default();
+    let key = value
+        .get("id")
+        .and_then(|_| identity(entry_type, &text("id"), &text("timestamp")));
+    let mut fact = Fact::new(kind, key, date::date_parse(value.get("timestamp")));
+    match kind {
+        Kind::Message(_) => match value.get("message") {
+            Some(message) if !matches!(message, JsValue::Null) => fact.message(message),
+            _ => fact.unreadable = true,
+        },
+        _ => fact.entry(value),
+    }
+    fact
+}
+
+/// The fact of a message entry as it is in the file: its id, timestamp and role from the line
+/// scanner, and only the messages that can carry usage (an assistant's, a tool result that
+/// names `usage`) parsed. `None` when the line needs the slow path.
+fn fact_of_message_text(scanner: &mut LineScanner, text: &str) -> Option<Fact> {
+    let raw = scanner.scan(text.as_bytes()).ok()?;
+    let span = |s: Option<(usize, usize)>| s.map_or("", |(a, b)| &text[a..b]);
+    let key = raw
+        .id
+        .and_then(|_| identity("message", span(raw.id), span(raw.timestamp)));
+    let time_ms = match raw.timestamp {
+        Some(s) => date::date_parse(json::parse(span(Some(s))).ok().as_ref()),
+        None => f64::NAN,
+    };
+    let mut fact = Fact::new(Kind::Message(Role::Other), key, time_ms);
+    let Some(m) = raw.message else {
+        fact.unreadable = true;
+        return Some(fact);
+    };
+    if m.is_null {
+        fact.unreadable = true;
+        return Some(fact);
+    }
+    if !m.is_object {
+        return Some(fact);
+    }
+    let body = &text[m.start..m.end];
+    if m.role == ScanRole::Assistant && fact.assistant(body) {
+        return Some(fact);
+    }
+    let parse = match m.role {
+        ScanRole::Assistant | ScanRole::Other => true,
+        ScanRole::ToolResult => memchr::memmem::find(body.as_bytes(), b"\"usage\"").is_some(),
+        _ => false,
+    };
+    if parse {
+        fact.message(&json::parse(body).ok()?);
+    } else {
+        fact.kind = Kind::Message(match m.role {
+            ScanRole::User => Role::User,
+            ScanRole::ToolResult => Role::ToolResult,
+            _ => Role::Other,
+        });
+        if fact.time_ms.is_nan() {
+            fact.time_ms = json::parse(body)
+                .ok()
+                .and_then(|v| match v.get("timestamp") {
+                    Some(JsValue::Number(ms)) => Some(*ms),
+                    _ => None,
+                })
+                .unwrap_or(f64::NAN);
+        }
+    }
+    Some(fact)
+}
+
+impl SessionFacts {
+    /// The facts of every entry of `session` that counts (messages, compactions, branch
+    /// summaries, `usage` entries), in file order; `path` names it.
+    pub fn of(session: &Session<'_>, path: &str) -> SessionFacts {
+        let header = session.header().value();
+        let mut scanner = LineScanner::default();
+        let mut facts = Vec::new();
+        for record in session.entry_records() {
+            let kind = match record.entry_type() {
+                Some("message") => Kind::Message(Role::Other),
+                Some("compaction") => Kind::Compaction,
+                Some("branch_summary") => Kind::BranchSummary,
+                Some("usage") => Kind::UsageEntry,
+                _ => continue,
+            };
+            let fast = (matches!(kind, Kind::Message(_)) && !record.is_rewritten())
+                .then(|| fact_of_message_text(&mut scanner, record.text()))
+                .flatten();
+            facts.push(fast.unwrap_or_else(|| {
+                fact_of_value(
+                    kind,
+                    record.entry_type().unwrap_or_default(),
+                    &record.value(),
+                )
+            }));
+        }
+        SessionFacts {
+            path: path.to_owned(),
+            id: header
+                .get("id")
+                .and_then(JsValue::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            cwd: header
+                .get("cwd")
+                .and_then(JsValue::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            created_ms: date::date_parse(header.get("timestamp")),
+            parent_session: header
+                .get("parentSession")
+                .and_then(JsValue::as_str)
+                .map(str::to_owned),
+            facts,
+        }
+    }
+
+    /// What pi 0.87.1 and later's `getSessionStats()` gives for the session (every entry,
+    /// every copy): [`Session::stats`] with those rules, from the facts.
+    pub fn pi_stats(&self) -> SessionStats {
+        let mut stats = SessionStats::default();
+        for fact in &self.facts {
+            if fact.unreadable {
+                stats.unreadable += 1;
+            }
+            if let Kind::Message(role) = fact.kind {
+                stats.total_messages += 1;
+                match role {
+                    Role::User => stats.user_messages += 1,
+                    Role::Assistant => stats.assistant_messages += 1,
+                    Role::ToolResult => stats.tool_results += 1,
+                    Role::Other => {}
+                }
+                stats.tool_calls += u64::from(fact.tool_calls);
+            }
+            if !fact.unreadable
+                && let Some(u) = &fact.usage
+            {
+                stats.usage.add(u);
+            }
+        }
+        stats
+    }
+}
+
+/// What [`report`] adds up.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The grouping.
+    pub by: GroupBy,
+    /// Only entries written at or after this time (ms since the epoch).
+    pub since_ms: Option<f64>,
+    /// Only entries written before this time (ms since the epoch).
+    pub until_ms: Option<f64>,
+    /// Count every copy of an entry (raw sums), instead of the first session's only.
+    pub no_dedupe: bool,
+}
+
+/// The totals.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// The groups, sorted by name (sessions by creation time, then path).
+    pub groups: Vec<(String, Tally)>,
+    /// All groups together.
+    pub total: Tally,
+    /// The copies left out: entries a session holds that an earlier one already did (empty
+    /// with [`Options::no_dedupe`]).
+    pub copies: Tally,
+    /// Sessions whose header names a parent session (forked or branched ones).
+    pub forked_sessions: u64,
+}
+
+/// The group an entry of `session` falls in.
+fn group_of(by: GroupBy, session: &SessionFacts, fact: &Fact) -> String {
+    let day = |len: usize| {
+        if fact.time_ms.is_finite() {
+            date::to_iso_string(fact.time_ms)[..len].to_owned()
+        } else {
+            "-".to_owned()
+        }
+    };
+    match by {
+        GroupBy::Session => session.path.clone(),
+        GroupBy::Project => session.cwd.clone(),
+        GroupBy::Model => match (&fact.provider, &fact.model) {
+            (Some(p), Some(m)) => format!("{p}/{m}"),
+            (None, Some(m)) => m.to_string(),
+            (Some(p), None) => format!("{p}/-"),
+            (None, None) => "-".to_owned(),
+        },
+        GroupBy::Provider => fact.provider.as_deref().unwrap_or("-").to_owned(),
+        GroupBy::Day => day(10),
+        GroupBy::Month => day(7),
+    }
+}
+
+/// Adds up `sessions` (in any order: they are taken by creation time, then path).
+pub fn report(mut sessions: Vec<SessionFacts>, options: &Options) -> Report {
+    sessions.sort_by(|a, b| {
+        let created = |s: &SessionFacts| {
+            if s.created_ms.is_nan() {
+                f64::INFINITY
+            } else {
+                s.created_ms
+            }
+        };
+        created(a)
+            .total_cmp(&created(b))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    let mut seen: FxHashSet<u64> = FxHashSet::default();
+    let mut groups: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut session_order: Vec<String> = Vec::new();
+    let mut out = Report::default();
+    for session in &sessions {
+        out.forked_sessions += u64::from(session.parent_session.is_some());
+        let mut touched: FxHashSet<String> = FxHashSet::default();
+        if options.by == GroupBy::Session {
+            groups.entry(session.path.clone()).or_default();
+            session_order.push(session.path.clone());
+            touched.insert(session.path.clone());
+        }
+        let mut copies_here = false;
+        for fact in &session.facts {
+            let in_range = options.since_ms.is_none_or(|t| fact.time_ms >= t)
+                && options.until_ms.is_none_or(|t| fact.time_ms < t);
+            if !in_range {
+                continue;
+            }
+            if !options.no_dedupe
+                && let Some(key) = fact.key
+                && !seen.insert(key)
+            {
+                out.copies.add(fact);
+                copies_here = true;
+                continue;
+            }
+            let group = group_of(options.by, session, fact);
+            groups.entry(group.clone()).or_default().add(fact);
+            touched.insert(group);
+        }
+        out.copies.sessions += u64::from(copies_here);
+        for group in touched {
+            if let Some(tally) = groups.get_mut(&group) {
+                tally.sessions += 1;
+            }
+        }
+    }
+    let mut total = Tally::default();
+    for tally in groups.values() {
+        total.merge(tally);
+    }
+    total.sessions = sessions.len() as u64;
+    out.total = total;
+    out.groups = if options.by == GroupBy::Session {
+        session_order
+            .into_iter()
+            .filter_map(|path| groups.remove_entry(&path))
+            .collect()
+    } else {
+        groups.into_iter().collect()
+    };
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PiVersion;
+
+    fn session(id: &str, created: &str, parent: Option<&str>, entries: &[&str]) -> Vec<u8> {
+        let parent = parent.map_or(String::new(), |p| format!(r#","parentSession":"{p}""#));
+        let mut text = format!(
+            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"{created}","cwd":"/w"{parent}}}"#
+        );
+        for e in entries {
+            text.push('\n');
+            text.push_str(e);
+        }
+        text.push('\n');
+        text.into_bytes()
+    }
+
+    const USER: &str = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#;
+    const REPLY: &str = r#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"ls","arguments":{}}],"provider":"anthropic","model":"claude","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"total":0.5}},"stopReason":"toolUse","timestamp":2}}"#;
+    const LATER: &str = r#"{"type":"message","id":"b3","parentId":"a2","timestamp":"2026-01-02T00:00:03.000Z","message":{"role":"assistant","content":[],"provider":"openai","model":"gpt","responseModel":"gpt-5","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"total":0.25}},"stopReason":"stop","timestamp":3}}"#;
+
+    fn facts(bytes: &[u8], path: &str) -> SessionFacts {
+        let s = Session::from_bytes(bytes, PiVersion::V0_87).expect("loads");
+        SessionFacts::of(&s, path)
+    }
+
+    fn two_sessions() -> Vec<SessionFacts> {
+        let parent = session("p", "2026-01-01T00:00:00.000Z", None, &[USER, REPLY]);
+        let fork = session(
+            "f",
+            "2026-01-02T00:00:00.000Z",
+            Some("/s/parent.jsonl"),
+            &[USER, REPLY, LATER],
+        );
+        // Given newest first: the order of the input does not matter.
+        vec![
+            facts(&fork, "/s/fork.jsonl"),
+            facts(&parent, "/s/parent.jsonl"),
+        ]
+    }
+
+    /// The facts read from the text (the line scanner, assistant messages scanned member by
+    /// member) give what the value-based count gives, on the shapes where they could differ.
+    #[test]
+    fn facts_from_text_agree_with_values() {
+        let odd = [
+            // A null block: pi throws; usage left out, tool calls too.
+            r#"{"type":"message","id":"o1","parentId":"a2","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"toolCall"},null],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":1}},"timestamp":3}}"#,
+            // Usage pi cannot add (a string), tool calls still counted; escaped keys; a
+            // repeated key (the last wins).
+            r#"{"type":"message","id":"o2","parentId":"o1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"t\u0079pe":"toolCall"},{"type":"text","type":"toolCall"}],"usage":{"input":"1","output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":1}},"timestamp":4}}"#,
+            // No content, a missing count (NaN), a responseModel that is not a string.
+            r#"{"type":"message","id":"o3","parentId":"o2","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"assistant","usage":{"input":2,"cacheRead":1,"cacheWrite":0,"cost":{"total":0.5}},"responseModel":7,"model":"m","timestamp":5}}"#,
+            // A tool result with usage, a message that is not an object, one without message.
+            r#"{"type":"message","id":"o4","parentId":"o3","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"toolResult","toolCallId":"c","content":[],"usage":{"input":3,"output":0,"cacheRead":0,"cacheWrite":0,"cost":{"total":0.25}},"timestamp":6}}"#,
+            r#"{"type":"message","id":"o5","parentId":"o4","timestamp":"2026-01-01T00:00:07.000Z","message":"text"}"#,
+            r#"{"type":"message","id":"o6","parentId":"o5","timestamp":"2026-01-01T00:00:08.000Z"}"#,
+        ];
+        let mut entries = vec![USER, REPLY, LATER];
+        entries.extend(odd);
+        let bytes = session("s", "2026-01-01T00:00:00.000Z", None, &entries);
+        let s = Session::from_bytes(&bytes, PiVersion::V0_87).expect("loads");
+        let from_values = s.stats().expect("no cycle");
+        let from_text = SessionFacts::of(&s, "s").pi_stats();
+        assert_eq!(from_text.tool_calls, from_values.tool_calls);
+        assert_eq!(from_text.unreadable, from_values.unreadable);
+        assert_eq!(from_text.total_messages, from_values.total_messages);
+        assert_eq!(from_text.to_json(), from_values.to_json());
+    }
+
+    #[test]
+    fn a_fork_counts_only_what_it_added() {
+        let r = report(two_sessions(), &Options::default());
+        let names: Vec<_> = r.groups.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["/s/parent.jsonl", "/s/fork.jsonl"]);
+        let (parent, fork) = (&r.groups[0].1, &r.groups[1].1);
+        assert_eq!((parent.messages, parent.message_usage.cost), (2, 0.5));
+        assert_eq!((fork.messages, fork.message_usage.cost), (1, 0.25));
+        assert_eq!((r.copies.messages, r.copies.message_usage.cost), (2, 0.5));
+        assert_eq!(r.total.usage().cost, 0.75);
+        assert_eq!((r.total.sessions, r.forked_sessions), (2, 1));
+    }
+
+    #[test]
+    fn no_dedupe_adds_every_copy() {
+        let options = Options {
+            no_dedupe: true,
+            ..Options::default()
+        };
+        let r = report(two_sessions(), &options);
+        assert_eq!(r.total.usage().cost, 1.25);
+        assert_eq!(r.copies, Report::default().copies);
+    }
+
+    #[test]
+    fn groups_by_model_day_and_range() {
+        let by_model = report(
+            two_sessions(),
+            &Options {
+                by: GroupBy::Model,
+                ..Options::default()
+            },
+        );
+        let names: Vec<_> = by_model.groups.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["-", "anthropic/claude", "openai/gpt-5"]);
+        let by_day = report(
+            two_sessions(),
+            &Options {
+                by: GroupBy::Day,
+                since_ms: Some(date::parse_date("2026-01-02")),
+                ..Options::default()
+            },
+        );
+        assert_eq!(by_day.groups.len(), 1);
+        assert_eq!(by_day.groups[0].0, "2026-01-02");
+        assert_eq!(by_day.total.assistant_messages, 1);
+    }
+}

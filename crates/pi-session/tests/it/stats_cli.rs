@@ -1,0 +1,259 @@
+//! `pi-session stats`: every session's own numbers against pi's `getSessionStats()` on the
+//! corpus (`conformance/stats/pi.json`, recorded from the pinned pis), forked and branched
+//! history counted once (forks made with pi's own rules, by `pi-session fork`), the groupings,
+//! the date range, the three formats and the exit codes.
+
+use crate::adversarial::common::*;
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(120);
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn stats_json(args: &[&str]) -> (Value, Run) {
+    let mut all = vec!["stats", "--format", "json"];
+    all.extend_from_slice(args);
+    let r = run(&all, T);
+    let value = serde_json::from_slice(&r.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stats --format json printed no JSON ({e}); stderr:\n{}",
+            r.stderr
+        )
+    });
+    (value, r)
+}
+
+#[test]
+fn each_session_s_own_numbers_are_pi_s() {
+    let recorded: Value = serde_json::from_str(
+        &fs::read_to_string(root().join("conformance/stats/pi.json")).unwrap(),
+    )
+    .unwrap();
+    let cases: Vec<(&String, &Value)> = recorded.as_object().unwrap().iter().collect();
+    assert!(cases.len() > 200, "the whole corpus: {}", cases.len());
+    let files: Vec<String> = cases
+        .iter()
+        .map(|(id, _)| {
+            root()
+                .join("conformance/cases")
+                .join(id)
+                .join("session.jsonl")
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let mut compared = 0;
+    for pi in ["0.73", "0.87", "1.5"] {
+        let mut args = vec!["--pi", pi];
+        args.extend(files.iter().map(String::as_str));
+        let (report, _) = stats_json(&args);
+        let groups = report["groups"].as_array().unwrap();
+        let skipped: Vec<&str> = report["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["path"].as_str().unwrap())
+            .collect();
+        for ((id, per_pi), file) in cases.iter().zip(&files) {
+            let expected = &per_pi[pi];
+            let group = groups.iter().find(|g| g["name"] == file.as_str());
+            if expected.get("error").is_some() {
+                // pi throws: we skip the file, or say that pi cannot add its numbers.
+                assert!(
+                    skipped.contains(&file.as_str())
+                        || group.is_some_and(|g| g["piUnreadable"].as_u64() > Some(0)),
+                    "{id} (pi {pi}): pi fails ({}), we neither skip the file nor flag its entries",
+                    expected["error"]
+                );
+                continue;
+            }
+            if skipped.contains(&file.as_str()) && expected["totalMessages"] == 0 {
+                // No header: pi 0.73.1 overwrites the file with an empty session (counted
+                // zero); we refuse to read it (a deliberate divergence).
+                continue;
+            }
+            let group = group.unwrap_or_else(|| panic!("{id} (pi {pi}): not counted"));
+            assert_eq!(
+                group["pi"], *expected,
+                "{id} (pi {pi}): our getSessionStats differs from pi's"
+            );
+            assert_eq!(group["piUnreadable"], 0, "{id} (pi {pi})");
+            compared += 1;
+        }
+    }
+    assert!(compared > 800, "{compared} comparisons");
+}
+
+/// A recorded session with branches, and a fork of one of its branches made as pi makes it.
+fn session_and_fork(dir: &Path) -> (PathBuf, PathBuf) {
+    let source = root().join("conformance/cases/real/recorded-branches/session.jsonl");
+    let original = dir.join("original.jsonl");
+    fs::copy(&source, &original).unwrap();
+    // The leaf of its first branch: the last entry whose parent is the first branch point.
+    let text = fs::read_to_string(&original).unwrap();
+    let leaf = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "message" && v["message"]["role"] == "assistant")
+        .map(|v| v["id"].as_str().unwrap().to_owned())
+        .nth(2)
+        .unwrap();
+    let fork = dir.join("fork.jsonl");
+    run(&["fork", s(&original), "--leaf", &leaf, "-o", s(&fork)], T).assert_code(0);
+    (original, fork)
+}
+
+#[test]
+fn a_fork_counts_only_what_it_added() {
+    let dir = scratch("stats-fork");
+    let (original, fork) = session_and_fork(&dir);
+    let (alone, r) = stats_json(&[s(&original)]);
+    r.assert_code(0);
+    let (both, r) = stats_json(&[s(&fork), s(&original)]);
+    r.assert_code(0);
+    // The fork holds only copies: the totals are the original's.
+    assert_eq!(both["total"]["usage"], alone["total"]["usage"]);
+    assert_eq!(both["total"]["messages"], alone["total"]["messages"]);
+    assert_eq!(both["forkedSessions"], 1);
+    let copies = both["copies"]["messages"].as_u64().unwrap();
+    assert!(copies > 0, "the fork's copies are said: {both}");
+    // Sessions come by creation time: the original first, whatever the order given.
+    assert_eq!(both["groups"][0]["name"], s(&original));
+    assert_eq!(both["groups"][1]["messages"], 0);
+    // pi's own numbers for the fork count its copies, as /session does.
+    assert_eq!(both["groups"][1]["pi"]["totalMessages"], copies);
+    // --no-dedupe: raw sums.
+    let (raw, _) = stats_json(&["--no-dedupe", s(&fork), s(&original)]);
+    assert_eq!(
+        raw["total"]["messages"].as_u64().unwrap(),
+        alone["total"]["messages"].as_u64().unwrap() + copies
+    );
+    assert_eq!(raw["copies"]["messages"], 0);
+    // The table says what it left out.
+    let table = run(&["stats", s(&fork), s(&original)], T);
+    table.assert_code(0);
+    assert!(
+        table.stdout_text().contains("counted once:"),
+        "{}",
+        table.stdout_text()
+    );
+}
+
+#[test]
+fn a_session_reached_twice_counts_once() {
+    // A symlink and a hard link to one session: the same entries, counted once.
+    let dir = scratch("stats-links");
+    let (original, _) = session_and_fork(&dir);
+    fs::remove_file(dir.join("fork.jsonl")).unwrap();
+    std::os::unix::fs::symlink(&original, dir.join("link.jsonl")).unwrap();
+    fs::hard_link(&original, dir.join("hard.jsonl")).unwrap();
+    let (alone, _) = stats_json(&[s(&original)]);
+    let (all, r) = stats_json(&[s(&dir)]);
+    r.assert_code(0);
+    assert_eq!(all["total"]["sessions"], 3);
+    assert_eq!(all["total"]["usage"], alone["total"]["usage"]);
+}
+
+#[test]
+fn groupings_and_dates() {
+    let dir = scratch("stats-groups");
+    let (original, fork) = session_and_fork(&dir);
+    let (by_session, _) = stats_json(&[s(&dir)]);
+    for by in ["project", "model", "provider", "day", "month"] {
+        let (report, r) = stats_json(&["--by", by, s(&original), s(&fork)]);
+        r.assert_code(0);
+        assert_eq!(report["by"], by);
+        // Grouping moves the numbers around, never changes the total.
+        assert_eq!(
+            report["total"]["usage"], by_session["total"]["usage"],
+            "--by {by}"
+        );
+        let sum: u64 = report["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["messages"].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, by_session["total"]["messages"].as_u64().unwrap());
+    }
+    let (days, _) = stats_json(&["--by", "day", s(&original)]);
+    let first_day = days["groups"][0]["name"].as_str().unwrap().to_owned();
+    // --since after the last day and --until before the first: nothing.
+    let (none, r) = stats_json(&["--until", "2000-01-01", s(&original)]);
+    r.assert_code(0);
+    assert_eq!(none["total"]["messages"], 0);
+    let (same, _) = stats_json(&[
+        "--since",
+        &first_day,
+        "--until",
+        &first_day,
+        "--by",
+        "day",
+        s(&original),
+    ]);
+    assert_eq!(same["groups"][0], days["groups"][0]);
+    let bad = run(&["stats", "--since", "yesterday", s(&original)], T);
+    bad.assert_code(2);
+    assert!(bad.stderr.contains("--since"), "{}", bad.stderr);
+}
+
+#[test]
+fn csv_and_table() {
+    let dir = scratch("stats-formats");
+    let (original, fork) = session_and_fork(&dir);
+    let csv = run(
+        &[
+            "stats",
+            "--format",
+            "csv",
+            "--by",
+            "model",
+            s(&original),
+            s(&fork),
+        ],
+        T,
+    );
+    csv.assert_code(0);
+    let text = csv.stdout_text();
+    let mut lines = text.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("group,sessions,user_messages")
+    );
+    let (json, _) = stats_json(&["--by", "model", s(&original), s(&fork)]);
+    assert_eq!(lines.count(), json["groups"].as_array().unwrap().len());
+    let table = run(&["stats", s(&original)], T);
+    table.assert_code(0);
+    let out = table.stdout_text();
+    assert!(out.starts_with("session "), "{out}");
+    assert!(out.contains("\ntotal "), "{out}");
+}
+
+#[test]
+fn a_file_that_is_not_a_session_is_skipped_and_said() {
+    let dir = scratch("stats-bad");
+    let (original, _) = session_and_fork(&dir);
+    fs::remove_file(dir.join("fork.jsonl")).unwrap();
+    write(&dir, "notes.jsonl", "this is not JSON\n");
+    write(&dir, "empty.jsonl", "");
+    let (alone, _) = stats_json(&[s(&original)]);
+    let (report, r) = stats_json(&[s(&dir)]);
+    r.assert_code(1);
+    assert_eq!(report["total"]["usage"], alone["total"]["usage"]);
+    assert_eq!(report["errors"].as_array().unwrap().len(), 2);
+    assert!(r.stderr.contains("notes.jsonl: skipped"), "{}", r.stderr);
+    let missing = run(&["stats", s(&dir.join("missing.jsonl"))], T);
+    missing.assert_code(1);
+    assert!(
+        missing.stderr.contains("missing.jsonl"),
+        "{}",
+        missing.stderr
+    );
+}
