@@ -9,10 +9,11 @@
 //   node pi-ref.mjs labels FILE [--pi ...]
 //   node pi-ref.mjs hidden FILE [--pi ...]
 //   node pi-ref.mjs stats FILE [--pi ...]
+//   node pi-ref.mjs list DIR [--pi ...]
 //   node pi-ref.mjs batch            (NDJSON requests on stdin, one NDJSON response per line)
 //
 // Batch request:  {"op":"context","file":"...","leaf":null,"llm":false,"pi":"0.73","id":7}
-//                 (op: context | migrate | tree | info | labels | hidden | stats; "llm" and "leaf" only for context;
+//                 (op: context | migrate | tree | info | labels | hidden | stats | list; "llm" and "leaf" only for context;
 //                 optional "mtime" (ms) for info; "id" is optional, any JSON value, and echoed as
 //                 the first key of the response)
 // Batch response: {"ok":true,"output":"<exactly what the single mode prints>",
@@ -72,6 +73,11 @@
 //            1.5.2's agent-session.js cannot be imported here (its @earendil-works/pi-mcp is not
 //            published); its getSessionStats, createUsageTotals and addUsageToTotals are checked
 //            to be the same text as 0.87.1's, and 0.87.1's method then runs on 1.5.2's SessionManager.
+//   list:    pi's session list of the directory DIR (`file` in a batch request): 0.73.1
+//            SessionManager.list("", DIR), 0.87.1 and 1.5.2 SessionManager.listAll(DIR) (one
+//            directory, no cwd filter), read in place (listing writes nothing), as a JSON array of
+//            {path: the file's name, id, cwd, name?, parentSessionPath?, created, modified,
+//            messageCount, firstMessage} (allMessagesText left out).
 //
 // Deterministic ids — findings from reading dist/core/session-manager.js of BOTH 0.73.1 and 0.87.1
 // (identical code for these parts):
@@ -461,7 +467,26 @@ async function opStats(req) {
 	}
 }
 
-const OPS = { context: opContext, migrate: opMigrate, tree: opTree, info: opInfo, labels: opLabels, hidden: opHidden, stats: opStats };
+/** pi's session list of a directory. See the header. */
+async function opList(req) {
+	const pi = await loadPi(req.pi);
+	const v = normalizePi(req.pi);
+	const sessions = v === "0.73" ? await pi.SessionManager.list("", req.file) : await pi.SessionManager.listAll(req.file);
+	const rows = sessions.map((s) => ({
+		path: basename(s.path),
+		id: s.id,
+		cwd: s.cwd,
+		name: s.name,
+		parentSessionPath: s.parentSessionPath,
+		created: s.created,
+		modified: s.modified,
+		messageCount: s.messageCount,
+		firstMessage: s.firstMessage,
+	}));
+	return { output: `${JSON.stringify(rows)}\n`, rewritten: false, invalidHeader: false };
+}
+
+const OPS = { context: opContext, migrate: opMigrate, tree: opTree, info: opInfo, labels: opLabels, hidden: opHidden, stats: opStats, list: opList };
 
 export async function run(req) {
 	const fn = OPS[req.op];
@@ -486,6 +511,7 @@ function usage() {
 			"  node pi-ref.mjs labels FILE [--pi ...]\n" +
 			"  node pi-ref.mjs hidden FILE [--pi ...]\n" +
 			"  node pi-ref.mjs stats FILE [--pi ...]\n" +
+			"  node pi-ref.mjs list DIR [--pi ...]\n" +
 			"  node pi-ref.mjs batch   (NDJSON requests on stdin)\n",
 	);
 	process.exitCode = 2;

@@ -1,4 +1,4 @@
-//! `cargo xtask bless cases|writers|repair|stats|validate`: the one way to rewrite the expected outputs of the
+//! `cargo xtask bless cases|writers|repair|stats|list|validate`: the one way to rewrite the expected outputs of the
 //! project's two corpora after a deliberate change (then review the diff).
 //!
 //! - `cases` — `conformance/cases/*/expected/`: computed by the pinned pi (the reference,
@@ -9,6 +9,8 @@
 //!   `context-pi-*.json` from the pinned pi reading the repaired file (`crate::repair_corpus`);
 //! - `stats` — `conformance/stats/pi.json`: each pinned pi's `getSessionStats()` of every corpus
 //!   session (`crate::stats_corpus`, needs Node);
+//! - `list` — `conformance/list/pi.json`: each pinned pi's session list of the real corpus
+//!   sessions (`crate::list_corpus`, needs Node);
 //! - `validate` — `conformance/validate/*/expected.json`: the reports of our validator, written
 //!   by its corpus test (`crates/pi-session-validate/tests/it/validate_corpus.rs`), which
 //!   rewrites instead of comparing when `cargo xtask bless validate` runs it.
@@ -27,6 +29,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
         ["writers"] => crate::writers::run(true),
         ["repair"] => crate::repair_corpus::run(true),
         ["stats"] => crate::stats_corpus::run(true),
+        ["list"] => crate::list_corpus::run(true),
         _ => Err(format!("unknown bless command\n{}", crate::USAGE)),
     }
 }

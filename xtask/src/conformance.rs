@@ -19,6 +19,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
         ["check-writers"] => crate::writers::run(false),
         ["check-repair"] => crate::repair_corpus::run(false),
         ["check-stats"] => crate::stats_corpus::run(false),
+        ["check-list"] => crate::list_corpus::run(false),
         _ => Err(format!("unknown conformance command\n{}", crate::USAGE)),
     }
 }

@@ -12,6 +12,8 @@
 //!   (`conformance/writers/`): the files pi's own `SessionManager` writes for each scenario;
 //! - `cargo xtask bless stats` / `cargo xtask conformance check-stats` — pi's own usage numbers
 //!   (`getSessionStats`) for every corpus session, per pinned pi (`conformance/stats/pi.json`);
+//! - `cargo xtask bless list` / `cargo xtask conformance check-list` — each pinned pi's session
+//!   list of the real corpus sessions (`conformance/list/pi.json`);
 //! - `cargo xtask bless repair` / `cargo xtask conformance check-repair` — the repair corpus
 //!   (`conformance/repair/`): what repair makes of each broken file, and pi's context of it;
 //! - `cargo xtask conformance same-reading 0.87 1.5` — every corpus operation run by two pi
@@ -35,6 +37,7 @@ mod bless;
 mod conformance;
 mod diagnostics;
 mod fuzz;
+mod list_corpus;
 mod reference;
 mod repair_corpus;
 mod schema;
@@ -60,6 +63,7 @@ const USAGE: &str = "usage:
   cargo xtask bless writers
   cargo xtask bless repair
   cargo xtask bless stats
+  cargo xtask bless list
   cargo xtask conformance check-reference [--only GLOB]...
   cargo xtask conformance fuzz-reference --seed S --count N [--pi 0.73|0.87] [--save]
   cargo xtask conformance validate-reference [--check]
@@ -67,6 +71,7 @@ const USAGE: &str = "usage:
   cargo xtask conformance check-writers
   cargo xtask conformance check-repair
   cargo xtask conformance check-stats
+  cargo xtask conformance check-list
   cargo xtask fuzz seed
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--linear N] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]

@@ -21,6 +21,7 @@
 
 mod entry;
 mod lines;
+pub mod list;
 pub mod oracle;
 mod walk;
 
@@ -88,6 +89,36 @@ pub fn session_info_json(bytes: &[u8], mtime_ms: f64, pi: PiVersion) -> Vec<u8> 
     // Writing into a vector cannot fail.
     let _ = write_session_info(bytes, None, mtime_ms, pi, &mut out);
     out
+}
+
+/// The listing entry as [`session_info_json`] gives it, but with `allMessagesText` empty: one
+/// pass over the file instead of two (what a list shows; the search text is not needed).
+pub fn session_info_json_without_texts(bytes: &[u8], mtime_ms: f64, pi: PiVersion) -> Vec<u8> {
+    let (region, _) = read::region(bytes, pi == PiVersion::V0_73);
+    let info = Info {
+        source: Source {
+            bytes,
+            read_at: None,
+            region,
+            cr_ends_lines: pi == PiVersion::V0_87,
+        },
+        pi,
+        piece: PIECE,
+        max_emits: 0,
+    };
+    let pieces = info.pieces();
+    let whole = info
+        .summarise(&pieces)
+        .into_iter()
+        .map(|(summary, _)| summary)
+        .fold(Summary::default(), Summary::then);
+    match info.head(&whole, mtime_ms) {
+        None => b"null".to_vec(),
+        Some(mut head) => {
+            head.extend_from_slice(b"\"}");
+            head
+        }
+    }
 }
 
 /// [`write_session_info`] into a vector, with pieces of `piece` bytes (the fuzz target

@@ -9,6 +9,7 @@ mod conformance;
 pub mod display;
 mod generate;
 mod input;
+mod ls;
 mod migrate;
 mod ops;
 mod repair;
@@ -96,6 +97,9 @@ enum Command {
     /// session, project, model, provider, day or month, with the history a forked or
     /// branched session copied counted once.
     Stats(stats::StatsArgs),
+    /// List sessions as pi's `/resume` does (`SessionManager.list`, `--all`: `listAll`): name
+    /// or first message, last activity, message count, size, newest first.
+    Ls(ls::LsArgs),
     /// Create a new session file (its header, written now) and print its path.
     New(write::NewArgs),
     /// Append entries to a session: NDJSON on stdin, one entry per line; `id`, `parentId` (the
@@ -150,6 +154,7 @@ fn main() -> ExitCode {
         Command::Migrate(args) => migrate::main(args),
         Command::Repair(args) => repair::main(args),
         Command::Stats(args) => stats::main(args),
+        Command::Ls(args) => ls::main(args),
         Command::New(args) => exit_with(write::new(args)),
         Command::Append(args) => exit_with(write::append(args)),
         Command::Fork(args) => exit_with(write::fork(args)),
@@ -179,6 +184,7 @@ fn run_file_command(command: Command) -> ExitCode {
         | Command::Migrate(_)
         | Command::Repair(_)
         | Command::Stats(_)
+        | Command::Ls(_)
         | Command::New(_)
         | Command::Append(_)
         | Command::Fork(_) => unreachable!("dispatched in main"),
@@ -244,6 +250,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         | Command::Migrate(_)
         | Command::Repair(_)
         | Command::Stats(_)
+        | Command::Ls(_)
         | Command::New(_)
         | Command::Append(_)
         | Command::Fork(_) => unreachable!("dispatched in main"),

@@ -6,6 +6,7 @@
 
 mod adversarial;
 mod cli;
+mod ls_cli;
 mod repair_cli;
 mod stats_cli;
 mod support;

@@ -1,6 +1,6 @@
-//! `stats` on hostile ground: a FIFO, odd file names, deep and huge lines, output to a full
-//! disk and to a closed pipe, a 10,000-file tree (the long cases are `#[ignore]`d; `.ci/run`
-//! runs them). `stats` writes nothing but its report, so there is no file for a SIGKILL or a
+//! `stats` and `ls` on hostile ground: a FIFO, odd file names, links, deep and huge lines,
+//! output to a full disk and to a closed pipe, a 10,000-file tree (the long cases are
+//! `#[ignore]`d; `.ci/run` runs them). Both write nothing but their report, so there is no file for a SIGKILL or a
 //! full disk to damage; a file shrinking or growing while read is in `input.rs`.
 
 use super::common::*;
@@ -150,4 +150,34 @@ fn stats_of_10_000_sessions_of_1gb_is_quick() {
     let bound = if cfg!(debug_assertions) { 20.0 } else { 6.0 };
     assert!(elapsed.as_secs_f64() < bound, "{elapsed:?}");
     let _ = fs::remove_dir_all(&dir);
+}
+
+/// `ls` on the same ground: a FIFO named like a session is not opened (pi would wait on it
+/// forever), a link to a session is listed, an odd name is shown escaped.
+#[test]
+fn ls_skips_fifos_and_lists_links_and_odd_names() {
+    let dir = scratch("ls-hostile");
+    write(&dir, "real.jsonl", session(1.0));
+    std::os::unix::fs::symlink(dir.join("real.jsonl"), dir.join("link.jsonl")).unwrap();
+    write(&dir, "odd\nname.jsonl", session(2.0));
+    let status = std::process::Command::new("mkfifo")
+        .arg(dir.join("live.jsonl"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let r = run(&["ls", s(&dir), "--format", "json"], T);
+    r.assert_code(0);
+    let rows: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    let paths: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths.len(), 3, "{paths:?}");
+    assert!(
+        paths.iter().any(|p| p.ends_with("odd\\nname.jsonl")),
+        "{paths:?}"
+    );
+    assert!(paths.iter().any(|p| p.ends_with("link.jsonl")), "{paths:?}");
 }

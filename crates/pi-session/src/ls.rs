@@ -1,0 +1,283 @@
+//! `pi-session ls`: pi's session list (`SessionManager.list` / `listAll`, what `/resume`
+//! shows): each session's name or first message, when it was last active, its message count,
+//! size and working directory, newest first, in pi's order (`info::list`).
+//!
+//! Files are read on every core; a file pi would leave out of its list (not a session, or one
+//! on which its listing throws) is left out here too, and counted in the footer.
+
+use crate::input::Input;
+use crate::validate::targets::default_sessions_dir;
+use crate::{Pi, display};
+use clap::{Args, ValueEnum};
+use pi_session_format::info::{self, list};
+use pi_session_format::json::{self, JsValue};
+use pi_session_format::{PiVersion, date};
+use rayon::prelude::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// `pi-session ls`.
+#[derive(Args)]
+pub struct LsArgs {
+    /// A directory of session files (pi's `list(cwd, DIR)`); with --all, the sessions root
+    /// whose project directories are listed. Default: the current directory's sessions, in
+    /// pi's session directory (`$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`).
+    #[arg(value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Every project's sessions (pi's `listAll`).
+    #[arg(long, conflicts_with = "cwd")]
+    all: bool,
+    /// The sessions of this working directory (pi's `list(cwd)`).
+    #[arg(long, value_name = "DIR", conflicts_with = "dir")]
+    cwd: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Whose listing rules to follow.
+    #[arg(long, value_enum, default_value_t = Pi::V1_5)]
+    pi: Pi,
+}
+
+/// `--format`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// One line per session.
+    Table,
+    /// A JSON array of pi's listing entries (without `allMessagesText`), with `path` and
+    /// `size`.
+    Json,
+}
+
+/// One session found.
+struct Found {
+    path: PathBuf,
+    info: JsValue,
+    size: u64,
+    order: list::Listed,
+}
+
+/// pi's directory name for the sessions of `cwd`.
+fn session_dir_name(cwd: &str) -> String {
+    let trimmed = cwd.strip_prefix(['/', '\\']).unwrap_or(cwd);
+    format!("--{}--", trimmed.replace(['/', '\\', ':'], "-"))
+}
+
+/// The `*.jsonl` names directly in `dir`, as pi's `readdir` finds them (regular files and
+/// links to them; anything else pi would fail to read, and drop).
+fn session_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
+        .collect();
+    files.sort();
+    files
+}
+
+fn read(path: &Path, dir: &str, pi: PiVersion) -> Option<Found> {
+    let input = Input::open(path).ok()?;
+    let mtime = input.modified_ms();
+    let text = info::session_info_json_without_texts(input.bytes(), mtime, pi);
+    input.verify().ok()?;
+    let mut info = json::parse(std::str::from_utf8(&text).ok()?).ok()?;
+    if matches!(info, JsValue::Null) {
+        return None;
+    }
+    if let Some(object) = info.as_object_mut() {
+        object.remove("allMessagesText");
+    }
+    let modified_ms = date::date_parse(info.get("modified"));
+    Some(Found {
+        size: input.bytes().len() as u64,
+        order: list::Listed {
+            dir: dir.to_owned(),
+            name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            modified_ms,
+            mtime_ms: mtime,
+        },
+        path: path.to_path_buf(),
+        info,
+    })
+}
+
+/// Runs `pi-session ls`.
+pub fn main(args: LsArgs) -> ExitCode {
+    let pi: PiVersion = args.pi.into();
+    let root = || match default_sessions_dir() {
+        Ok(root) => Ok(root),
+        Err(e) => Err(e.0),
+    };
+    let dirs: Vec<(String, PathBuf)> = if args.all {
+        let root = match args.dir.clone().map_or_else(root, Ok) {
+            Ok(root) => root,
+            Err(message) => {
+                eprintln!("pi-session: {message}");
+                return ExitCode::from(2);
+            }
+        };
+        let Ok(entries) = std::fs::read_dir(&root) else {
+            eprintln!(
+                "pi-session: error: {}: cannot read the sessions directory",
+                display::path(&root)
+            );
+            return ExitCode::FAILURE;
+        };
+        entries
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+            .collect()
+    } else if let Some(dir) = &args.dir {
+        if !dir.is_dir() {
+            eprintln!("pi-session: error: {}: not a directory", display::path(dir));
+            return ExitCode::FAILURE;
+        }
+        vec![(String::new(), dir.clone())]
+    } else {
+        let cwd = args.cwd.clone().unwrap_or_else(|| {
+            std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default()
+        });
+        match root() {
+            Ok(root) => vec![(String::new(), root.join(session_dir_name(&cwd)))],
+            Err(message) => {
+                eprintln!("pi-session: {message}");
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let files: Vec<(String, PathBuf)> = dirs
+        .iter()
+        .flat_map(|(name, dir)| {
+            session_files(dir)
+                .into_iter()
+                .map(move |f| (name.clone(), f))
+        })
+        .collect();
+    let found: Vec<Found> = files
+        .par_iter()
+        .filter_map(|(dir, path)| read(path, dir, pi))
+        .collect();
+    let left_out = files.len() - found.len();
+    let listed: Vec<list::Listed> = found.iter().map(|f| f.order.clone()).collect();
+    let mut slots: Vec<Option<Found>> = found.into_iter().map(Some).collect();
+    let sorted: Vec<Found> = list::order(&listed, pi, args.all)
+        .into_iter()
+        .filter_map(|i| slots[i].take())
+        .collect();
+    let text = match args.format {
+        Format::Json => as_json(&sorted),
+        Format::Table => as_table(&sorted, args.all, left_out),
+    };
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("pi-session: error: cannot write to standard output: {e}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+fn as_json(found: &[Found]) -> String {
+    let mut w = json::JsonWriter::new();
+    w.begin_array();
+    for f in found {
+        w.begin_object();
+        w.key("path").string(&display::path(&f.path));
+        if let Some(object) = f.info.as_object() {
+            for (key, value) in object.iter() {
+                w.key(&key.to_string_lossy()).value(value);
+            }
+        }
+        w.key("size").uint(f.size);
+        w.end_object();
+    }
+    w.end_array();
+    let mut text = w.as_str().to_owned();
+    text.push('\n');
+    text
+}
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        0..1_000 => format!("{bytes} B"),
+        1_000..1_000_000 => format!("{:.1} kB", bytes as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", bytes as f64 / 1e6),
+        _ => format!("{:.2} GB", bytes as f64 / 1e9),
+    }
+}
+
+fn as_table(found: &[Found], all: bool, left_out: usize) -> String {
+    let width = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        terminal_size::terminal_size().map_or(120, |(w, _)| usize::from(w.0))
+    } else {
+        200
+    };
+    let mut out = String::new();
+    for f in found {
+        let modified = f
+            .info
+            .get("modified")
+            .and_then(JsValue::as_str)
+            .unwrap_or("-");
+        let when = modified.get(..16).unwrap_or(modified).replace('T', " ");
+        let messages = f
+            .info
+            .get("messageCount")
+            .map(json::to_string)
+            .unwrap_or_default();
+        let title = f
+            .info
+            .get("name")
+            .and_then(JsValue::as_str)
+            .or_else(|| f.info.get("firstMessage").and_then(JsValue::as_str))
+            .unwrap_or("");
+        let mut line = format!("{when:<16}  {messages:>6}  {:>8}  ", size(f.size));
+        if all {
+            let cwd = f.info.get("cwd").and_then(JsValue::as_str).unwrap_or("");
+            let cwd = display::text(cwd, 4096);
+            let n = cwd.chars().count();
+            let cwd: String = if n > 30 {
+                std::iter::once('…')
+                    .chain(cwd.chars().skip(n - 29))
+                    .collect()
+            } else {
+                cwd
+            };
+            line.push_str(&format!("{cwd:<30}  "));
+        }
+        let room = width.saturating_sub(line.chars().count()).max(20);
+        let title: String = display::text(&title.replace(['\n', '\r'], " "), usize::MAX)
+            .chars()
+            .take(room)
+            .collect();
+        line.push_str(&title);
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "{} session{}",
+        found.len(),
+        if found.len() == 1 { "" } else { "s" }
+    ));
+    if left_out > 0 {
+        out.push_str(&format!(
+            "; {left_out} *.jsonl file{} pi leaves out of its list (not a session)",
+            if left_out == 1 { "" } else { "s" }
+        ));
+    }
+    out.push('\n');
+    out
+}

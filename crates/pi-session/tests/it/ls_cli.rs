@@ -1,0 +1,106 @@
+//! `pi-session ls`: the real corpus sessions in one directory, listed as each pinned pi lists
+//! them (`conformance/list/pi.json`, recorded with `cargo xtask bless list`): the same entries,
+//! in the same order; and the table, `--all`, files pi leaves out, bad directories.
+
+use crate::adversarial::common::*;
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(120);
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The directory `xtask/src/list_corpus.rs` lists with pi: every real corpus session as
+/// `<case>.jsonl`.
+fn real_sessions(dir: &Path) {
+    fs::create_dir_all(dir).unwrap();
+    for case in fs::read_dir(root().join("conformance/cases/real")).unwrap() {
+        let case = case.unwrap().path();
+        if case.join("session.jsonl").is_file() {
+            let name = case.file_name().unwrap().to_string_lossy().into_owned();
+            fs::copy(
+                case.join("session.jsonl"),
+                dir.join(format!("{name}.jsonl")),
+            )
+            .unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_list_is_pi_s() {
+    let recorded: Value =
+        serde_json::from_str(&fs::read_to_string(root().join("conformance/list/pi.json")).unwrap())
+            .unwrap();
+    let dir = scratch("ls-real").join("--Users-someone-project--");
+    real_sessions(&dir);
+    for pi in ["0.73", "0.87", "1.5"] {
+        let r = run(&["ls", s(&dir), "--format", "json", "--pi", pi], T);
+        r.assert_code(0);
+        let mut ours: Value = serde_json::from_slice(&r.stdout).unwrap();
+        for row in ours.as_array_mut().unwrap() {
+            let row = row.as_object_mut().unwrap();
+            assert!(row.remove("size").is_some_and(|s| s.is_u64()));
+            let path = row["path"].as_str().unwrap();
+            let name = Path::new(path)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            row.insert("path".into(), Value::String(name));
+        }
+        assert_eq!(ours, recorded[pi], "pi {pi}: our list differs from pi's");
+    }
+    assert_ne!(
+        recorded["0.73"], recorded["0.87"],
+        "the versions order ties differently"
+    );
+}
+
+#[test]
+fn table_all_and_files_pi_leaves_out() {
+    let sessions = scratch("ls-all").join("sessions");
+    let project = sessions.join("--Users-someone-project--");
+    real_sessions(&project);
+    write(&project, "notes.jsonl", "not a session\n");
+    fs::create_dir_all(project.join("dir.jsonl")).unwrap();
+    let other = sessions.join("--Users-someone-other--");
+    fs::create_dir_all(&other).unwrap();
+    fs::copy(
+        root().join("conformance/cases/real/recorded-tool-use/session.jsonl"),
+        other.join("one.jsonl"),
+    )
+    .unwrap();
+    let r = run(&["ls", s(&project)], T);
+    r.assert_code(0);
+    let out = r.stdout_text();
+    let sessions_line = out.lines().last().unwrap();
+    assert!(
+        sessions_line.starts_with("29 sessions; 1 *.jsonl file pi leaves out"),
+        "{out}"
+    );
+    let all = run(&["ls", "--all", s(&sessions), "--format", "json"], T);
+    all.assert_code(0);
+    let rows: Value = serde_json::from_slice(&all.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 30);
+    // --cwd finds the project's directory under pi's sessions root.
+    let by_cwd = bin()
+        .args(["ls", "--cwd", "/Users/someone/other", "--format", "json"])
+        .env("PI_CODING_AGENT_DIR", sessions.parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(by_cwd.status.success());
+    let rows: Value = serde_json::from_slice(&by_cwd.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1);
+    let missing = run(&["ls", s(&sessions.join("nope"))], T);
+    missing.assert_code(1);
+    assert!(
+        missing.stderr.contains("not a directory"),
+        "{}",
+        missing.stderr
+    );
+}
