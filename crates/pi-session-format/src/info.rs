@@ -58,20 +58,7 @@ pub fn write_session_info(
     pi: PiVersion,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let (region, _) = read::region(bytes, pi == PiVersion::V0_73);
-    let source = Source {
-        bytes,
-        read_at,
-        region,
-        cr_ends_lines: pi == PiVersion::V0_87,
-    };
-    let info = Info {
-        source,
-        pi,
-        piece: PIECE,
-        max_emits: MAX_EMITS,
-    };
-    info.write(mtime_ms, out)
+    Info::of(bytes, read_at, pi, PIECE, MAX_EMITS).write(mtime_ms, out)
 }
 
 /// A file's modification time as pi reads it (`fs.Stats.mtime`, a `Date`): whole
@@ -94,18 +81,7 @@ pub fn session_info_json(bytes: &[u8], mtime_ms: f64, pi: PiVersion) -> Vec<u8> 
 /// The listing entry as [`session_info_json`] gives it, but with `allMessagesText` empty: one
 /// pass over the file instead of two (what a list shows; the search text is not needed).
 pub fn session_info_json_without_texts(bytes: &[u8], mtime_ms: f64, pi: PiVersion) -> Vec<u8> {
-    let (region, _) = read::region(bytes, pi == PiVersion::V0_73);
-    let info = Info {
-        source: Source {
-            bytes,
-            read_at: None,
-            region,
-            cr_ends_lines: pi == PiVersion::V0_87,
-        },
-        pi,
-        piece: PIECE,
-        max_emits: 0,
-    };
+    let info = Info::of(bytes, None, pi, PIECE, 0);
     let pieces = info.pieces();
     let whole = info
         .summarise(&pieces)
@@ -124,26 +100,44 @@ pub fn session_info_json_without_texts(bytes: &[u8], mtime_ms: f64, pi: PiVersio
 /// [`write_session_info`] into a vector, with pieces of `piece` bytes (the fuzz target
 /// checks every size, and so do the tests).
 pub fn write_with_piece(bytes: &[u8], piece: usize, mtime_ms: f64, pi: PiVersion) -> Vec<u8> {
-    let (region, _) = read::region(bytes, pi == PiVersion::V0_73);
-    let info = Info {
-        source: Source {
-            bytes,
-            read_at: None,
-            region,
-            cr_ends_lines: pi == PiVersion::V0_87,
-        },
+    // Odd sizes also make pieces of more than one text be scanned again.
+    let info = Info::of(
+        bytes,
+        None,
         pi,
         piece,
-        // Odd sizes also make pieces of more than one text be scanned again.
-        max_emits: if piece % 2 == 1 { 1 } else { MAX_EMITS },
-    };
+        if piece % 2 == 1 { 1 } else { MAX_EMITS },
+    );
     let mut out = Vec::new();
     // Writing into a vector cannot fail.
     let _ = info.write(mtime_ms, &mut out);
     out
 }
 
-impl Info<'_> {
+impl<'a> Info<'a> {
+    /// The listing of `bytes` (through `read_at` when given) with pi `pi`'s reading rules,
+    /// pieces of `piece` bytes, at most `max_emits` texts remembered per piece.
+    fn of(
+        bytes: &'a [u8],
+        read_at: Option<&'a ReadAt<'a>>,
+        pi: PiVersion,
+        piece: usize,
+        max_emits: usize,
+    ) -> Self {
+        let (region, _) = read::region(bytes, pi == PiVersion::V0_73);
+        Info {
+            source: Source {
+                bytes,
+                read_at,
+                region,
+                cr_ends_lines: pi == PiVersion::V0_87,
+            },
+            pi,
+            piece,
+            max_emits,
+        }
+    }
+
     fn write(&self, mtime_ms: f64, out: &mut dyn Write) -> io::Result<()> {
         let info = self;
         let pieces = info.pieces();

@@ -13,7 +13,6 @@ use pi_session_format::info::{self, list};
 use pi_session_format::json::{self, JsValue};
 use pi_session_format::{PiVersion, date};
 use rayon::prelude::*;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -178,14 +177,8 @@ pub fn main(args: LsArgs) -> ExitCode {
         Format::Json => as_json(&sorted),
         Format::Table => as_table(&sorted, args.all, left_out),
     };
-    let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        eprintln!("pi-session: error: cannot write to standard output: {e}");
-        return ExitCode::FAILURE;
+    if let Err(code) = crate::print_report(&text) {
+        return code;
     }
     ExitCode::SUCCESS
 }

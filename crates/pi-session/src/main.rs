@@ -162,6 +162,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// Writes a command's report to standard output; a reader that went away (`| head`) is not
+/// an error, anything else is (exit 1, said on stderr).
+pub(crate) fn print_report(text: &str) -> Result<(), ExitCode> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("pi-session: error: cannot write to standard output: {e}");
+            Err(ExitCode::FAILURE)
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Exit status 0, or 1 with the message on stderr.
 fn exit_with(result: Result<(), Rejected>) -> ExitCode {
     match result {

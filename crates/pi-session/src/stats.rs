@@ -13,7 +13,7 @@ use pi_session_format::stats::ledger::{self, GroupBy, Options, Report, SessionFa
 use pi_session_format::stats::{SessionStats, Usage};
 use pi_session_format::{PiVersion, Session};
 use rayon::prelude::*;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -242,14 +242,8 @@ pub fn main(args: StatsArgs) -> ExitCode {
         Format::Json => json(&report, &args, &errors, &own, &sessions_meta),
         Format::Csv => csv(&report),
     };
-    let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        eprintln!("pi-session: error: cannot write to standard output: {e}");
-        return ExitCode::FAILURE;
+    if let Err(code) = crate::print_report(&text) {
+        return code;
     }
     if errors.is_empty() && collected.empty.is_empty() {
         ExitCode::SUCCESS
