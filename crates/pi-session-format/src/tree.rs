@@ -6,9 +6,11 @@
 //! cycles, where pi loops forever. `getTree()` is [`view`] (its V8 sort is `tree/sort.rs`).
 
 mod sort;
+pub mod text;
 pub mod view;
 
 pub use sort::v8_sort;
+pub use text::TextOptions;
 pub use view::{Form, PI_FORM_FACTOR, PI_FORM_SLACK, Tree, Why};
 
 use crate::json::JsValue;

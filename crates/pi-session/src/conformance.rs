@@ -229,7 +229,7 @@ fn implement(op: ProtocolOp, leaf: Option<&str>, pi: Pi, mtime: i64) -> Result<(
             crate::with_stdout(|out| ops::migrate(&bytes, settings, out).map(|_| ()))?;
             return Ok(());
         }
-        ProtocolOp::Tree => ops::tree(&bytes, ops::Access::Release(&|_| {}), settings)?,
+        ProtocolOp::Tree => ops::tree(&bytes, ops::Access::Release(&|_| {}), settings, None)?,
         ProtocolOp::Info => ops::info(&bytes, mtime as f64, settings),
     };
     crate::write_stdout(&output.bytes)

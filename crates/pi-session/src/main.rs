@@ -23,6 +23,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use input::Input;
 use ops::{Rejected, Settings};
 use pi_session_format::PiVersion;
+use pi_session_format::tree;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -54,10 +55,17 @@ enum Command {
     },
     /// Print or write the file migrated to version 3, as pi leaves it after opening it.
     Migrate(migrate::MigrateArgs),
-    /// Print the entry tree as pi's `getTree()` orders it: `[{"id","type","label"?,"children"}]`.
+    /// Print the entry tree as pi's `getTree()` orders it: `[{"id","type","label"?,"children"}]`;
+    /// `--format text` draws it (one line per entry, branches, labels, compactions, the leaf).
     Tree {
         #[command(flatten)]
         file: FileArgs,
+        /// `json`: pi's `getTree()`; `text`: a drawing for the terminal.
+        #[arg(long, value_enum, default_value_t = TreeFormat::Json)]
+        format: TreeFormat,
+        /// With `--format text`, draw every entry of long straight runs.
+        #[arg(long)]
+        no_collapse: bool,
     },
     /// Print the session's listing entry as pi's `buildSessionInfo` makes it: `{"id","cwd",
     /// "name"?,"parentSessionPath"?,"created","modified","messageCount","firstMessage",
@@ -144,6 +152,15 @@ impl From<Pi> for PiVersion {
     }
 }
 
+/// `tree --format`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TreeFormat {
+    /// pi's `getTree()` as JSON.
+    Json,
+    /// A drawing for the terminal.
+    Text,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -191,7 +208,7 @@ fn exit_with(result: Result<(), Rejected>) -> ExitCode {
 
 fn run_file_command(command: Command) -> ExitCode {
     let file = match &command {
-        Command::Context { file, .. } | Command::Tree { file } | Command::Info { file, .. } => {
+        Command::Context { file, .. } | Command::Tree { file, .. } | Command::Info { file, .. } => {
             file.file.clone()
         }
         Command::Conformance { .. }
@@ -241,7 +258,11 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
             // what was printed wrong, which the exit status says.
             return Ok(input.verify()?);
         }
-        Command::Tree { file } => {
+        Command::Tree {
+            file,
+            format,
+            no_collapse,
+        } => {
             // Like `context`: pieces read into small buffers, so that a large file is never
             // brought into memory (a 1,000,000-entry chain held 784 MiB of its mapping).
             let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
@@ -249,7 +270,15 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
                 exits_after: true,
                 ..Settings::new(file.pi.into(), false)
             };
-            ops::tree(input.bytes(), ops::Access::ReadAt(&read_at), settings)?
+            let text = (format == TreeFormat::Text).then(|| tree::TextOptions {
+                collapse: if no_collapse {
+                    usize::MAX
+                } else {
+                    tree::TextOptions::default().collapse
+                },
+                ..tree::TextOptions::default()
+            });
+            ops::tree(input.bytes(), ops::Access::ReadAt(&read_at), settings, text)?
         }
         Command::Info { file, mtime } => {
             let mtime = mtime.map_or_else(|| input.modified_ms(), |ms| ms as f64);

@@ -261,11 +261,12 @@ fn change_warnings(changes: &Changes) -> Vec<String> {
     warnings
 }
 
-/// `getTree()` as `[{id, type, label?, children}]`.
+/// `getTree()` as `[{id, type, label?, children}]`, or drawn (`text`).
 pub fn tree<'a>(
     bytes: &'a [u8],
     access: Access<'a>,
     settings: Settings,
+    text: Option<tree::TextOptions>,
 ) -> Result<Output, Rejected> {
     let mut warnings = Vec::new();
     let session = load_accessing(bytes, access, settings, &mut warnings)?;
@@ -281,8 +282,17 @@ pub fn tree<'a>(
         ));
     }
     let mut bytes = Vec::new();
-    view.write_json(&session, session.index(), &mut bytes);
-    bytes.push(b'\n');
+    match text {
+        Some(options) => {
+            let mut drawing = String::new();
+            view.write_text(&session, session.index(), options, &mut drawing);
+            bytes = drawing.into_bytes();
+        }
+        None => {
+            view.write_json(&session, session.index(), &mut bytes);
+            bytes.push(b'\n');
+        }
+    }
     if settings.exits_after {
         std::mem::forget(view);
         std::mem::forget(session);

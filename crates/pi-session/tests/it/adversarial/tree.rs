@@ -186,3 +186,38 @@ fn tree_linear_chain_of_1m_entries_is_linear() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `tree --format text` draws a branching recorded session (branch points, branch summaries,
+/// the leaf) and a 200,000-entry chain collapsed to a few lines, without recursion.
+#[test]
+fn tree_text_draws_branches_and_collapses_long_chains() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let branches = root.join("conformance/cases/real/recorded-branches/session.jsonl");
+    let r = run(&["tree", s(&branches), "--format", "text"], TIMEOUT);
+    r.assert_code(0);
+    let out = r.stdout_text();
+    assert!(out.contains("├─ ") && out.contains("└─ "), "{out}");
+    assert!(out.contains("branch summary: "), "{out}");
+    assert_eq!(out.matches("◀ leaf").count(), 1, "{out}");
+    // The JSON is unchanged by the option's existence.
+    let json = run(&["tree", s(&branches)], TIMEOUT);
+    assert!(json.stdout_text().starts_with("[{\"id\":"));
+    let dir = scratch("tree-text-chain");
+    let chain = generated(&dir, "chain.jsonl", &["--entries", "200000", "--linear"]);
+    let r = run(&["tree", s(&chain), "--format", "text"], TIMEOUT);
+    r.assert_code(0);
+    let out = r.stdout_text();
+    assert!(out.lines().count() < 10, "{out}");
+    assert!(out.contains("entries …"), "{out}");
+    let short = generated(&dir, "short.jsonl", &["--entries", "20000", "--linear"]);
+    let all = run(
+        &["tree", s(&short), "--format", "text", "--no-collapse"],
+        TIMEOUT,
+    );
+    all.assert_code(0);
+    assert_eq!(
+        all.stdout_text().lines().count(),
+        20_000,
+        "one line per entry"
+    );
+}
