@@ -14,6 +14,7 @@
 //! - [`info`]: the session listing entry (`SessionInfo`), streamed;
 //! - [`llm`]: the messages sent to the model (`convertToLlm`);
 //! - [`date`]: JavaScript's `Date` parsing and formatting;
+//! - [`search`]: the texts a search looks at, each with its line, entry, role and branch;
 //! - [`stats`]: tokens, cost and message counts: pi's `getSessionStats`, and totals over many
 //!   sessions with forked history counted once;
 //! - [`write`](mod@write): [`SessionWriter`], pi's `SessionManager`: the bytes pi writes, safely;
@@ -57,6 +58,7 @@ pub use pi_session_json as json;
 pub mod llm;
 pub mod migrate;
 pub mod read;
+pub mod search;
 pub mod session;
 pub mod stats;
 pub mod tree;

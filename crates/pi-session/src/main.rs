@@ -15,6 +15,7 @@ mod ops;
 mod repair;
 mod replace;
 mod schema;
+mod search;
 mod stats;
 mod validate;
 mod write;
@@ -108,6 +109,10 @@ enum Command {
     /// List sessions as pi's `/resume` does (`SessionManager.list`, `--all`: `listAll`): name
     /// or first message, last activity, message count, size, newest first.
     Ls(ls::LsArgs),
+    /// Find a regular expression in the texts of sessions (messages, thinking, tool calls,
+    /// tool results, summaries): one line per match with file, line, entry, role and a
+    /// snippet; exit 0 on a match, 1 on none, 2 on an error.
+    Search(search::SearchArgs),
     /// Create a new session file (its header, written now) and print its path.
     New(write::NewArgs),
     /// Append entries to a session: NDJSON on stdin, one entry per line; `id`, `parentId` (the
@@ -172,6 +177,7 @@ fn main() -> ExitCode {
         Command::Repair(args) => repair::main(args),
         Command::Stats(args) => stats::main(args),
         Command::Ls(args) => ls::main(args),
+        Command::Search(args) => search::main(args),
         Command::New(args) => exit_with(write::new(args)),
         Command::Append(args) => exit_with(write::append(args)),
         Command::Fork(args) => exit_with(write::fork(args)),
@@ -218,6 +224,7 @@ fn run_file_command(command: Command) -> ExitCode {
         | Command::Repair(_)
         | Command::Stats(_)
         | Command::Ls(_)
+        | Command::Search(_)
         | Command::New(_)
         | Command::Append(_)
         | Command::Fork(_) => unreachable!("dispatched in main"),
@@ -296,6 +303,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         | Command::Repair(_)
         | Command::Stats(_)
         | Command::Ls(_)
+        | Command::Search(_)
         | Command::New(_)
         | Command::Append(_)
         | Command::Fork(_) => unreachable!("dispatched in main"),

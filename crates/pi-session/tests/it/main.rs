@@ -8,6 +8,7 @@ mod adversarial;
 mod cli;
 mod ls_cli;
 mod repair_cli;
+mod search_cli;
 mod stats_cli;
 mod support;
 mod validate_cli;

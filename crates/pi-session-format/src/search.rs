@@ -1,0 +1,197 @@
+//! The texts of a session a search looks at ([`texts`]): every message's text and thinking,
+//! every tool call (its name and arguments as JSON) and tool result, custom messages, branch
+//! and compaction summaries — each with its line, entry id, role, and whether it is on the
+//! branch pi resumes. The matching itself is the caller's (the CLI uses the `regex` crate).
+
+use crate::json::{self, JsValue};
+use crate::session::{Key, Session};
+use crate::tree::Leaf;
+
+/// Whose text it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A user message.
+    User,
+    /// An assistant message: its text, thinking and tool calls.
+    Assistant,
+    /// A tool result, or a bash execution's output.
+    Tool,
+    /// Anything else: custom messages, summaries.
+    Other,
+}
+
+impl Role {
+    /// `user`, `assistant`, `tool` or `other`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::Other => "other",
+        }
+    }
+}
+
+/// One text to search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Text {
+    /// The line of the entry (1-based).
+    pub line: usize,
+    /// The entry's id, when it is a string.
+    pub id: Option<String>,
+    /// Whose text it is.
+    pub role: Role,
+    /// What part of the entry: `text`, `thinking`, `toolCall`, `toolResult`, `command`,
+    /// `output`, `summary`.
+    pub field: &'static str,
+    /// Whether the entry is on the branch pi resumes (the path to its leaf).
+    pub on_path: bool,
+    /// The text.
+    pub text: String,
+}
+
+fn push_blocks(content: Option<&JsValue>, role: Role, out: &mut Vec<(Role, &'static str, String)>) {
+    match content {
+        Some(JsValue::String(s)) => out.push((role, "text", s.to_string_lossy())),
+        Some(JsValue::Array(blocks)) => {
+            for b in &blocks.0 {
+                match b.get("type").and_then(JsValue::as_str) {
+                    Some("text") => {
+                        if let Some(t) = b.get("text").and_then(JsValue::as_str) {
+                            out.push((role, "text", t.to_owned()));
+                        }
+                    }
+                    Some("thinking") => {
+                        if let Some(t) = b.get("thinking").and_then(JsValue::as_str) {
+                            out.push((role, "thinking", t.to_owned()));
+                        }
+                    }
+                    Some("toolCall") => {
+                        let name = b.get("name").and_then(JsValue::as_str).unwrap_or_default();
+                        let args = b.get("arguments").map(json::to_string).unwrap_or_default();
+                        out.push((role, "toolCall", format!("{name} {args}")));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The texts of one entry's value.
+fn entry_texts(value: &JsValue) -> Vec<(Role, &'static str, String)> {
+    let mut out = Vec::new();
+    let string = |key: &str| value.get(key).and_then(JsValue::as_str).map(str::to_owned);
+    match value.get("type").and_then(JsValue::as_str) {
+        Some("message") => {
+            let Some(m) = value.get("message") else {
+                return out;
+            };
+            let text = |key: &str| m.get(key).and_then(JsValue::as_str).map(str::to_owned);
+            match m.get("role").and_then(JsValue::as_str) {
+                Some("user") => push_blocks(m.get("content"), Role::User, &mut out),
+                Some("assistant") => push_blocks(m.get("content"), Role::Assistant, &mut out),
+                Some("toolResult") => {
+                    let mut blocks = Vec::new();
+                    push_blocks(m.get("content"), Role::Tool, &mut blocks);
+                    out.extend(blocks.into_iter().map(|(r, _, t)| (r, "toolResult", t)));
+                }
+                Some("bashExecution") => {
+                    out.extend(text("command").map(|t| (Role::Tool, "command", t)));
+                    out.extend(text("output").map(|t| (Role::Tool, "output", t)));
+                }
+                Some("branchSummary" | "compactionSummary") => {
+                    out.extend(text("summary").map(|t| (Role::Other, "summary", t)));
+                }
+                _ => push_blocks(m.get("content"), Role::Other, &mut out),
+            }
+        }
+        Some("custom_message") => push_blocks(value.get("content"), Role::Other, &mut out),
+        Some("compaction" | "branch_summary") => {
+            out.extend(string("summary").map(|t| (Role::Other, "summary", t)));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Every text of `session` a search looks at, in file order (see the [module](self) docs).
+pub fn texts(session: &Session<'_>) -> Vec<Text> {
+    texts_where(session, &|_| true)
+}
+
+/// [`texts`] of the entries whose line `keep` accepts (given the line's JSON text, as read):
+/// a caller whose pattern cannot match across JSON's escapes can skip, unparsed, the lines in
+/// which the pattern does not even occur raw.
+pub fn texts_where(session: &Session<'_>, keep: &dyn Fn(&str) -> bool) -> Vec<Text> {
+    let index = session.index();
+    let mut on_path = vec![false; session.records.len()];
+    if let Some(leaf) = index.leaf_record(session, &Leaf::Current)
+        && let Ok(path) = index.path(session, leaf)
+    {
+        for i in path {
+            if let Some(slot) = on_path.get_mut(i) {
+                *slot = true;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, record) in session.records.iter().enumerate() {
+        if !matches!(
+            record.entry_type(),
+            Some("message" | "custom_message" | "compaction" | "branch_summary")
+        ) {
+            continue;
+        }
+        if !record.is_rewritten() && !keep(record.text()) {
+            continue;
+        }
+        let id = match &record.id {
+            Key::String(s) => Some(String::from_utf8_lossy(s).into_owned()),
+            _ => None,
+        };
+        for (role, field, text) in entry_texts(&record.value()) {
+            out.push(Text {
+                line: record.line,
+                id: id.clone(),
+                role,
+                field,
+                on_path: on_path[i],
+                text,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PiVersion;
+
+    #[test]
+    fn every_kind_of_text_with_its_place() {
+        let file = br#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"find the bug","timestamp":1}}
+{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"Looking"},{"type":"toolCall","id":"c","name":"grep","arguments":{"q":"bug"}}],"timestamp":2}}
+{"type":"message","id":"b2","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c","toolName":"grep","content":[{"type":"text","text":"bug.rs:1"}],"isError":false,"timestamp":3}}
+"#;
+        let s = Session::from_bytes(file, PiVersion::V0_73).expect("loads");
+        let t = texts(&s);
+        let got: Vec<(usize, &str, &str, bool, &str)> = t
+            .iter()
+            .map(|t| (t.line, t.role.as_str(), t.field, t.on_path, t.text.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (2, "user", "text", true, "find the bug"),
+                (3, "assistant", "thinking", false, "hmm"),
+                (3, "assistant", "text", false, "Looking"),
+                (3, "assistant", "toolCall", false, r#"grep {"q":"bug"}"#),
+                (4, "tool", "toolResult", true, "bug.rs:1"),
+            ]
+        );
+    }
+}

@@ -1,0 +1,124 @@
+//! `pi-session search`: matches in every kind of text with file, line, entry, role and branch,
+//! `--role`, `-i`, `-l`, JSON Lines, colors, escaped snippets, and ripgrep's exit codes.
+
+use crate::adversarial::common::*;
+use serde_json::Value;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(60);
+
+const SESSION: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"Why does the Checkout test fail?","timestamp":1}}
+{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"run the checkout test"},{"type":"toolCall","id":"c","name":"bash","arguments":{"command":"npm test checkout"}}],"timestamp":2}}
+{"type":"message","id":"a3","parentId":"a2","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{"type":"text","text":"FAIL checkout \u001b[31mred\u001b[0m"}],"isError":true,"timestamp":3}}
+{"type":"message","id":"b2","parentId":"a1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"an abandoned checkout branch"}],"timestamp":4}}
+"#;
+
+fn hits(args: &[&str]) -> (Vec<Value>, Run) {
+    let mut all = vec!["search", "--format", "json"];
+    all.extend_from_slice(args);
+    let r = run(&all, T);
+    let hits = r
+        .stdout_text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (hits, r)
+}
+
+#[test]
+fn matches_say_where_they_are() {
+    let dir = scratch("search-basic");
+    let file = write(&dir, "s.jsonl", SESSION);
+    let (found, r) = hits(&["checkout", s(&file)]);
+    r.assert_code(0);
+    let places: Vec<(u64, &str, &str, bool)> = found
+        .iter()
+        .map(|h| {
+            (
+                h["line"].as_u64().unwrap(),
+                h["role"].as_str().unwrap(),
+                h["field"].as_str().unwrap(),
+                h["onPath"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        places,
+        [
+            (3, "assistant", "thinking", false),
+            (3, "assistant", "toolCall", false),
+            (4, "tool", "toolResult", false),
+            (5, "assistant", "text", true),
+        ]
+    );
+    // -i finds the user's "Checkout" too; --role narrows.
+    let (found, _) = hits(&["-i", "checkout", "--role", "user", s(&file)]);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0]["id"], "a1");
+    // Control characters of the file are escaped in the snippet.
+    let human = run(&["search", "FAIL", s(&file), "--color", "never"], T);
+    human.assert_code(0);
+    assert!(
+        !human.stdout_text().contains('\u{1b}'),
+        "{}",
+        human.stdout_text()
+    );
+    assert!(
+        human
+            .stdout_text()
+            .contains(":a3:tool: FAIL checkout \\x1b[31mred")
+    );
+    // --color always paints the match.
+    let colored = run(&["search", "FAIL", s(&file), "--color", "always"], T);
+    assert!(colored.stdout_text().contains("\u{1b}["));
+}
+
+#[test]
+fn files_with_matches_and_exit_codes() {
+    let dir = scratch("search-exit");
+    let file = write(&dir, "s.jsonl", SESSION);
+    write(&dir, "other.jsonl", SESSION.replace("checkout", "cart"));
+    let l = run(&["search", "-l", "checkout", s(&dir)], T);
+    l.assert_code(0);
+    assert_eq!(l.stdout_text().lines().collect::<Vec<_>>(), [s(&file)]);
+    run(&["search", "nothing-like-this", s(&dir)], T).assert_code(1);
+    let bad = run(&["search", "(", s(&dir)], T);
+    bad.assert_code(2);
+    assert!(bad.stderr.contains("not a regular expression"));
+    write(&dir, "broken.jsonl", "not json\n");
+    let r = run(&["search", "checkout", s(&dir)], T);
+    r.assert_code(2);
+    assert!(r.stderr.contains("broken.jsonl"), "{}", r.stderr);
+    assert!(
+        r.stdout_text().contains("s.jsonl:"),
+        "the other files are still searched"
+    );
+}
+
+/// What JSON escapes in the file (quotes, newlines, `\u` escapes) is matched as the text holds
+/// it: the raw-line shortcut is only taken where it cannot miss.
+#[test]
+fn escaped_text_is_matched_as_it_reads() {
+    let dir = scratch("search-escapes");
+    let file = write(
+        &dir,
+        "s.jsonl",
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"say \"hi\"\nthen caf\u00e9 and back\\slash","timestamp":1}}
+"#,
+    );
+    for pattern in [
+        r#""hi""#,
+        r"hi.\nthen",
+        "café",
+        r"back\\slash",
+        "^say",
+        r"\bthen",
+    ] {
+        let (found, r) = hits(&[pattern, s(&file)]);
+        r.assert_code(0);
+        assert_eq!(found.len(), 1, "{pattern}");
+    }
+    run(&["search", "hi then", s(&file)], T).assert_code(1);
+}
