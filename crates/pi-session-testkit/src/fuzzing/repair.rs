@@ -75,8 +75,13 @@ fn lossless(data: &[u8], r: &pi_session_validate::repair::Repaired) {
             .any(|f| f.line == n && f.action == FixAction::RemovedRepeat)
         {
             // A repeat of a line that stays (or, for a split line, a piece repeats one).
+            // The original may be a piece of an earlier split line, edited since.
             let edited_original = input[..i].iter().enumerate().any(|(j, earlier)| {
-                *earlier == line
+                let split_earlier = r
+                    .fixes
+                    .iter()
+                    .any(|f| f.line == j + 1 && f.action == FixAction::Split);
+                (*earlier == line || (split_earlier && contains(earlier, line)))
                     && r.fixes.iter().any(|f| {
                         f.line == j + 1
                             && matches!(
