@@ -53,7 +53,8 @@ pub use append::{BranchSummary, Compaction};
 pub use file::FileError;
 pub use ids::{Clock, IdSource, ManualClock, RandomIds, SequentialIds, SystemClock};
 pub use paths::{
-    agent_dir, default_session_dir, is_valid_session_id, resolve_path, session_file_name,
+    agent_dir, default_session_dir, is_valid_session_id, resolve_path, session_dir_name,
+    session_file_name,
 };
 pub use profile::{UnknownProfile, WriteProfile};
 pub use system::TypeError;

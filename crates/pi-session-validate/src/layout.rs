@@ -17,8 +17,7 @@ pub fn expected_file_name(timestamp: &str, id: &str) -> String {
 /// pi's directory name for a working directory: one leading separator dropped, every `/`,
 /// `\` and `:` replaced by `-`, wrapped in `--`.
 pub fn encode_cwd(cwd: &str) -> String {
-    let rest = cwd.strip_prefix(['/', '\\']).unwrap_or(cwd);
-    format!("--{}--", rest.replace(['/', '\\', ':'], "-"))
+    pi_session_format::write::session_dir_name(cwd)
 }
 
 /// Whether `path` is in pi's session tree: below a `sessions` directory, or in a `--…--`

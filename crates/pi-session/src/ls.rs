@@ -56,12 +56,6 @@ struct Found {
     order: list::Listed,
 }
 
-/// pi's directory name for the sessions of `cwd`.
-fn session_dir_name(cwd: &str) -> String {
-    let trimmed = cwd.strip_prefix(['/', '\\']).unwrap_or(cwd);
-    format!("--{}--", trimmed.replace(['/', '\\', ':'], "-"))
-}
-
 /// The `*.jsonl` names directly in `dir`, as pi's `readdir` finds them (regular files and
 /// links to them; anything else pi would fail to read, and drop).
 fn session_files(dir: &Path) -> Vec<PathBuf> {
@@ -146,13 +140,11 @@ pub fn main(args: LsArgs) -> ExitCode {
                 .map(|d| d.display().to_string())
                 .unwrap_or_default()
         });
-        match root() {
-            Ok(root) => vec![(String::new(), root.join(session_dir_name(&cwd)))],
-            Err(message) => {
-                eprintln!("pi-session: {message}");
-                return ExitCode::from(2);
-            }
-        }
+        // pi's `list(cwd)`: the directory of the resolved cwd under its sessions root.
+        vec![(
+            String::new(),
+            pi_session_format::write::default_session_dir(&cwd),
+        )]
     };
     let files: Vec<(String, PathBuf)> = dirs
         .iter()

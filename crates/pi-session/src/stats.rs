@@ -13,6 +13,7 @@ use pi_session_format::stats::ledger::{self, GroupBy, Options, Report, SessionFa
 use pi_session_format::stats::{SessionStats, Usage};
 use pi_session_format::{PiVersion, Session};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -122,6 +123,14 @@ enum Format {
     Csv,
 }
 
+/// What the JSON report says of one session beside its totals.
+struct Own {
+    id: String,
+    cwd: String,
+    created_ms: f64,
+    pi: SessionStats,
+}
+
 /// One file read.
 struct Read {
     facts: SessionFacts,
@@ -209,11 +218,21 @@ pub fn main(args: StatsArgs) -> ExitCode {
     }
     let mut errors = Vec::new();
     let mut sessions = Vec::new();
-    let mut own = std::collections::HashMap::new();
+    // Each session's header and pi's own numbers, by path (the groups of `--by session`).
+    let mut own: HashMap<String, Own> = HashMap::new();
     for (target, result) in results {
         match result {
             Ok(read) => {
-                own.insert(read.facts.path.clone(), read.pi);
+                let f = &read.facts;
+                own.insert(
+                    f.path.clone(),
+                    Own {
+                        id: f.id.clone(),
+                        cwd: f.cwd.clone(),
+                        created_ms: f.created_ms,
+                        pi: read.pi,
+                    },
+                );
                 sessions.push(read.facts);
             }
             Err(error) => {
@@ -226,10 +245,6 @@ pub fn main(args: StatsArgs) -> ExitCode {
             }
         }
     }
-    let sessions_meta: Vec<(String, String, String, f64)> = sessions
-        .iter()
-        .map(|s| (s.path.clone(), s.id.clone(), s.cwd.clone(), s.created_ms))
-        .collect();
     let options = Options {
         by: args.by.group_by(),
         since_ms,
@@ -239,7 +254,7 @@ pub fn main(args: StatsArgs) -> ExitCode {
     let report = ledger::report(sessions, &options);
     let text = match args.format {
         Format::Table => table(&report, &args, terminal_width()),
-        Format::Json => json(&report, &args, &errors, &own, &sessions_meta),
+        Format::Json => json(&report, &args, &errors, &own),
         Format::Csv => csv(&report),
     };
     if let Err(code) = crate::print_report(&text) {
@@ -436,8 +451,7 @@ fn json(
     report: &Report,
     args: &StatsArgs,
     errors: &[(String, String)],
-    own: &std::collections::HashMap<String, SessionStats>,
-    sessions: &[(String, String, String, f64)],
+    own: &HashMap<String, Own>,
 ) -> String {
     let mut w = pi_session_format::json::JsonWriter::new();
     w.begin_object();
@@ -448,19 +462,16 @@ fn json(
     for (name, t) in &report.groups {
         w.begin_object();
         w.key("name").string(name);
-        if args.by == By::Session
-            && let Some((_, id, cwd, created)) = sessions.iter().find(|s| &s.0 == name)
-        {
-            w.key("id").string(id);
-            w.key("cwd").string(cwd);
-            if created.is_finite() {
-                w.key("created").string(&date::to_iso_string(*created));
+        let session = own.get(name).filter(|_| args.by == By::Session);
+        if let Some(s) = session {
+            w.key("id").string(&s.id);
+            w.key("cwd").string(&s.cwd);
+            if s.created_ms.is_finite() {
+                w.key("created").string(&date::to_iso_string(s.created_ms));
             }
         }
         tally_json(&mut w, t);
-        if args.by == By::Session
-            && let Some(stats) = own.get(name)
-        {
+        if let Some(Own { pi: stats, .. }) = session {
             // What pi's /session shows for the file (every copy included).
             w.key("pi")
                 .value(&pi_session_format::json::parse(&stats.to_json()).unwrap_or_default());

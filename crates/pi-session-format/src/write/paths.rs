@@ -58,21 +58,18 @@ fn resolve_tilde(dir: &str) -> String {
 }
 
 /// The directory pi keeps a working directory's sessions in:
-/// `<agent dir>/sessions/--<cwd without its leading separator, / \ : as ->--`.
+/// `<agent dir>/sessions/<session_dir_name(resolved cwd)>`.
 pub fn default_session_dir(cwd: &str) -> PathBuf {
-    let cwd = resolve_path(cwd);
-    let trimmed = cwd.strip_prefix(['/', '\\']).unwrap_or(&cwd);
-    let safe: String = trimmed
-        .chars()
-        .map(|c| {
-            if matches!(c, '/' | '\\' | ':') {
-                '-'
-            } else {
-                c
-            }
-        })
-        .collect();
-    agent_dir().join("sessions").join(format!("--{safe}--"))
+    agent_dir()
+        .join("sessions")
+        .join(session_dir_name(&resolve_path(cwd)))
+}
+
+/// pi's directory name for a working directory: one leading separator dropped, every `/`, `\`
+/// and `:` replaced by `-`, wrapped in `--`.
+pub fn session_dir_name(cwd: &str) -> String {
+    let trimmed = cwd.strip_prefix(['/', '\\']).unwrap_or(cwd);
+    format!("--{}--", trimmed.replace(['/', '\\', ':'], "-"))
 }
 
 /// The file name pi gives a session: its header timestamp with `:` and `.` as `-`, `_`, its

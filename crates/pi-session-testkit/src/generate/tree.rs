@@ -7,6 +7,7 @@
 use super::rng::Rng;
 use super::{FileVersion, Limit, Options, generate_to_vec};
 use pi_session_format::date;
+pub use pi_session_format::write::session_dir_name;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -30,13 +31,6 @@ pub struct TreeStats {
     pub forks: u64,
     /// Bytes written.
     pub bytes: u64,
-}
-
-/// The directory pi keeps the sessions of `cwd` in: `--<cwd without its leading slash, / \
-/// and : as ->--`.
-pub fn session_dir_name(cwd: &str) -> String {
-    let trimmed = cwd.strip_prefix(['/', '\\']).unwrap_or(cwd);
-    format!("--{}--", trimmed.replace(['/', '\\', ':'], "-"))
 }
 
 /// The header's member `key` as a string (the generator writes them plainly).

@@ -211,6 +211,15 @@ pub fn generated(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
     path
 }
 
+/// Makes a FIFO (named pipe) at `path`.
+pub fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
 /// The path as a `&str` (test paths are UTF-8).
 pub fn s(path: &Path) -> &str {
     path.to_str().unwrap()

@@ -450,14 +450,6 @@ fn migrate_in_place_of_a_fifo_is_refused_without_reading_it() {
     assert!(r.stderr.contains("not a regular file"), "{}", r.stderr);
 }
 
-fn mkfifo(path: &PathBuf) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 #[test]
 fn migrate_stdout_with_backup_and_in_place_of_stdin_are_usage_errors_before_reading() {
     let dir = scratch("migrate-usage");

@@ -45,14 +45,6 @@ fn names(dir: &Path) -> Vec<String> {
     names
 }
 
-fn mkfifo(path: &Path) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 #[test]
 fn repair_in_place_through_a_symlink_replaces_the_target_and_keeps_the_link() {
     let dir = scratch("repair-symlink");

@@ -24,11 +24,7 @@ fn session(cost: f64) -> String {
 fn stats_reads_a_fifo() {
     let dir = scratch("stats-fifo");
     let fifo = dir.join("live.jsonl");
-    let status = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    mkfifo(&fifo);
     let writer = {
         let fifo = fifo.clone();
         std::thread::spawn(move || fs::write(&fifo, session(0.5)).unwrap())
@@ -166,11 +162,7 @@ fn ls_skips_fifos_and_lists_links_and_odd_names() {
     write(&dir, "real.jsonl", session(1.0));
     std::os::unix::fs::symlink(dir.join("real.jsonl"), dir.join("link.jsonl")).unwrap();
     write(&dir, "odd\nname.jsonl", session(2.0));
-    let status = std::process::Command::new("mkfifo")
-        .arg(dir.join("live.jsonl"))
-        .status()
-        .unwrap();
-    assert!(status.success());
+    mkfifo(&dir.join("live.jsonl"));
     let r = run(&["ls", s(&dir), "--format", "json"], T);
     r.assert_code(0);
     let rows: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();

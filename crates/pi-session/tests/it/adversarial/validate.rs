@@ -57,14 +57,6 @@ fn codes_of(report: &Value) -> Vec<String> {
         .collect()
 }
 
-fn mkfifo(path: &Path) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 #[allow(unsafe_code)]
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
