@@ -122,3 +122,29 @@ fn escaped_text_is_matched_as_it_reads() {
     }
     run(&["search", "hi then", s(&file)], T).assert_code(1);
 }
+
+/// A FIFO is read as a stream; an odd file name is shown escaped.
+#[test]
+fn a_fifo_and_an_odd_name() {
+    let dir = scratch("search-hostile");
+    let fifo = dir.join("live.jsonl");
+    mkfifo(&fifo);
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(&fifo, SESSION).unwrap())
+    };
+    let r = run(&["search", "Checkout", s(&fifo)], T);
+    writer.join().unwrap();
+    r.assert_code(0);
+    let odd = dir.join("odd\nname.jsonl");
+    std::fs::write(&odd, SESSION).unwrap();
+    let r = run(
+        &["search", "-l", "Checkout", s(&odd), "--color", "never"],
+        T,
+    );
+    r.assert_code(0);
+    assert_eq!(
+        r.stdout_text(),
+        format!("{}\n", s(&dir.join("odd\\nname.jsonl")))
+    );
+}
