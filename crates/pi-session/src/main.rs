@@ -7,6 +7,7 @@
 
 mod conformance;
 pub mod display;
+mod export;
 mod generate;
 mod input;
 mod ls;
@@ -113,6 +114,9 @@ enum Command {
     /// tool results, summaries): one line per match with file, line, entry, role and a
     /// snippet; exit 0 on a match, 1 on none, 2 on an error.
     Search(search::SearchArgs),
+    /// Export a conversation (the active or a given branch) as Markdown, a self-contained HTML
+    /// page or pi's JSONL export; or many sessions as Parquet tables for DuckDB, Polars, Spark.
+    Export(export::ExportArgs),
     /// Create a new session file (its header, written now) and print its path.
     New(write::NewArgs),
     /// Append entries to a session: NDJSON on stdin, one entry per line; `id`, `parentId` (the
@@ -178,6 +182,7 @@ fn main() -> ExitCode {
         Command::Stats(args) => stats::main(args),
         Command::Ls(args) => ls::main(args),
         Command::Search(args) => search::main(args),
+        Command::Export(args) => export::main(args),
         Command::New(args) => exit_with(write::new(args)),
         Command::Append(args) => exit_with(write::append(args)),
         Command::Fork(args) => exit_with(write::fork(args)),
@@ -225,6 +230,7 @@ fn run_file_command(command: Command) -> ExitCode {
         | Command::Stats(_)
         | Command::Ls(_)
         | Command::Search(_)
+        | Command::Export(_)
         | Command::New(_)
         | Command::Append(_)
         | Command::Fork(_) => unreachable!("dispatched in main"),
@@ -304,6 +310,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         | Command::Stats(_)
         | Command::Ls(_)
         | Command::Search(_)
+        | Command::Export(_)
         | Command::New(_)
         | Command::Append(_)
         | Command::Fork(_) => unreachable!("dispatched in main"),
