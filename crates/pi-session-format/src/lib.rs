@@ -53,6 +53,7 @@
 
 pub mod context;
 pub mod date;
+pub mod export;
 pub mod info;
 pub use pi_session_json as json;
 pub mod llm;

@@ -7,9 +7,12 @@
 
 pub mod tables;
 
-use crate::Pi;
+use crate::input::Input;
+use crate::{Pi, display, replace};
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use pi_session_format::export::{Transcript, html, markdown};
+use pi_session_format::{Leaf, Session, SessionWriter, WriteProfile, WriterConfig};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// `pi-session export`.
@@ -32,6 +35,9 @@ pub struct ExportArgs {
     /// Which pi to follow where versions differ.
     #[arg(long, value_enum, default_value_t = Pi::V1_5)]
     pi: Pi,
+    /// Replace OUT when it exists (atomically); without it an existing OUT is left alone.
+    #[arg(long)]
+    force: bool,
     #[command(flatten)]
     tables: tables::TablesArgs,
 }
@@ -53,11 +59,78 @@ enum Format {
 
 /// Runs `pi-session export`.
 pub fn main(args: ExportArgs) -> ExitCode {
-    match args.format {
-        Format::Parquet => tables::main(args.paths, args.output, args.pi, args.tables),
-        Format::Markdown | Format::Html | Format::Jsonl => {
-            eprintln!("pi-session: export: --format markdown|html|jsonl: not built yet");
+    if args.format == Format::Parquet {
+        return tables::main(args.paths, args.output, args.pi, args.tables);
+    }
+    let file = match args.paths.as_slice() {
+        [file] => file.clone(),
+        [] => return usage("give the session file to export"),
+        [_, _, ..] => {
+            return usage("--format markdown, html and jsonl export one session file; give one");
+        }
+    };
+    let name = display::path(&file);
+    match export_one(&args, &file) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("pi-session: {name}: {message}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("pi-session: export: {message}");
+    ExitCode::from(2)
+}
+
+/// The export of one session, written to `-o` or standard output.
+fn export_one(args: &ExportArgs, file: &Path) -> Result<(), String> {
+    let bytes = match args.format {
+        Format::Jsonl => jsonl(args, file)?,
+        Format::Markdown | Format::Html => {
+            let input = Input::open(file).map_err(|e| e.to_string())?;
+            let session =
+                Session::from_bytes(input.bytes(), args.pi.into()).map_err(|e| e.to_string())?;
+            let leaf = args.leaf.clone().map_or(Leaf::Current, Leaf::Id);
+            let transcript = Transcript::of(&session, &leaf).map_err(|e| e.to_string())?;
+            let mut out = Vec::with_capacity(input.bytes().len() / 2);
+            let written = if args.format == Format::Html {
+                html::write(&transcript, &mut out)
+            } else {
+                markdown::write(&transcript, &mut out)
+            };
+            written.map_err(|e| e.to_string())?;
+            // The file changed while it was read: what was made from it may be a mix.
+            input.verify().map_err(|e| e.to_string())?;
+            out
+        }
+        Format::Parquet => unreachable!("dispatched in main"),
+    };
+    match &args.output {
+        Some(path) => replace::write_new(path, &bytes, args.force),
+        None => crate::write_stdout(&bytes).map_err(|e| e.0),
+    }
+}
+
+/// pi's `/export FILE.jsonl`: the branch as a linear session (the writer's `export_branch`).
+fn jsonl(args: &ExportArgs, file: &Path) -> Result<Vec<u8>, String> {
+    if file == Path::new("-") {
+        return Err("--format jsonl reads a file, not standard input".to_owned());
+    }
+    let profile = match args.pi {
+        Pi::V0_73 => {
+            return Err("pi 0.73.1's session manager has no JSONL export \
+                 (serializeSessionBranch came with 0.87.1); use --pi 0.87 or 1.5"
+                .to_owned());
+        }
+        Pi::V0_87 => WriteProfile::V0_87,
+        Pi::V1_5 => WriteProfile::V1_5,
+    };
+    let mut writer = SessionWriter::load(file, WriterConfig::default().profile(profile))
+        .map_err(|e| e.to_string())?;
+    if let Some(leaf) = &args.leaf {
+        writer.branch(leaf).map_err(|e| e.to_string())?;
+    }
+    writer.export_branch().map_err(|e| e.to_string())
 }

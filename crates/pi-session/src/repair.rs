@@ -282,7 +282,7 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
                     warnings = done.warnings;
                 })
                 .map_err(|e| e.0),
-            None => write_new(&destination, &repaired.output, args.force),
+            None => replace::write_new(&destination, &repaired.output, args.force),
         };
         if let Err(e) = result {
             // Nothing was written: the rejects of this attempt go too.
@@ -321,23 +321,6 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
         ),
         ok,
     }
-}
-
-/// Writes `content` to the file `path`: a new file, or (with `force`) in place of one; atomic.
-fn write_new(path: &Path, content: &[u8], force: bool) -> Result<(), String> {
-    replace::publish(path, content, force).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::AlreadyExists {
-            format!(
-                "{} exists: pass --force to replace it; nothing was written",
-                display::path(path)
-            )
-        } else {
-            format!(
-                "cannot write {}: {e}; nothing was written",
-                display::path(path)
-            )
-        }
-    })
 }
 
 /// Writes the rejects beside `destination`: `NAME.repair-rejects.jsonl`, or the first free

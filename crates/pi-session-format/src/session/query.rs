@@ -144,7 +144,7 @@ pub struct TypedEntry<'s, 'a> {
 }
 
 impl<'s, 'a> TypedEntry<'s, 'a> {
-    fn of(record: &'s Record<'a>) -> Result<TypedEntry<'s, 'a>, EntryError> {
+    pub(crate) fn of(record: &'s Record<'a>) -> Result<TypedEntry<'s, 'a>, EntryError> {
         let parsed = if record.is_rewritten() {
             serde_json::from_str(&json::to_string(&record.value()))
         } else {

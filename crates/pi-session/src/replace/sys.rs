@@ -188,3 +188,15 @@ pub fn start_writeback(file: &File, offset: u64, len: u64) {
         libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE)
     };
 }
+
+/// The process's file mode creation mask (from `/proc/self/status`, which reads it without
+/// changing it as `umask(2)` would; `0o022`, the usual one, where that is not available).
+pub fn umask() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("Umask:"))?;
+            u32::from_str_radix(line["Umask:".len()..].trim(), 8).ok()
+        })
+        .unwrap_or(0o022)
+}

@@ -1,0 +1,18 @@
+//! A conversation to read or share: the branch from the root to a leaf as a [`Transcript`],
+//! written as Markdown ([`markdown`]) or as one self-contained HTML page ([`html`]).
+//!
+//! The transcript holds what a reader needs of each entry on the path (pi's `getBranch`):
+//! prompts, answers with their thinking and tool calls, tool results, shell commands,
+//! summaries, model and thinking-level changes, labels; entries the typed model cannot read,
+//! and extension state, are kept as their JSON. The JSONL export (pi's `/export FILE.jsonl`)
+//! is the writer's ([`crate::SessionWriter::export_branch`]).
+//!
+//! Everything that came from the session is text to the renderers: the Markdown keeps
+//! message text as Markdown but turns raw HTML into text, and the HTML page escapes every
+//! string and forbids scripts and network access with its content security policy.
+
+pub mod html;
+pub mod markdown;
+mod transcript;
+
+pub use transcript::{Block, Body, Item, Transcript, TranscriptError};

@@ -1,0 +1,282 @@
+//! `pi-session export --format markdown|html|jsonl`: the branch's entries, escaping of
+//! hostile text (the fixture `tests/fixtures/export/hostile.jsonl`), `--leaf`, pi's JSONL
+//! export, output files (atomic, never replaced without `--force`, symlinks not followed),
+//! and hostile inputs (a FIFO, a directory, a file that is not a session, a deep file).
+//! The HTML is also checked in a real browser: `scripts/browser/check-export-html.mjs`.
+
+use crate::adversarial::common::*;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(60);
+
+fn hostile() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/export/hostile.jsonl")
+}
+
+fn export(args: &[&str]) -> Run {
+    let mut all = vec!["export"];
+    all.extend_from_slice(args);
+    run(&all, T)
+}
+
+/// The entries of the file's main branch (leaf `u9`), labels aside, by id.
+const MAIN_BRANCH: usize = 12;
+
+#[test]
+fn markdown_keeps_the_branch_and_turns_html_into_text() {
+    let file = hostile();
+    let r = export(&["--format", "markdown", s(&file)]);
+    r.assert_code(0);
+    let md = r.stdout_text();
+    assert_eq!(md.matches("\n## ").count(), MAIN_BRANCH, "{md}");
+    assert!(
+        md.starts_with("# <script>window.__pwned=2</script> named\n"),
+        "{md}"
+    );
+    // Raw HTML of message text is text; HTML inside fences and code spans stays as written.
+    assert!(
+        md.contains("Hello &lt;script>window.__pwned=4&lt;/script>"),
+        "{md}"
+    );
+    assert!(md.contains("`code <script>`"), "{md}");
+    // The user's unclosed fence is closed before the next entry's separator.
+    let fence = md.find("```\nunclosed fence").expect("the fence");
+    let next = md[fence..].find("\n---\n").unwrap() + fence;
+    assert!(
+        md[fence + 3..next].contains("\n```\n"),
+        "{}",
+        &md[fence..next]
+    );
+    // The tool call's arguments and the tool output are fenced (their backticks outgrown).
+    assert!(
+        md.contains("**Tool call** `bash\"><script>window.__pwned=11</script>`"),
+        "{md}"
+    );
+    assert!(
+        md.contains("```json\n{\n  \"command\": \"echo '</code></pre>"),
+        "{md}"
+    );
+    // Labels are shown on their entry, not as entries; the other branch is not there.
+    assert!(
+        md.contains("🏷 Label: `<img src=x onerror=\"window.__pwned=16\">`"),
+        "{md}"
+    );
+    assert!(!md.contains("The other branch."), "{md}");
+    // An unknown entry type is kept as its JSON.
+    assert!(md.contains("## Entry: mystery<script>"), "{md}");
+}
+
+#[test]
+fn html_escapes_every_string_and_allows_no_script_or_network() {
+    let file = hostile();
+    let r = export(&["--format", "html", s(&file)]);
+    r.assert_code(0);
+    let html = r.stdout_text();
+    assert_eq!(html.matches("<article class=\"entry").count(), MAIN_BRANCH);
+    assert!(!html.contains("<script"), "a <script> element");
+    assert!(
+        !html.contains("<iframe")
+            && !html.contains("<svg")
+            && !html.contains("<meta http-equiv=\"refresh")
+    );
+    // No tag has an event handler attribute (the text may show one, escaped).
+    for tag in html.split('<').skip(1) {
+        let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
+        assert!(
+            !tag.split_whitespace()
+                .skip(1)
+                .any(|a| a.to_lowercase().starts_with("on")),
+            "an event handler in <{tag}>"
+        );
+        assert!(!tag.to_lowercase().contains("javascript:"), "<{tag}>");
+    }
+    assert!(html.contains(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:;"
+    ));
+    assert!(html.contains("<title>&lt;script&gt;window.__pwned=2&lt;/script&gt; named</title>"));
+    // The two PNGs are shown; the text/html "image" and the one whose data breaks out are not.
+    assert_eq!(html.matches("<img ").count(), 2);
+    assert_eq!(
+        html.matches("not a PNG, JPEG, GIF or WebP image").count(),
+        2
+    );
+    // Thinking, tool calls and tool output are collapsible.
+    for class in ["thinking", "tool-call", "tool-output"] {
+        assert!(
+            html.contains(&format!("<details class=\"{class}\">")),
+            "{class}"
+        );
+    }
+}
+
+#[test]
+fn leaf_picks_the_branch_and_an_unknown_leaf_is_an_error() {
+    let file = hostile();
+    let r = export(&["--format", "html", s(&file), "--leaf", "a3"]);
+    r.assert_code(0);
+    let html = r.stdout_text();
+    // session_info, model_change, the prompt and the other answer.
+    assert_eq!(html.matches("<article class=\"entry").count(), 4);
+    assert!(html.contains("The other branch."));
+
+    for format in ["markdown", "html", "jsonl"] {
+        let r = export(&["--format", format, s(&file), "--leaf", "nope"]);
+        r.assert_code(1);
+        assert!(r.stderr.contains("nope"), "{format}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{format}: printed something");
+    }
+}
+
+#[test]
+fn jsonl_is_pi_export_of_the_branch() {
+    let file = hostile();
+    let r = export(&["--format", "jsonl", s(&file), "--leaf", "a3"]);
+    r.assert_code(0);
+    let lines: Vec<serde_json::Value> = r
+        .stdout_text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The header keeps the session's id and cwd, with the export's own time.
+    assert_eq!(lines[0]["type"], "session");
+    assert_eq!(lines[0]["version"], 3);
+    assert!(lines[0]["id"].as_str().unwrap().starts_with("hostile-"));
+    assert!(lines[0].get("parentSession").is_none());
+    // The path, re-chained one after the other.
+    let ids: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["n1", "m1", "u1", "a3"]);
+    assert_eq!(lines[1]["parentId"], serde_json::Value::Null);
+    for pair in lines[1..].windows(2) {
+        assert_eq!(pair[1]["parentId"], pair[0]["id"]);
+    }
+    // The export is a session our reader (and validator) take as it is.
+    let dir = scratch("export-jsonl");
+    let out = dir.join("branch.jsonl");
+    export(&["--format", "jsonl", s(&file), "-o", s(&out)]).assert_code(0);
+    run(&["validate", s(&out)], T).assert_code(0);
+
+    // pi 0.73.1 has no JSONL export in its session manager; standard input is refused.
+    let r = export(&["--format", "jsonl", s(&file), "--pi", "0.73"]);
+    r.assert_code(1);
+    assert!(r.stderr.contains("--pi 0.87 or 1.5"), "{}", r.stderr);
+    let r = export(&["--format", "jsonl", "-"]);
+    r.assert_code(1);
+    assert!(r.stderr.contains("not standard input"), "{}", r.stderr);
+}
+
+#[test]
+fn output_files_are_new_unless_forced_and_never_followed() {
+    let dir = scratch("export-output");
+    let file = hostile();
+    let out = dir.join("session.html");
+    export(&["--format", "html", s(&file), "-o", s(&out)]).assert_code(0);
+    let first = std::fs::read(&out).unwrap();
+    assert!(first.starts_with(b"<!DOCTYPE html>"));
+    // A new file gets the usual mode (0o666 less the umask, 022 here), not the temporary's 0o600.
+    let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644, "mode {mode:o}");
+
+    // An existing OUT is left alone without --force.
+    std::fs::write(&out, "mine").unwrap();
+    let r = export(&["--format", "markdown", s(&file), "-o", s(&out)]);
+    r.assert_code(1);
+    assert!(r.stderr.contains("exists: pass --force"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "mine");
+    // --force replaces it, keeping its mode.
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o600)).unwrap();
+    export(&["--format", "markdown", s(&file), "-o", s(&out), "--force"]).assert_code(0);
+    assert!(std::fs::read_to_string(&out).unwrap().starts_with("# "));
+    let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "mode {mode:o}");
+
+    // A symlink at OUT: refused without --force; with it, the link is replaced and its
+    // target untouched.
+    let target = dir.join("target.txt");
+    std::fs::write(&target, "keep me").unwrap();
+    let link = dir.join("link.html");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    export(&["--format", "html", s(&file), "-o", s(&link)]).assert_code(1);
+    export(&["--format", "html", s(&file), "-o", s(&link), "--force"]).assert_code(0);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+    assert!(
+        !std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+
+    // An OUT in a directory that does not exist: an error, nothing left behind.
+    let r = export(&[
+        "--format",
+        "html",
+        s(&file),
+        "-o",
+        s(&dir.join("no/such/dir.html")),
+    ]);
+    r.assert_code(1);
+    assert!(r.stderr.contains("cannot write"), "{}", r.stderr);
+}
+
+#[test]
+fn bad_inputs_are_clear_errors() {
+    let dir = scratch("export-bad-inputs");
+    let r = export(&["--format", "html", s(&dir)]);
+    r.assert_code(1);
+    assert!(r.stderr.contains("is a directory"), "{}", r.stderr);
+
+    let missing = dir.join("missing.jsonl");
+    let r = export(&["--format", "markdown", s(&missing)]);
+    r.assert_code(1);
+    assert!(r.stderr.contains("missing.jsonl"), "{}", r.stderr);
+
+    let not_session = write(&dir, "notes.jsonl", "{\"hello\":1}\n");
+    let r = export(&["--format", "markdown", s(&not_session)]);
+    r.assert_code(1);
+    assert!(r.stderr.contains("notes.jsonl"), "{}", r.stderr);
+    assert!(r.stdout.is_empty());
+
+    // Usage errors: no file, or several.
+    export(&["--format", "html"]).assert_code(2);
+    let file = hostile();
+    export(&["--format", "html", s(&file), s(&file)]).assert_code(2);
+}
+
+#[test]
+fn a_fifo_and_odd_names_are_read() {
+    let dir = scratch("export-fifo");
+    let fifo = dir.join("live session \u{1F600} \n.jsonl");
+    mkfifo(&fifo);
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(&fifo, std::fs::read(hostile()).unwrap()))
+    };
+    let r = export(&["--format", "markdown", s(&fifo)]);
+    writer.join().unwrap().unwrap();
+    r.assert_code(0);
+    assert_eq!(r.stdout_text().matches("\n## ").count(), MAIN_BRANCH);
+}
+
+#[test]
+fn deep_and_wide_values_do_not_overflow() {
+    // A tool argument nested 100,000 levels deep, and a 5 MB line of text.
+    let dir = scratch("export-deep");
+    let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+    let long = "x".repeat(5 << 20);
+    let session = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\"}}\n\
+         {{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"{long}\",\"timestamp\":1}}}}\n\
+         {{\"type\":\"custom\",\"id\":\"b\",\"parentId\":\"a\",\"timestamp\":\"2026-01-01T00:00:02.000Z\",\"customType\":\"x\",\"data\":{deep}}}\n"
+    );
+    let file = write(&dir, "deep.jsonl", &session);
+    for format in ["markdown", "html"] {
+        let r = export(&["--format", format, s(&file)]);
+        assert_eq!(r.signal, None, "{format}: {}", r.stderr);
+        r.assert_code(0);
+        assert!(r.stdout.len() > 5 << 20, "{format}");
+    }
+}
