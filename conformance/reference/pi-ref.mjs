@@ -10,10 +10,12 @@
 //   node pi-ref.mjs hidden FILE [--pi ...]
 //   node pi-ref.mjs stats FILE [--pi ...]
 //   node pi-ref.mjs list DIR [--pi ...]
+//   node pi-ref.mjs export FILE [--leaf ID] [--pi 0.87|1.5]
 //   node pi-ref.mjs batch            (NDJSON requests on stdin, one NDJSON response per line)
 //
 // Batch request:  {"op":"context","file":"...","leaf":null,"llm":false,"pi":"0.73","id":7}
-//                 (op: context | migrate | tree | info | labels | hidden | stats | list; "llm" and "leaf" only for context;
+//                 (op: context | migrate | tree | info | labels | hidden | stats | list | export; "llm" only for
+//                 context, "leaf" for context and export;
 //                 optional "mtime" (ms) for info; "id" is optional, any JSON value, and echoed as
 //                 the first key of the response)
 // Batch response: {"ok":true,"output":"<exactly what the single mode prints>",
@@ -486,7 +488,24 @@ async function opList(req) {
 	return { output: `${JSON.stringify(rows)}\n`, rewritten: false, invalidHeader: false };
 }
 
-const OPS = { context: opContext, migrate: opMigrate, tree: opTree, info: opInfo, labels: opLabels, hidden: opHidden, stats: opStats, list: opList };
+/** pi's JSONL export (`/export FILE.jsonl`): serializeSessionBranch of the opened copy, after
+ *  branch(leaf) when a leaf is given. 0.87.1 and 1.5.2 only (0.73.1 has it in AgentSession,
+ *  which needs an agent). The header's timestamp is the time of the export. */
+async function opExport(req) {
+	const v = normalizePi(req.pi);
+	if (v === "0.73") throw new Error("pi 0.73.1's session manager has no serializeSessionBranch");
+	const pi = await loadPi(v);
+	const { serializeSessionBranch } = await import(pathToFileURL(join(piCore(v), "session-export.js")).href);
+	const o = openCopy(pi, req.file);
+	try {
+		if (req.leaf !== undefined && req.leaf !== null) o.sm.branch(req.leaf);
+		return { output: serializeSessionBranch(o.sm), rewritten: o.rewritten, invalidHeader: o.invalidHeader };
+	} finally {
+		cleanup(o.dir);
+	}
+}
+
+const OPS = { context: opContext, migrate: opMigrate, tree: opTree, info: opInfo, labels: opLabels, hidden: opHidden, stats: opStats, list: opList, export: opExport };
 
 export async function run(req) {
 	const fn = OPS[req.op];
@@ -512,6 +531,7 @@ function usage() {
 			"  node pi-ref.mjs hidden FILE [--pi ...]\n" +
 			"  node pi-ref.mjs stats FILE [--pi ...]\n" +
 			"  node pi-ref.mjs list DIR [--pi ...]\n" +
+			"  node pi-ref.mjs export FILE [--leaf ID] [--pi 0.87|1.5]\n" +
 			"  node pi-ref.mjs batch   (NDJSON requests on stdin)\n",
 	);
 	process.exitCode = 2;

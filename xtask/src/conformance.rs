@@ -20,6 +20,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
         ["check-repair"] => crate::repair_corpus::run(false),
         ["check-stats"] => crate::stats_corpus::run(false),
         ["check-list"] => crate::list_corpus::run(false),
+        ["check-export"] => crate::export_corpus::run(),
         _ => Err(format!("unknown conformance command\n{}", crate::USAGE)),
     }
 }

@@ -14,6 +14,8 @@
 //!   (`getSessionStats`) for every corpus session, per pinned pi (`conformance/stats/pi.json`);
 //! - `cargo xtask bless list` / `cargo xtask conformance check-list` — each pinned pi's session
 //!   list of the real corpus sessions (`conformance/list/pi.json`);
+//! - `cargo xtask conformance check-export` — `pi-session export --format jsonl` against pi's
+//!   own JSONL export (0.87.1, 1.5.2), live, for every corpus session;
 //! - `cargo xtask bless repair` / `cargo xtask conformance check-repair` — the repair corpus
 //!   (`conformance/repair/`): what repair makes of each broken file, and pi's context of it;
 //! - `cargo xtask conformance same-reading 0.87 1.5` — every corpus operation run by two pi
@@ -36,6 +38,7 @@ mod bench_writer;
 mod bless;
 mod conformance;
 mod diagnostics;
+mod export_corpus;
 mod fuzz;
 mod list_corpus;
 mod reference;
@@ -72,6 +75,7 @@ const USAGE: &str = "usage:
   cargo xtask conformance check-repair
   cargo xtask conformance check-stats
   cargo xtask conformance check-list
+  cargo xtask conformance check-export
   cargo xtask fuzz seed
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--linear N] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]

@@ -16,3 +16,26 @@ pub mod markdown;
 mod transcript;
 
 pub use transcript::{Block, Body, Item, Transcript, TranscriptError};
+
+/// Writes `items` with `write_item` in file order, rendering them in batches on every core.
+fn write_items(
+    items: &[Item],
+    out: &mut dyn std::io::Write,
+    write_item: impl Fn(&Item, &mut dyn std::io::Write) -> std::io::Result<()> + Sync,
+) -> std::io::Result<()> {
+    use rayon::prelude::*;
+    // Batches bound what is held at once (a batch of rendered items, not the whole output).
+    for batch in items.chunks(4096) {
+        let rendered: Vec<Vec<u8>> = batch
+            .par_iter()
+            .map(|item| {
+                let mut buf = Vec::new();
+                write_item(item, &mut buf).map(|()| buf)
+            })
+            .collect::<std::io::Result<_>>()?;
+        for buf in rendered {
+            out.write_all(&buf)?;
+        }
+    }
+    Ok(())
+}

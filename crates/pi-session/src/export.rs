@@ -73,7 +73,12 @@ pub fn main(args: ExportArgs) -> ExitCode {
     match export_one(&args, &file) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("pi-session: {name}: {message}");
+            // The writer's errors name the file already.
+            if message.starts_with(&format!("{}:", file.display())) {
+                eprintln!("pi-session: {message}");
+            } else {
+                eprintln!("pi-session: {name}: {message}");
+            }
             ExitCode::FAILURE
         }
     }

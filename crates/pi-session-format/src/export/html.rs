@@ -87,9 +87,7 @@ pub fn write(transcript: &Transcript, out: &mut dyn Write) -> io::Result<()> {
     };
     fact(out, "Branch", &branch)?;
     writeln!(out, "</dl>\n</header>\n<main>")?;
-    for item in &transcript.items {
-        write_item(item, out)?;
-    }
+    super::write_items(&transcript.items, out, write_item)?;
     writeln!(out, "</main>\n</body>\n</html>")
 }
 

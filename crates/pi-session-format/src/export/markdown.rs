@@ -29,11 +29,10 @@ pub fn write(transcript: &Transcript, out: &mut dyn Write) -> io::Result<()> {
         None => writeln!(out, "- Branch: no entries")?,
     }
     writeln!(out)?;
-    for item in &transcript.items {
+    super::write_items(&transcript.items, out, |item, out| {
         writeln!(out, "---\n")?;
-        write_item(item, out)?;
-    }
-    Ok(())
+        write_item(item, out)
+    })
 }
 
 fn write_item(item: &Item, out: &mut dyn Write) -> io::Result<()> {

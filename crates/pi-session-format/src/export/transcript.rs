@@ -6,6 +6,7 @@ use crate::session::Key;
 use crate::stats::Usage;
 use crate::tree::{CycleError, Leaf};
 use crate::types::{AgentMessage, Content, ContentBlock, Entry};
+use rayon::prelude::*;
 use std::fmt;
 
 /// The conversation of one branch.
@@ -216,8 +217,9 @@ impl Transcript {
                 .unwrap_or_default()
                 .to_owned()
         };
+        // Each entry is read on its own (typed parsing is most of the work): on every core.
         let items = path
-            .iter()
+            .par_iter()
             .map(|&i| &session.records[i])
             .filter(|record| record.entry_type() != Some("label"))
             .map(|record| {

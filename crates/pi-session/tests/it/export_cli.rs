@@ -280,3 +280,45 @@ fn deep_and_wide_values_do_not_overflow() {
         assert!(r.stdout.len() > 5 << 20, "{format}");
     }
 }
+
+/// Every real session of the corpus exports to Markdown and HTML with one section per entry
+/// of its branch (counted from pi's JSONL export of the same branch, labels aside).
+#[test]
+fn real_sessions_export_every_entry_of_their_branch() {
+    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/cases/real");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&real)
+        .unwrap()
+        .map(|e| e.unwrap().path().join("session.jsonl"))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "{} real sessions", files.len());
+    for file in &files {
+        let jsonl = export(&["--format", "jsonl", s(file)]);
+        jsonl.assert_code(0);
+        let entries = jsonl
+            .stdout_text()
+            .lines()
+            .skip(1)
+            .filter(|l| !l.starts_with("{\"type\":\"label\""))
+            .count();
+        let md = export(&["--format", "markdown", s(file)]);
+        md.assert_code(0);
+        // Our section headings end with the entry's time and id (message text may hold
+        // headings and rules of its own).
+        let sections = md
+            .stdout_text()
+            .lines()
+            .filter(|l| l.starts_with("## ") && l.contains(" · ") && l.ends_with('`'))
+            .count();
+        assert_eq!(sections, entries, "{}", file.display());
+        let html = export(&["--format", "html", s(file)]);
+        html.assert_code(0);
+        assert_eq!(
+            html.stdout_text().matches("<article class=\"entry").count(),
+            entries,
+            "{}",
+            file.display()
+        );
+    }
+}
