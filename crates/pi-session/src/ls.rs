@@ -5,9 +5,12 @@
 //! Files are read on every core; a file pi would leave out of its list (not a session, or one
 //! on which its listing throws) is left out here too, and counted in the footer.
 
+mod cache;
+
 use crate::input::Input;
 use crate::validate::targets::default_sessions_dir;
 use crate::{Pi, display};
+use cache::{Cache, Stamp};
 use clap::{Args, ValueEnum};
 use pi_session_format::info::{self, list};
 use pi_session_format::json::{self, JsValue};
@@ -36,6 +39,10 @@ pub struct LsArgs {
     /// Whose listing rules to follow.
     #[arg(long, value_enum, default_value_t = Pi::V1_5)]
     pi: Pi,
+    /// Read every file, and neither read nor write the listing cache
+    /// (`$XDG_CACHE_HOME/pi-session/`, which lets a listing read only the files that changed).
+    #[arg(long)]
+    no_cache: bool,
 }
 
 /// `--format`.
@@ -72,12 +79,39 @@ fn session_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn read(path: &Path, dir: &str, pi: PiVersion) -> Option<Found> {
+/// A file's listing entry: from the cache when the file is unchanged, else read. `None`: not
+/// readable now (gone, changed while read): left out, and not cached.
+fn read(path: &Path, dir: &str, pi: PiVersion, cache: &Cache) -> Option<Known> {
+    let (stamp, mtime) = Stamp::of(path)?;
+    if let Some(text) = cache.get(path, &stamp) {
+        let entry = text.and_then(|t| found(path, dir, t, stamp.size(), mtime));
+        let text = text.map(str::to_owned);
+        return Some(Known { entry, stamp, text });
+    }
     let input = Input::open(path).ok()?;
-    let mtime = input.modified_ms();
-    let text = info::session_info_json_without_texts(input.bytes(), mtime, pi);
-    input.verify().ok()?;
-    let mut info = json::parse(std::str::from_utf8(&text).ok()?).ok()?;
+    let text = info::session_info_json_without_texts(input.bytes(), input.modified_ms(), pi);
+    // A file that changed while it was read is left out, and not cached.
+    if input.verify().is_err() || input.bytes().len() as u64 != stamp.size() {
+        return None;
+    }
+    let text = String::from_utf8(text).ok().filter(|t| t != "null");
+    let entry = text
+        .as_deref()
+        .and_then(|t| found(path, dir, t, stamp.size(), input.modified_ms()));
+    Some(Known { entry, stamp, text })
+}
+
+/// What [`read`] knows of a file: the entry (from the cache or read now), the file's stamp
+/// and the entry's text (`None`: pi leaves the file out), to be kept in the cache.
+struct Known {
+    entry: Option<Found>,
+    stamp: Stamp,
+    text: Option<String>,
+}
+
+/// The listing entry `text` (pi's JSON, without `allMessagesText`) of `path`.
+fn found(path: &Path, dir: &str, text: &str, size: u64, mtime: f64) -> Option<Found> {
+    let mut info = json::parse(text).ok()?;
     if matches!(info, JsValue::Null) {
         return None;
     }
@@ -86,7 +120,7 @@ fn read(path: &Path, dir: &str, pi: PiVersion) -> Option<Found> {
     }
     let modified_ms = date::date_parse(info.get("modified"));
     Some(Found {
-        size: input.bytes().len() as u64,
+        size,
         order: list::Listed {
             dir: dir.to_owned(),
             name: path
@@ -154,10 +188,20 @@ pub fn main(args: LsArgs) -> ExitCode {
                 .map(move |f| (name.clone(), f))
         })
         .collect();
-    let found: Vec<Found> = files
+    let mut cache = Cache::open(pi.release(), !args.no_cache);
+    cache.listing(dirs.iter().map(|(_, d)| d.clone()));
+    let reads: Vec<Option<Known>> = files
         .par_iter()
-        .filter_map(|(dir, path)| read(path, dir, pi))
+        .map(|(dir, path)| read(path, dir, pi, &cache))
         .collect();
+    let mut found = Vec::with_capacity(reads.len());
+    for ((_, path), read) in files.iter().zip(reads) {
+        if let Some(known) = read {
+            cache.found(path, known.stamp, known.text);
+            found.extend(known.entry);
+        }
+    }
+    cache.save();
     let left_out = files.len() - found.len();
     let listed: Vec<list::Listed> = found.iter().map(|f| f.order.clone()).collect();
     let mut slots: Vec<Option<Found>> = found.into_iter().map(Some).collect();

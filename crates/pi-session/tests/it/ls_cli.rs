@@ -104,3 +104,84 @@ fn table_all_and_files_pi_leaves_out() {
         missing.stderr
     );
 }
+
+/// The listing cache: a second listing reads only what changed and prints exactly what a
+/// listing without the cache prints; an entry is taken from the cache only while the file's
+/// stamp is unchanged (shown by editing a kept entry: the edit shows until the file changes).
+#[test]
+fn the_cache_lists_what_a_full_read_lists() {
+    let area = scratch("ls-cache");
+    let dir = area.join("--Users-someone-project--");
+    real_sessions(&dir);
+    let cache_home = area.join("cache");
+    let ls = |extra: &[&str]| {
+        let out = bin()
+            .args(["ls", s(&dir), "--format", "json"])
+            .args(extra)
+            .env("XDG_CACHE_HOME", &cache_home)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let cache_file = cache_home.join("pi-session/ls-v1-0.87.1.jsonl");
+    // Files modified in the last two seconds are not kept.
+    let fresh = ls(&[]);
+    let kept = |f: &Path| fs::read_to_string(f).map_or(0, |t| t.lines().count().saturating_sub(1));
+    assert_eq!(kept(&cache_file), 0, "recently modified files were cached");
+    std::thread::sleep(Duration::from_millis(2100));
+    assert_eq!(ls(&[]), fresh);
+    assert_eq!(kept(&cache_file), 29, "every file is kept now");
+    assert_eq!(ls(&[]), fresh, "the cached listing differs");
+    assert_eq!(ls(&["--no-cache"]), fresh);
+
+    // An entry kept for an unchanged file is used as it is.
+    let text = fs::read_to_string(&cache_file).unwrap();
+    let tampered = text.replacen(
+        "\\\"firstMessage\\\":\\\"",
+        "\\\"firstMessage\\\":\\\"CACHED ",
+        1,
+    );
+    assert_ne!(tampered, text);
+    fs::write(&cache_file, &tampered).unwrap();
+    assert!(ls(&[]).contains("CACHED "), "the kept entry was not used");
+    assert!(!ls(&["--no-cache"]).contains("CACHED "));
+    // Any change to a file (here: its modification time) and it is read again.
+    for entry in fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let file = fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(std::time::SystemTime::now() - Duration::from_secs(3600))
+            .unwrap();
+    }
+    let after = ls(&[]);
+    assert!(
+        !after.contains("CACHED "),
+        "a changed file was not read again"
+    );
+    assert_eq!(after, ls(&["--no-cache"]));
+
+    // A removed file is gone from the listing and from the cache; a cache of another format
+    // or garbage is ignored.
+    let first = fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+    fs::remove_file(&first).unwrap();
+    std::thread::sleep(Duration::from_millis(2100));
+    let listed = ls(&[]);
+    assert_eq!(listed, ls(&["--no-cache"]));
+    assert_eq!(kept(&cache_file), 28);
+    fs::write(&cache_file, "garbage\n{\"path\":1}\n").unwrap();
+    assert_eq!(ls(&[]), listed);
+    // A cache directory that cannot be written is no error.
+    let blocked = area.join("blocked");
+    fs::write(&blocked, "a file where the cache directory would be").unwrap();
+    let out = bin()
+        .args(["ls", s(&dir), "--format", "json"])
+        .env("XDG_CACHE_HOME", &blocked)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), listed);
+}

@@ -14,6 +14,11 @@ pub fn bin() -> Command {
         .env("TZ", "UTC")
         .env("PI_SESSION_DETERMINISTIC_IDS", "1")
         .env("NO_COLOR", "1")
+        // The listing cache of `ls` goes to the test build's own directory, not the home's.
+        .env(
+            "XDG_CACHE_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("xdg-cache"),
+        )
         .env_remove("PI_CODING_AGENT_DIR");
     command
 }
