@@ -24,6 +24,7 @@ const BYTE_TARGETS: &[&str] = &[
     "tree",
     "info",
     "repair",
+    "export",
 ];
 const STRUCTURED_TARGETS: &[&str] = &["context", "to_llm", "writer"];
 

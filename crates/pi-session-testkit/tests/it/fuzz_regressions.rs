@@ -22,6 +22,7 @@ fn check(target: &str) -> fn(&[u8]) {
         "tree" => fuzzing::tree,
         "writer" => fuzzing::writer,
         "repair" => fuzzing::repair,
+        "export" => fuzzing::export,
         other => panic!("fuzz/regressions/{other}: no such target"),
     }
 }

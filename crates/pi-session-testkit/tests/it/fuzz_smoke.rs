@@ -279,6 +279,15 @@ fn tree() {
 }
 
 #[test]
+fn export() {
+    // Corpus files (with their hostile fixture), mutated files and noise as raw bytes.
+    bytes_target("export", 11, 1500, 64 * 1024, fuzzing::export);
+    let hostile = root().join("crates/pi-session/tests/fixtures/export/hostile.jsonl");
+    let bytes = std::fs::read(hostile).expect("the export fixture");
+    run("export", "hostile-fixture", &bytes, fuzzing::export);
+}
+
+#[test]
 fn info() {
     // Corpus files, mutated files and noise as raw bytes (checked with pieces of 1, 7 and
     // 1 MiB bytes, chosen by length), then generated sessions through the target's own

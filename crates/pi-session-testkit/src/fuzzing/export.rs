@@ -1,0 +1,151 @@
+//! The `export` target: any bytes that load export to Markdown and HTML without a panic, and
+//! the HTML holds no markup from the session: every tag is one the exporter writes, without
+//! an event handler, links only to `http`, `https` and `mailto` (or without a scheme), and
+//! sources only `data:image/` URLs.
+
+use pi_session_format::PiVersion;
+use pi_session_format::export::{Transcript, html, markdown};
+use pi_session_format::session::Session;
+use pi_session_format::tree::Leaf;
+
+/// The tags the HTML export writes: its own, and pulldown-cmark's for Markdown.
+const TAGS: &[&str] = &[
+    "!DOCTYPE",
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "header",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "dl",
+    "dt",
+    "dd",
+    "main",
+    "article",
+    "div",
+    "span",
+    "time",
+    "p",
+    "pre",
+    "code",
+    "details",
+    "summary",
+    "img",
+    "strong",
+    "em",
+    "del",
+    "a",
+    "ul",
+    "ol",
+    "li",
+    "blockquote",
+    "hr",
+    "br",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "input",
+    "sup",
+    "section",
+];
+
+/// Checks the invariants of the module docs on `data`, read with each pi's rules, at the
+/// current leaf and at the entry named by the last line's `id` when there is one.
+pub fn export(data: &[u8]) {
+    for pi in [PiVersion::V0_73, PiVersion::V0_87] {
+        let Ok(session) = Session::from_bytes(data, pi) else {
+            continue;
+        };
+        let Ok(transcript) = Transcript::of(&session, &Leaf::Current) else {
+            continue;
+        };
+        let mut md = Vec::new();
+        markdown::write(&transcript, &mut md).expect("writing to a vector");
+        assert!(
+            std::str::from_utf8(&md).is_ok(),
+            "the Markdown is not UTF-8"
+        );
+        let mut page = Vec::new();
+        html::write(&transcript, &mut page).expect("writing to a vector");
+        let page = String::from_utf8(page).expect("the HTML is not UTF-8");
+        check_markup(&page);
+    }
+}
+
+/// Every `<` of `page` opens or closes a tag of [`TAGS`] whose attributes are safe.
+fn check_markup(page: &str) {
+    for piece in page.split('<').skip(1) {
+        let tag = &piece[..piece.find('>').unwrap_or_else(|| {
+            panic!(
+                "a `<` that opens no tag: {:?}",
+                &piece[..piece.len().min(80)]
+            )
+        })];
+        let name = tag
+            .trim_start_matches('/')
+            .split(|c: char| c.is_whitespace() || c == '/')
+            .next()
+            .unwrap_or("");
+        assert!(
+            TAGS.iter().any(|t| t.eq_ignore_ascii_case(name)),
+            "a tag the exporter does not write: <{tag}>"
+        );
+        for (attribute, value) in attributes(tag) {
+            let attribute = attribute.to_ascii_lowercase();
+            assert!(
+                !attribute.starts_with("on"),
+                "an event handler attribute in <{tag}>"
+            );
+            let value = value.trim_start().to_ascii_lowercase();
+            match attribute.as_str() {
+                "href" => {
+                    let scheme = value
+                        .find([':', '/', '?', '#'])
+                        .filter(|&i| value.as_bytes()[i] == b':');
+                    assert!(
+                        scheme.is_none_or(|i| matches!(&value[..i], "http" | "https" | "mailto")),
+                        "a link with an unsafe scheme: <{tag}>"
+                    );
+                }
+                "src" => assert!(
+                    value.starts_with("data:image/"),
+                    "a source that is not a data: image: <{tag}>"
+                ),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The attributes of a tag's text, with their values (quotes removed).
+fn attributes(tag: &str) -> Vec<(&str, &str)> {
+    let mut found = Vec::new();
+    let mut rest = tag.split_once(char::is_whitespace).map_or("", |(_, r)| r);
+    while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
+        rest = &rest[start..];
+        let end = rest
+            .find(|c: char| c == '=' || c.is_whitespace())
+            .unwrap_or(rest.len());
+        let name = &rest[..end];
+        rest = &rest[end..];
+        let mut value = "";
+        if let Some(after) = rest.strip_prefix('=') {
+            (value, rest) = match after.strip_prefix('"') {
+                Some(quoted) => quoted.split_once('"').unwrap_or((quoted, "")),
+                None => after.split_once(char::is_whitespace).unwrap_or((after, "")),
+            };
+        }
+        found.push((name, value));
+    }
+    found
+}
