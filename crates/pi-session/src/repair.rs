@@ -370,7 +370,13 @@ fn plan(
 ) -> String {
     let mut s = String::new();
     if !r.changed() && r.unrepaired.is_empty() {
-        s.push_str(&format!("{name}: nothing to repair\n"));
+        match written {
+            Some(p) => s.push_str(&format!(
+                "{name}: nothing to repair; copied unchanged to {}\n",
+                display::path(p)
+            )),
+            None => s.push_str(&format!("{name}: nothing to repair\n")),
+        }
         return s;
     }
     s.push_str(&format!(

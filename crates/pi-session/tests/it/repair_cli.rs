@@ -107,6 +107,19 @@ fn in_place_with_backup_keeps_the_old_file_and_the_rejected_bytes() {
     let again = run(&["repair", s(&file)], T);
     again.assert_code(0);
     assert!(again.stdout_text().contains("nothing to repair"));
+    // -o writes a copy even then, and says so.
+    let copy = dir.join("copy.jsonl");
+    let copied = run(&["repair", s(&file), "-o", s(&copy)], T);
+    copied.assert_code(0);
+    assert!(
+        copied.stdout_text().contains(&format!(
+            "nothing to repair; copied unchanged to {}",
+            s(&copy)
+        )),
+        "{}",
+        copied.stdout_text()
+    );
+    assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&file).unwrap());
     let context = run(&["context", s(&file)], T);
     context.assert_code(0);
     assert!(context.stdout_text().contains(r#""content":"b""#));
