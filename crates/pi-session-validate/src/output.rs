@@ -47,8 +47,8 @@ pub struct ValidateReport {
     pub format_version: u32,
     /// The program that wrote the report.
     pub tool: Tool,
-    /// Whose behaviour the `pi` effects and the pi-loadable verdict describe: `"0.73.1"` or
-    /// `"0.87.1"`.
+    /// Whose behaviour the `pi` effects and the pi-loadable verdict describe: `"0.73.1"`,
+    /// `"0.87.1"` or `"1.5.2"` (which reads files as 0.87.1 does).
     pub pi: String,
     /// The verdict that decides `valid`.
     pub verdict: VerdictMode,

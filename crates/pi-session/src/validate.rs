@@ -268,7 +268,13 @@ pub fn main(args: ValidateArgs) -> ExitCode {
     };
     let mut writer = match run.format {
         Format::Human | Format::Github => stream::Writer::Text,
-        Format::Json => stream::Writer::json(tool, run.pi, mode),
+        Format::Json => {
+            let label = match args.pi {
+                Pi::V1_5 => "1.5.2",
+                _ => run.pi.release(),
+            };
+            stream::Writer::json(tool, run.pi, label, mode)
+        }
         Format::Sarif => stream::Writer::sarif(version),
     };
     let mut out = stream::Stdout::default();

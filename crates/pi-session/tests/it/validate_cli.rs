@@ -410,6 +410,12 @@ fn json_output_follows_its_schema_and_is_stable() {
     assert_eq!(report["formatVersion"], 1);
     assert_eq!(report["tool"]["name"], "pi-session");
     assert_eq!(report["pi"], "0.87.1");
+    // pi 1.5.2 reads as 0.87.1 does: the same report, but for the version it names.
+    let mut as_15 = args;
+    as_15[3] = "1.5";
+    let report_15 = json(&validate(&as_15));
+    assert_eq!(report_15["pi"], "1.5.2");
+    assert_eq!(report_15["files"], report["files"]);
     assert_eq!(report["verdict"], "pi-loadable");
     assert_eq!(report["summary"]["files"], 4);
     assert_eq!(report["summary"]["unreadable"], 1);
