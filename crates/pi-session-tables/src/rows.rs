@@ -215,7 +215,7 @@ pub fn write_session(
                     file: file.clone(),
                     session_id: session_id.clone(),
                     entry_id: entry_id.clone(),
-                    parent_id: key_text(&record.parent_id),
+                    parent_id: key_text(&record.parent_id).filter(|_| record.parent_id.is_truthy()),
                     entry_type: entry_type.map(str::to_owned),
                     timestamp: time(entry_ms),
                     line: Some(record.line as i64),

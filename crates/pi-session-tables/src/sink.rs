@@ -5,6 +5,7 @@
 
 use crate::error::Error;
 use crate::part::{Part, Stamp};
+use crate::partition::PartitionBy;
 use crate::tables::{
     Builder, CompactionRow, CompactionsBuilder, EntriesBuilder, EntryRow, MessageRow,
     MessagesBuilder, SessionRow, SessionsBuilder, ToolCallRow, ToolCallsBuilder,
@@ -177,22 +178,36 @@ impl Sink {
 }
 
 /// Writes an empty part file (the schema, no row) for each table whose directory does not
-/// exist, so that readers find every table even when nothing filled it.
-pub fn write_empty_tables(layout: &Layout) -> Result<Vec<PathBuf>, Error> {
-    fn one<B: Builder>(layout: &Layout) -> Result<Option<PathBuf>, Error> {
-        let dir = layout.dir.join(B::TABLE.name());
+/// exist, so that readers find every table even when nothing filled it; partitioned, in the
+/// partition of rows without a value (`month=__HIVE_DEFAULT_PARTITION__`).
+pub fn write_empty_tables(
+    layout: &Layout,
+    partition_by: Option<PartitionBy>,
+) -> Result<Vec<PathBuf>, Error> {
+    fn one<B: Builder>(
+        layout: &Layout,
+        partition_by: Option<PartitionBy>,
+    ) -> Result<Option<PathBuf>, Error> {
+        let mut dir = layout.dir.join(B::TABLE.name());
         if dir.exists() {
             return Ok(None);
+        }
+        if let Some(by) = partition_by {
+            dir.push(format!(
+                "{}={}",
+                by.column(),
+                crate::partition::NULL_PARTITION
+            ));
         }
         let path = dir.join(format!("part-{}-empty.parquet", layout.run));
         Part::<B>::new(path, layout.stamp.clone()).finish(true)
     }
     let mut out = Vec::new();
-    out.extend(one::<SessionsBuilder>(layout)?);
-    out.extend(one::<EntriesBuilder>(layout)?);
-    out.extend(one::<MessagesBuilder>(layout)?);
-    out.extend(one::<ToolCallsBuilder>(layout)?);
-    out.extend(one::<CompactionsBuilder>(layout)?);
-    out.extend(one::<UsageEntriesBuilder>(layout)?);
+    out.extend(one::<SessionsBuilder>(layout, partition_by)?);
+    out.extend(one::<EntriesBuilder>(layout, partition_by)?);
+    out.extend(one::<MessagesBuilder>(layout, partition_by)?);
+    out.extend(one::<ToolCallsBuilder>(layout, partition_by)?);
+    out.extend(one::<CompactionsBuilder>(layout, partition_by)?);
+    out.extend(one::<UsageEntriesBuilder>(layout, partition_by)?);
     Ok(out)
 }

@@ -209,7 +209,7 @@ table! {
         file: Text = "The session file (`sessions.file`).",
         session_id: Text = "The header's `id`.",
         entry_id: Text = "The entry's `id` (null when it is not a string).",
-        parent_id: Text = "The entry's `parentId` (null for a root or when it is not a string).",
+        parent_id: Text = "The entry's `parentId` (null when pi takes it for a root: missing, null or empty; and when it is not a string).",
         entry_type: Text = "The entry's `type`.",
         timestamp: Time = "The entry's `timestamp`.",
         line: Int = "The entry's line in the file (1-based).",

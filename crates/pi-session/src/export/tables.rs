@@ -262,8 +262,8 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
             Err(e) => fatal = Some(e),
         }
     }
-    if fatal.is_none() && options.partition_by.is_none() {
-        match pi_session_tables::write_empty_tables(&layout) {
+    if fatal.is_none() {
+        match pi_session_tables::write_empty_tables(&layout, options.partition_by) {
             Ok(empty) => files.extend(empty),
             Err(e) => fatal = Some(e),
         }
