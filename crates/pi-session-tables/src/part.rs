@@ -9,12 +9,23 @@ use crate::{SCHEMA_VERSION, SCHEMA_VERSION_KEY};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::schema::types::ColumnPath;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
 /// Rows are written as a row group once they take about this many bytes in memory.
 pub const ROW_GROUP_BYTES: usize = 16 << 20;
+
+/// The columns of long texts (messages, thinking, arguments, results, summaries).
+const LONG_TEXTS: [&str; 6] = [
+    "text",
+    "thinking",
+    "arguments",
+    "result_text",
+    "summary",
+    "error_message",
+];
 
 /// What every part file of one export says in its key-value metadata.
 #[derive(Debug, Clone, Default)]
@@ -114,12 +125,22 @@ impl<B: Builder> Part<B> {
                 since.clone(),
             ));
         }
-        let properties = WriterProperties::builder()
+        let mut properties = WriterProperties::builder()
             .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).unwrap_or_default()))
             .set_max_row_group_row_count(None)
             .set_max_row_group_bytes(None)
-            .set_key_value_metadata(Some(metadata))
-            .build();
+            .set_key_value_metadata(Some(metadata));
+        // Long texts are nearly all different: a dictionary or min/max statistics of them
+        // cost time and help no query.
+        for field in B::TABLE.schema().fields() {
+            if LONG_TEXTS.contains(&field.name().as_str()) {
+                let column = ColumnPath::from(field.name().as_str());
+                properties = properties
+                    .set_column_dictionary_enabled(column.clone(), false)
+                    .set_column_statistics_enabled(column, EnabledStatistics::None);
+            }
+        }
+        let properties = properties.build();
         ArrowWriter::try_new(file, B::TABLE.schema(), Some(properties))
             .map_err(Error::parquet(&self.temp))
     }
