@@ -149,8 +149,14 @@ struct Pending {
     partition: String,
 }
 
+/// The bytes of the input read between two calls of the `release` function of
+/// [`write_session`].
+const RELEASE_EVERY: usize = 8 << 20;
+
 /// Writes the rows of `session`, read from `path`, session number `holder` in `ownership`'s
-/// order, to `sink`.
+/// order, to `sink`. `release` is told, as the records are read in file order, which ranges of
+/// the session's bytes are done with (a memory-mapped file's pages can then be let go, see
+/// `Session::load_releasing`); `&|_| {}` when they are in memory anyway.
 pub fn write_session(
     session: &Session<'_>,
     path: &str,
@@ -158,6 +164,7 @@ pub fn write_session(
     ownership: &Ownership,
     options: &Options,
     sink: &mut Sink,
+    release: &dyn Fn(std::ops::Range<usize>),
 ) -> Result<Written, Error> {
     let header = session.header().value();
     let session_id = string(&header, "id");
@@ -179,8 +186,13 @@ pub fn write_session(
     let mut latest = f64::NAN;
     let mut active = options.since_ms.is_none();
 
+    let mut released = 0;
     for &i in &session.entries {
         let record = &session.records[i];
+        if record.offset >= released + RELEASE_EVERY {
+            release(released..record.offset);
+            released = record.offset;
+        }
         let entry_type = record.entry_type();
         let fact = ledger::fact_of_record(record, &mut scanner);
         let key = match &fact {

@@ -70,6 +70,7 @@ fn export(dir: &Path, options: &Options) -> Vec<PathBuf> {
             &ownership,
             options,
             &mut sink,
+            &|_| {},
         )
         .unwrap();
     }

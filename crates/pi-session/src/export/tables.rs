@@ -9,6 +9,8 @@ use crate::input::Input;
 use crate::validate::targets::{self, Target};
 use crate::{Pi, display};
 use clap::{Args, ValueEnum};
+use pi_session_format::migrate::RandomIds;
+use pi_session_format::session::LoadOptions;
 use pi_session_format::{PiVersion, Session};
 use pi_session_tables::{
     Layout, Options, Ownership, PartitionBy, SessionKeys, Sink, Stamp, Written,
@@ -69,11 +71,22 @@ fn open(target: &Target) -> Result<Input, String> {
     .map_err(|e| e.to_string())
 }
 
+/// Loads a session, letting go of the pages of a mapped file as the loader is done with
+/// them (so that a large session does not stay resident as a whole).
+fn load(input: &Input, pi: PiVersion) -> Result<Session<'_>, String> {
+    let options = LoadOptions {
+        ids: &mut RandomIds,
+        pi,
+    };
+    Session::load_releasing(input.bytes(), options, &|range| input.release(range))
+        .map_err(|e| e.to_string())
+}
+
 /// The first pass over one file: its keys.
 fn first(target: &Target, source: usize, pi: PiVersion) -> Result<First, String> {
     let input = open(target)?;
     let keys = {
-        let session = Session::from_bytes(input.bytes(), pi).map_err(|e| e.to_string())?;
+        let session = load(&input, pi)?;
         SessionKeys::of(&session, &target.display(), source)
     };
     input.verify().map_err(|e| e.to_string())?;
@@ -202,8 +215,7 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
                                 _ => open(target),
                             };
                             let written = input.and_then(|input| {
-                                let session = Session::from_bytes(input.bytes(), pi)
-                                    .map_err(|e| e.to_string())?;
+                                let session = load(&input, pi)?;
                                 let written = pi_session_tables::write_session(
                                     &session,
                                     ownership.file(i as u32),
@@ -211,6 +223,7 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
                                     ownership,
                                     options,
                                     &mut sink,
+                                    &|range| input.release(range),
                                 )
                                 .map_err(|e| {
                                     failed.store(true, Ordering::Relaxed);
