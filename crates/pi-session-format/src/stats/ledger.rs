@@ -728,6 +728,32 @@ mod tests {
         assert_eq!(from_text.to_json(), from_values.to_json());
     }
 
+    /// The identity of any record is the key the facts give the records that count, so
+    /// that other readers (the Parquet tables) own entries exactly as the report does.
+    #[test]
+    fn record_identity_is_the_fact_key() {
+        let other = r#"{"type":"model_change","id":"m1","parentId":"a2","timestamp":"2026-01-01T00:00:04.000Z","provider":"p","modelId":"m"}"#;
+        let escaped = r#"{"type":"message","id":"\u0061\u0031","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#;
+        let bytes = session(
+            "s",
+            "2026-01-01T00:00:00.000Z",
+            None,
+            &[USER, REPLY, other, escaped],
+        );
+        let s = Session::from_bytes(&bytes, PiVersion::V0_87).expect("loads");
+        let mut scanner = LineScanner::default();
+        let mut keys = Vec::new();
+        for record in s.entry_records() {
+            let key = record_identity(record, &mut scanner);
+            if let Some(fact) = fact_of_record(record, &mut scanner) {
+                assert_eq!(key, fact.key, "line {}", record.line);
+            }
+            keys.push(key);
+        }
+        assert!(keys.iter().all(Option::is_some));
+        assert_ne!(keys[2], keys[0]);
+    }
+
     #[test]
     fn a_fork_counts_only_what_it_added() {
         let r = report(two_sessions(), &Options::default());
