@@ -56,6 +56,9 @@ enum By {
     Month,
 }
 
+/// Files from this size on have their pages let go while they are loaded for the rows.
+const LARGE: usize = 64 << 20;
+
 /// One file after the first pass.
 struct First {
     keys: SessionKeys,
@@ -71,9 +74,9 @@ fn open(target: &Target) -> Result<Input, String> {
     .map_err(|e| e.to_string())
 }
 
-/// Loads a session, letting go of the pages of a mapped file as the loader is done with
-/// them (so that a large session does not stay resident as a whole).
-fn load(input: &Input, pi: PiVersion) -> Result<Session<'_>, String> {
+/// Loads a session for its keys, letting go of the pages of a mapped file as the loader is
+/// done with them (so that a large session does not stay resident as a whole).
+fn load_releasing(input: &Input, pi: PiVersion) -> Result<Session<'_>, String> {
     let options = LoadOptions {
         ids: &mut RandomIds,
         pi,
@@ -86,7 +89,7 @@ fn load(input: &Input, pi: PiVersion) -> Result<Session<'_>, String> {
 fn first(target: &Target, source: usize, pi: PiVersion) -> Result<First, String> {
     let input = open(target)?;
     let keys = {
-        let session = load(&input, pi)?;
+        let session = load_releasing(&input, pi)?;
         SessionKeys::of(&session, &target.display(), source)
     };
     input.verify().map_err(|e| e.to_string())?;
@@ -215,7 +218,16 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
                                 _ => open(target),
                             };
                             let written = input.and_then(|input| {
-                                let session = load(&input, pi)?;
+                                // Every record's text is read again for the rows, and
+                                // `write_session` lets the pages go behind it; a large file's
+                                // are let go while loading too, at the price of reading them
+                                // twice.
+                                let session = if input.bytes().len() >= LARGE {
+                                    load_releasing(&input, pi)?
+                                } else {
+                                    Session::from_bytes(input.bytes(), pi)
+                                        .map_err(|e| e.to_string())?
+                                };
                                 let written = pi_session_tables::write_session(
                                     &session,
                                     ownership.file(i as u32),
