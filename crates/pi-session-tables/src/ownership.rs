@@ -18,6 +18,9 @@ pub struct SessionKeys {
     pub path: String,
     /// The header's `timestamp` (ms since the epoch; NaN when it is not a date).
     pub created_ms: f64,
+    /// The header's `cwd` (`""` without one): writers given the sessions of one project
+    /// after another keep few `--partition-by project` files open.
+    pub cwd: String,
     /// The identity of each entry, in file order (`None` without an id).
     pub keys: Vec<Option<u64>>,
     /// The caller's tag for the session (where it came from), kept in [`Ownership::sources`].
@@ -37,6 +40,13 @@ impl SessionKeys {
             created_ms: pi_session_format::date::date_parse(
                 session.header().value().get("timestamp"),
             ),
+            cwd: session
+                .header()
+                .value()
+                .get("cwd")
+                .and_then(pi_session_format::json::JsValue::as_str)
+                .unwrap_or_default()
+                .to_owned(),
             keys,
             source,
         }
@@ -53,6 +63,8 @@ pub struct Ownership {
     files: Vec<String>,
     /// Their [`SessionKeys::source`] tags, in the same order.
     sources: Vec<usize>,
+    /// Their [`SessionKeys::cwd`], in the same order.
+    cwds: Vec<String>,
     /// Entries held by more than one session: every session holding each, in order (the
     /// first is the owner; a session that holds an entry twice is named twice).
     shared: FxHashMap<u64, Vec<SessionIndex>>,
@@ -70,6 +82,7 @@ impl Ownership {
         let mut shared: FxHashMap<u64, Vec<SessionIndex>> = FxHashMap::default();
         let mut files = Vec::with_capacity(sessions.len());
         let mut sources = Vec::with_capacity(sessions.len());
+        let mut cwds = Vec::with_capacity(sessions.len());
         for (i, session) in sessions.into_iter().enumerate() {
             let i = i as SessionIndex;
             for key in session.keys.into_iter().flatten() {
@@ -84,10 +97,12 @@ impl Ownership {
             }
             files.push(session.path);
             sources.push(session.source);
+            cwds.push(session.cwd);
         }
         Ownership {
             files,
             sources,
+            cwds,
             shared,
         }
     }
@@ -101,6 +116,11 @@ impl Ownership {
     /// `sources()[i]`.
     pub fn sources(&self) -> &[usize] {
         &self.sources
+    }
+
+    /// The `cwd` of session `i`.
+    pub fn cwd(&self, i: SessionIndex) -> &str {
+        &self.cwds[i as usize]
     }
 
     /// The file of session `i`.

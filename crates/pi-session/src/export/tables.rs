@@ -196,7 +196,13 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
     let failed = AtomicBool::new(false);
     let file_errors = Mutex::new(Vec::new());
     let threads = rayon::current_num_threads().max(1);
-    let order = ownership.sources();
+    // The sessions in ownership order, or, partitioned by project, one project after
+    // another (which session owns an entry is settled already).
+    let mut order: Vec<u32> = (0..ownership.files().len() as u32).collect();
+    if options.partition_by == Some(PartitionBy::Project) {
+        order.sort_by(|&a, &b| ownership.cwd(a).cmp(ownership.cwd(b)).then(a.cmp(&b)));
+    }
+    let order = &order;
     let results: Vec<Result<(Vec<PathBuf>, Written), pi_session_tables::Error>> =
         std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
@@ -211,7 +217,8 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
                             if i >= order.len() || failed.load(Ordering::Relaxed) {
                                 break;
                             }
-                            let source = order[i];
+                            let i = order[i];
+                            let source = ownership.sources()[i as usize];
                             let target = &targets[source];
                             let input = match kept[source].lock().map(|mut k| k.take()) {
                                 Ok(Some(input)) => Ok(input),
@@ -230,8 +237,8 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
                                 };
                                 let written = pi_session_tables::write_session(
                                     &session,
-                                    ownership.file(i as u32),
-                                    i as u32,
+                                    ownership.file(i),
+                                    i,
                                     ownership,
                                     options,
                                     &mut sink,
