@@ -189,7 +189,7 @@ impl Table {
 table! {
     /// A row of `sessions`: one session file.
     Sessions, "sessions", SessionRow, SessionsBuilder {
-        file: Text = "The session file's path, as given or found under a given directory.",
+        file: Text = "The session file's path, as given or found under a given directory (`-` for standard input; a name that is not printable UTF-8 escaped as `pi-session` shows it, `odd\\nname.jsonl`).",
         session_id: Text = "The header's `id`.",
         cwd: Text = "The header's `cwd`: the project.",
         name: Text = "The session's name: the last `session_info` entry's `name` (pi's rule), else null.",

@@ -392,3 +392,25 @@ fn since_adds_a_partition_set_beside_the_old_files() {
     assert_eq!(new_messages, 1);
     export(&[s(&input)], &out, &["--since", "yesterday"]).assert_code(2);
 }
+
+/// Standard input is read once, in the first pass, and kept for the second.
+#[test]
+fn standard_input_is_read_once() {
+    let dir = scratch("tables-stdin");
+    let out = dir.join("out");
+    let mut command = bin();
+    command.args(["export", "--format", "parquet", "-o", s(&out), "-"]);
+    let r = run_limited(command, Some(session("stdin").as_bytes()), T);
+    r.assert_code(0);
+    let files: Vec<String> = read(&out, "sessions")
+        .iter()
+        .flat_map(|b| {
+            let a = b.column_by_name("file").unwrap().as_string::<i32>().clone();
+            (0..a.len())
+                .map(move |i| a.value(i).to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(files, ["-"]);
+    assert_eq!(rows(&read(&out, "messages")), 2);
+}
