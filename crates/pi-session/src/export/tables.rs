@@ -192,80 +192,30 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
             since: args.since.clone(),
         },
     };
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let file_errors = Mutex::new(Vec::new());
-    let threads = rayon::current_num_threads().max(1);
     // The sessions in ownership order, or, partitioned by project, one project after
     // another (which session owns an entry is settled already).
     let mut order: Vec<u32> = (0..ownership.files().len() as u32).collect();
     if options.partition_by == Some(PartitionBy::Project) {
         order.sort_by(|&a, &b| ownership.cwd(a).cmp(ownership.cwd(b)).then(a.cmp(&b)));
     }
-    let order = &order;
+    let work = Work {
+        targets,
+        kept: &kept,
+        ownership: &ownership,
+        options: &options,
+        order: &order,
+        pi,
+        next: AtomicUsize::new(0),
+        failed: AtomicBool::new(false),
+        file_errors: Mutex::new(Vec::new()),
+    };
+    let threads = rayon::current_num_threads().max(1);
     let results: Vec<Result<(Vec<PathBuf>, Written), pi_session_tables::Error>> =
         std::thread::scope(|scope| {
             let workers: Vec<_> = (0..threads)
                 .map(|w| {
-                    let (layout, ownership, options) = (layout.clone(), &ownership, &options);
-                    let (next, failed, file_errors, kept) = (&next, &failed, &file_errors, &kept);
-                    scope.spawn(move || {
-                        let mut sink = Sink::new(layout, w);
-                        let mut total = Written::default();
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            if i >= order.len() || failed.load(Ordering::Relaxed) {
-                                break;
-                            }
-                            let i = order[i];
-                            let source = ownership.sources()[i as usize];
-                            let target = &targets[source];
-                            let input = match kept[source].lock().map(|mut k| k.take()) {
-                                Ok(Some(input)) => Ok(input),
-                                _ => open(target),
-                            };
-                            let written = input.and_then(|input| {
-                                // Every record's text is read again for the rows, and
-                                // `write_session` lets the pages go behind it; a large file's
-                                // are let go while loading too, at the price of reading them
-                                // twice.
-                                let session = if input.bytes().len() >= LARGE {
-                                    load_releasing(&input, pi)?
-                                } else {
-                                    Session::from_bytes(input.bytes(), pi)
-                                        .map_err(|e| e.to_string())?
-                                };
-                                let written = pi_session_tables::write_session(
-                                    &session,
-                                    ownership.file(i),
-                                    i,
-                                    ownership,
-                                    options,
-                                    &mut sink,
-                                    &|range| input.release(range),
-                                )
-                                .map_err(|e| {
-                                    failed.store(true, Ordering::Relaxed);
-                                    e.to_string()
-                                });
-                                drop(session);
-                                input.verify().map_err(|e| e.to_string())?;
-                                written
-                            });
-                            match written {
-                                Ok(w) => {
-                                    total.entries += w.entries;
-                                    total.copies += w.copies;
-                                }
-                                Err(e) => {
-                                    if let Ok(mut errors) = file_errors.lock() {
-                                        errors.push((source, e));
-                                    }
-                                }
-                            }
-                        }
-                        sink.finish().map(|files| (files, total))
-                    })
+                    let (work, layout) = (&work, layout.clone());
+                    scope.spawn(move || work.run(Sink::new(layout, w)))
                 })
                 .collect();
             workers
@@ -273,6 +223,7 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
                 .map(|w| w.join().expect("an export thread panicked"))
                 .collect()
         });
+    let file_errors = work.file_errors;
     let mut second_errors = file_errors.into_inner().unwrap_or_default();
     second_errors.sort();
     let sessions = ownership.files().len() - second_errors.len();
@@ -304,7 +255,10 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
         eprintln!("pi-session: {path}: skipped: {}", display::text(error, 300));
     }
     if let Some(e) = fatal {
-        eprintln!("pi-session: error: {e}");
+        eprintln!(
+            "pi-session: error: {e}; the export stopped: the part files it completed are named part-{}-*",
+            layout.run
+        );
         return ExitCode::FAILURE;
     }
     let text = format!(
@@ -326,6 +280,93 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// The rows pass, shared by its threads: each takes the next session in `order` until
+/// there is none, or until a thread failed to write.
+struct Work<'a> {
+    targets: &'a [Target],
+    kept: &'a [Mutex<Option<Input>>],
+    ownership: &'a Ownership,
+    options: &'a Options,
+    order: &'a [u32],
+    pi: PiVersion,
+    next: AtomicUsize,
+    failed: AtomicBool,
+    /// Files that could not be read: (source, error).
+    file_errors: Mutex<Vec<(usize, String)>>,
+}
+
+/// Why one session's rows are not all there.
+enum Failure {
+    /// The file could not be read (said, skipped).
+    File(String),
+    /// The output could not be written (the export stops).
+    Output(pi_session_tables::Error),
+}
+
+impl Work<'_> {
+    /// One thread's loop; its part files and what it wrote.
+    fn run(&self, mut sink: Sink) -> Result<(Vec<PathBuf>, Written), pi_session_tables::Error> {
+        let mut total = Written::default();
+        loop {
+            let n = self.next.fetch_add(1, Ordering::Relaxed);
+            if n >= self.order.len() || self.failed.load(Ordering::Relaxed) {
+                break;
+            }
+            let i = self.order[n];
+            let source = self.ownership.sources()[i as usize];
+            match self.one(i, source, &mut sink) {
+                Ok(w) => {
+                    total.entries += w.entries;
+                    total.copies += w.copies;
+                }
+                Err(Failure::File(e)) => {
+                    if let Ok(mut errors) = self.file_errors.lock() {
+                        errors.push((source, e));
+                    }
+                }
+                Err(Failure::Output(e)) => {
+                    self.failed.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+            }
+        }
+        sink.finish().map(|files| (files, total))
+    }
+
+    /// The rows of session `i` (the caller's `source`).
+    fn one(&self, i: u32, source: usize, sink: &mut Sink) -> Result<Written, Failure> {
+        let kept = self.kept[source].lock().ok().and_then(|mut k| k.take());
+        let input = match kept {
+            Some(input) => input,
+            None => open(&self.targets[source]).map_err(Failure::File)?,
+        };
+        // Every record's text is read again for the rows, and `write_session` lets the pages
+        // go behind it; a large file's are let go while loading too, at the price of reading
+        // them twice.
+        let session = if input.bytes().len() >= LARGE {
+            load_releasing(&input, self.pi)
+        } else {
+            Session::from_bytes(input.bytes(), self.pi).map_err(|e| e.to_string())
+        }
+        .map_err(Failure::File)?;
+        let written = pi_session_tables::write_session(
+            &session,
+            self.ownership.file(i),
+            i,
+            self.ownership,
+            self.options,
+            sink,
+            &|range| input.release(range),
+        )
+        .map_err(Failure::Output)?;
+        drop(session);
+        input.verify().map_err(|e| {
+            Failure::File(format!("{e} (the rows read before it changed are written)"))
+        })?;
+        Ok(written)
     }
 }
 

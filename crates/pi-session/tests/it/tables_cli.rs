@@ -414,3 +414,27 @@ fn standard_input_is_read_once() {
     assert_eq!(files, ["-"]);
     assert_eq!(rows(&read(&out, "messages")), 2);
 }
+
+/// A write error stops the export (exit 1) and says so; no temporary file is left.
+#[test]
+fn a_write_error_stops_the_export() {
+    let dir = scratch("tables-write-error");
+    let input = dir.join("s.jsonl");
+    fs::write(&input, session("a")).unwrap();
+    let out = dir.join("out");
+    fs::create_dir_all(&out).unwrap();
+    // `entries` cannot be made a directory: a file is in the way.
+    fs::write(out.join("entries"), "in the way").unwrap();
+    let r = export(&[s(&input)], &out, &["--since", "2000-01-01"]);
+    r.assert_code(1);
+    assert!(r.stderr.contains("the export stopped"), "{}", r.stderr);
+    assert_eq!(
+        fs::read_to_string(out.join("entries")).unwrap(),
+        "in the way"
+    );
+    assert!(
+        files(&out)
+            .iter()
+            .all(|p| !p.to_string_lossy().ends_with(".tmp"))
+    );
+}
