@@ -438,3 +438,39 @@ fn a_write_error_stops_the_export() {
             .all(|p| !p.to_string_lossy().ends_with(".tmp"))
     );
 }
+
+/// The benchmark of docs/PERFORMANCE.md as a guard: 10,000 sessions, 1 GB, exported with
+/// peak memory under 512 MiB (the target) and within three times the measured 7.7 s in a
+/// release build (the 3 s target is not met; see docs/PERFORMANCE.md), ten times in debug.
+#[test]
+#[ignore = "writes a 1 GB tree of 10,000 files; run with --ignored in a release build"]
+fn export_of_10_000_sessions_of_1gb_stays_in_bounds() {
+    let dir = scratch("tables-10k");
+    let tree = dir.join("sessions");
+    let mut generate = bin();
+    generate.args([
+        "gen",
+        "--tree",
+        s(&tree),
+        "--files",
+        "10000",
+        "--size",
+        "1GB",
+        "--seed",
+        "1",
+    ]);
+    run_limited(generate, None, Duration::from_secs(1200)).assert_code(0);
+    let out = dir.join("out");
+    let r = export(&[s(&tree)], &out, &[]);
+    r.assert_code(0);
+    eprintln!(
+        "export of 10,000 sessions: {:?}, peak RSS {} MiB",
+        r.elapsed,
+        r.max_rss_kib / 1024
+    );
+    assert_eq!(rows(&read(&out, "sessions")), 10_000);
+    assert!(r.max_rss_kib < 512 * 1024, "peak RSS {} KiB", r.max_rss_kib);
+    let bound = if cfg!(debug_assertions) { 240.0 } else { 24.0 };
+    assert!(r.elapsed.as_secs_f64() < bound, "{:?}", r.elapsed);
+    let _ = fs::remove_dir_all(&dir);
+}
