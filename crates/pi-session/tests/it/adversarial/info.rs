@@ -27,9 +27,9 @@ fn expected(bytes: &[u8], pi: PiVersion) -> Vec<u8> {
 
 /// Item 5: a 20 MB session took about 3–7× its size in memory (60–140 MB). Streamed, the
 /// peak is a few pieces of a megabyte over the process's own (18 MiB for a debug build, 10
-/// for a release one), less than the file (and [`OWN_GROWTH`]), whatever its size. (Nothing big is allocated in
-/// this process: a child's measured peak includes the test process's own, see
-/// `run_limited`.)
+/// for a release one), less than the file (and [`OWN_GROWTH`]), whatever its size.
+/// (Nothing big is allocated in this process: a child's measured peak includes the test
+/// process's own, see `run_limited`.)
 #[test]
 fn info_of_a_20mb_session_needs_far_less_memory_than_the_file() {
     let dir = scratch("info-20mb");
