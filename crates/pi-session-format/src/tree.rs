@@ -124,6 +124,16 @@ impl Index {
         }
     }
 
+    /// The record the `parentId` of record `record` leads to through `byId` (the link the
+    /// path walk follows); `None` for a root, a parent that names no entry, or an index out
+    /// of range.
+    pub fn parent(&self, record: usize) -> Option<usize> {
+        self.parents
+            .get(record)
+            .copied()
+            .filter(|&p| p != NO_PARENT)
+    }
+
     /// `byId.get(id)`: the record of the last entry with this id.
     pub fn get(&self, session: &Session<'_>, id: &Key) -> Option<usize> {
         self.by_id.get(session, id)

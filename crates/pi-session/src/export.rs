@@ -62,6 +62,9 @@ pub fn main(args: ExportArgs) -> ExitCode {
     if args.format == Format::Parquet {
         return tables::main(args.paths, args.output, args.pi, args.tables);
     }
+    if let Some(option) = args.tables.parquet_only_option() {
+        return usage(&format!("{option} is an option of --format parquet"));
+    }
     let file = match args.paths.as_slice() {
         [file] => file.clone(),
         [] => return usage("give the session file to export"),

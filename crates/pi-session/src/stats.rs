@@ -158,7 +158,7 @@ fn read(target: &Target, pi: PiVersion) -> Result<Read, String> {
 
 /// A `--since`/`--until` value: the start of the day for `YYYY-MM-DD` (and, for `--until`,
 /// the start of the next), the time itself otherwise.
-fn time_of(text: &str, end_of_day: bool) -> Result<f64, String> {
+pub(crate) fn time_of(text: &str, end_of_day: bool) -> Result<f64, String> {
     let t = date::parse_date(text);
     if t.is_nan() {
         return Err(format!(

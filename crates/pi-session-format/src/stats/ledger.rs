@@ -13,9 +13,9 @@
 //! missing counts as 0 ([`Usage::missing_as_zero`]; pi's own sum becomes NaN).
 
 use super::{SessionStats, Usage};
-use crate::Session;
 use crate::date;
 use crate::json::{self, JsValue, LineScanner, Role as ScanRole};
+use crate::{Record, Session};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -83,10 +83,7 @@ impl Tally {
         if fact.unreadable {
             self.unreadable += 1;
         }
-        let usage = fact
-            .usage
-            .filter(|_| !fact.unreadable)
-            .map(Usage::missing_as_zero);
+        let usage = fact.counted_usage();
         let usage = usage.as_ref();
         match fact.kind {
             Kind::Message(role) => {
@@ -140,34 +137,50 @@ impl Tally {
 
 /// A message's role, as the tally counts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
+pub enum Role {
+    /// `user`.
     User,
+    /// `assistant`.
     Assistant,
+    /// `toolResult`.
     ToolResult,
+    /// Any other role (custom messages, bash executions, summaries), or none.
     Other,
 }
 
+/// What kind of entry a [`Fact`] is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub enum Kind {
+    /// A `message` entry.
     Message(Role),
+    /// A `compaction` entry.
     Compaction,
+    /// A `branch_summary` entry.
     BranchSummary,
+    /// A `usage` entry.
     UsageEntry,
 }
 
-/// One entry's part in the totals.
+/// One entry's part in the totals ([`fact_of_record`]).
 #[derive(Debug, Clone)]
-struct Fact {
-    /// Its identity across files: type, id and timestamp hashed (`None` without an id).
-    key: Option<u64>,
-    kind: Kind,
-    tool_calls: u32,
-    usage: Option<Usage>,
-    unreadable: bool,
-    provider: Option<Box<str>>,
-    model: Option<Box<str>>,
+pub struct Fact {
+    /// Its identity across files: type, id and timestamp hashed (`None` without an id);
+    /// see [`identity`].
+    pub key: Option<u64>,
+    /// What it is.
+    pub kind: Kind,
+    /// `toolCall` blocks of an assistant message.
+    pub tool_calls: u32,
+    /// Its usage as read (a missing number NaN); `None` without one.
+    pub usage: Option<Usage>,
+    /// Usage pi cannot add ([`SessionStats::unreadable`]): left out of the totals.
+    pub unreadable: bool,
+    /// The provider of an assistant message or `usage` entry.
+    pub provider: Option<Box<str>>,
+    /// The model (`responseModel ?? model` for an assistant message).
+    pub model: Option<Box<str>>,
     /// When it was written: the entry's `timestamp`, else the message's (ms; NaN unknown).
-    time_ms: f64,
+    pub time_ms: f64,
 }
 
 /// What one session file contributes: its identity and the facts of its entries.
@@ -186,13 +199,22 @@ pub struct SessionFacts {
     facts: Vec<Fact>,
 }
 
+/// The first session (by header creation time, a header without a date last, then path)
+/// owns an entry that several hold: the order [`report`] takes sessions in.
+pub fn session_order(a: (f64, &str), b: (f64, &str)) -> std::cmp::Ordering {
+    let created = |ms: f64| if ms.is_nan() { f64::INFINITY } else { ms };
+    created(a.0)
+        .total_cmp(&created(b.0))
+        .then_with(|| a.1.cmp(b.1))
+}
+
 fn string_of(value: Option<&JsValue>) -> Option<Box<str>> {
     value.and_then(JsValue::as_str).map(Box::from)
 }
 
 /// An entry's identity across files: its type, id and timestamp as JSON text (`None` without
-/// an id).
-fn identity(entry_type: &str, id: &str, timestamp: &str) -> Option<u64> {
+/// an id, written `null`).
+pub fn identity(entry_type: &str, id: &str, timestamp: &str) -> Option<u64> {
     if id == "null" {
         return None;
     }
@@ -213,6 +235,13 @@ fn role_of(message: &JsValue) -> Role {
 }
 
 impl Fact {
+    /// The usage the totals add: none when unreadable, a missing number as 0.
+    pub fn counted_usage(&self) -> Option<Usage> {
+        self.usage
+            .filter(|_| !self.unreadable)
+            .map(Usage::missing_as_zero)
+    }
+
     fn new(kind: Kind, key: Option<u64>, time_ms: f64) -> Fact {
         Fact {
             key,
@@ -415,32 +444,61 @@ fn fact_of_message_text(scanner: &mut LineScanner, text: &str) -> Option<Fact> {
     Some(fact)
 }
 
+/// The fact of one entry record, as the totals count it: `None` for entries that do not
+/// count (anything but messages, compactions, branch summaries and `usage` entries).
+/// `scanner` is reused from entry to entry.
+pub fn fact_of_record(record: &Record<'_>, scanner: &mut LineScanner) -> Option<Fact> {
+    let kind = match record.entry_type() {
+        Some("message") => Kind::Message(Role::Other),
+        Some("compaction") => Kind::Compaction,
+        Some("branch_summary") => Kind::BranchSummary,
+        Some("usage") => Kind::UsageEntry,
+        _ => return None,
+    };
+    let fast = (matches!(kind, Kind::Message(_)) && !record.is_rewritten())
+        .then(|| fact_of_message_text(scanner, record.text()))
+        .flatten();
+    Some(fast.unwrap_or_else(|| {
+        fact_of_value(
+            kind,
+            record.entry_type().unwrap_or_default(),
+            &record.value(),
+        )
+    }))
+}
+
+/// The identity of any entry record ([`identity`] of its type, id and timestamp as JSON
+/// text), for the entries that do not count too: the key [`fact_of_record`] gives the ones
+/// that do, found without reading the rest of the entry (a message's id and timestamp from
+/// the line scanner, as the facts take them).
+pub fn record_identity(record: &Record<'_>, scanner: &mut LineScanner) -> Option<u64> {
+    let entry_type = record.entry_type().unwrap_or_default();
+    if entry_type == "message"
+        && !record.is_rewritten()
+        && let Ok(raw) = scanner.scan(record.text().as_bytes())
+    {
+        let text = record.text();
+        let span = |s: Option<(usize, usize)>| s.map_or("", |(a, b)| &text[a..b]);
+        return raw
+            .id
+            .and_then(|_| identity("message", span(raw.id), span(raw.timestamp)));
+    }
+    let value = record.value();
+    let text = |key: &str| value.get(key).map(json::to_string).unwrap_or_default();
+    value.get("id")?;
+    identity(entry_type, &text("id"), &text("timestamp"))
+}
+
 impl SessionFacts {
     /// The facts of every entry of `session` that counts (messages, compactions, branch
     /// summaries, `usage` entries), in file order; `path` names it.
     pub fn of(session: &Session<'_>, path: &str) -> SessionFacts {
         let header = session.header().value();
         let mut scanner = LineScanner::default();
-        let mut facts = Vec::new();
-        for record in session.entry_records() {
-            let kind = match record.entry_type() {
-                Some("message") => Kind::Message(Role::Other),
-                Some("compaction") => Kind::Compaction,
-                Some("branch_summary") => Kind::BranchSummary,
-                Some("usage") => Kind::UsageEntry,
-                _ => continue,
-            };
-            let fast = (matches!(kind, Kind::Message(_)) && !record.is_rewritten())
-                .then(|| fact_of_message_text(&mut scanner, record.text()))
-                .flatten();
-            facts.push(fast.unwrap_or_else(|| {
-                fact_of_value(
-                    kind,
-                    record.entry_type().unwrap_or_default(),
-                    &record.value(),
-                )
-            }));
-        }
+        let facts = session
+            .entry_records()
+            .filter_map(|record| fact_of_record(record, &mut scanner))
+            .collect();
         SessionFacts {
             path: path.to_owned(),
             id: header
@@ -543,18 +601,7 @@ fn group_of(by: GroupBy, session: &SessionFacts, fact: &Fact) -> String {
 
 /// Adds up `sessions` (in any order: they are taken by creation time, then path).
 pub fn report(mut sessions: Vec<SessionFacts>, options: &Options) -> Report {
-    sessions.sort_by(|a, b| {
-        let created = |s: &SessionFacts| {
-            if s.created_ms.is_nan() {
-                f64::INFINITY
-            } else {
-                s.created_ms
-            }
-        };
-        created(a)
-            .total_cmp(&created(b))
-            .then_with(|| a.path.cmp(&b.path))
-    });
+    sessions.sort_by(|a, b| session_order((a.created_ms, &a.path), (b.created_ms, &b.path)));
     let mut seen: FxHashSet<u64> = FxHashSet::default();
     let mut groups: BTreeMap<String, Tally> = BTreeMap::new();
     let mut session_order: Vec<String> = Vec::new();
@@ -679,6 +726,32 @@ mod tests {
         assert_eq!(from_text.unreadable, from_values.unreadable);
         assert_eq!(from_text.total_messages, from_values.total_messages);
         assert_eq!(from_text.to_json(), from_values.to_json());
+    }
+
+    /// The identity of any record is the key the facts give the records that count, so
+    /// that other readers (the Parquet tables) own entries exactly as the report does.
+    #[test]
+    fn record_identity_is_the_fact_key() {
+        let other = r#"{"type":"model_change","id":"m1","parentId":"a2","timestamp":"2026-01-01T00:00:04.000Z","provider":"p","modelId":"m"}"#;
+        let escaped = r#"{"type":"message","id":"\u0061\u0031","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#;
+        let bytes = session(
+            "s",
+            "2026-01-01T00:00:00.000Z",
+            None,
+            &[USER, REPLY, other, escaped],
+        );
+        let s = Session::from_bytes(&bytes, PiVersion::V0_87).expect("loads");
+        let mut scanner = LineScanner::default();
+        let mut keys = Vec::new();
+        for record in s.entry_records() {
+            let key = record_identity(record, &mut scanner);
+            if let Some(fact) = fact_of_record(record, &mut scanner) {
+                assert_eq!(key, fact.key, "line {}", record.line);
+            }
+            keys.push(key);
+        }
+        assert!(keys.iter().all(Option::is_some));
+        assert_ne!(keys[2], keys[0]);
     }
 
     #[test]

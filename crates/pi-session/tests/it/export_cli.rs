@@ -240,8 +240,16 @@ fn bad_inputs_are_clear_errors() {
     assert!(r.stderr.contains("notes.jsonl"), "{}", r.stderr);
     assert!(r.stdout.is_empty());
 
-    // Usage errors: no file, or several.
+    // Usage errors: no file, or several; an option of --format parquet.
     export(&["--format", "html"]).assert_code(2);
+    let r = export(&["--format", "markdown", s(&not_session), "--no-dedupe"]);
+    r.assert_code(2);
+    assert!(
+        r.stderr
+            .contains("--no-dedupe is an option of --format parquet"),
+        "{}",
+        r.stderr
+    );
     let file = hostile();
     export(&["--format", "html", s(&file), s(&file)]).assert_code(2);
 }

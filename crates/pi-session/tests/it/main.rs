@@ -1,5 +1,5 @@
 //! The integration tests of the `pi-session` command, one test binary: the command-line
-//! contract (`cli`), the `validate` command (`validate_cli`) and the adversarial suite
+//! contract (`cli`), the `validate` command (`validate_cli`), the Parquet tables (`tables_cli`, and `tables_duckdb` through DuckDB's Python package) and the adversarial suite
 //! (`adversarial`, whose long cases are `#[ignore]`d: `cargo test --release -p pi-session
 //! --test it -- --ignored adversarial::`). The conformance corpus runs in its own binary
 //! (`tests/conformance.rs`, its own harness).
@@ -12,6 +12,8 @@ mod repair_cli;
 mod search_cli;
 mod stats_cli;
 mod support;
+mod tables_cli;
+mod tables_duckdb;
 mod validate_cli;
 mod write_cli;
 mod writer_cli;

@@ -10,6 +10,10 @@ use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(300);
 
+/// What the process's own peak grew by since the bounds below were set: linking the
+/// Parquet writer (arrow, parquet, zstd) raised a debug build's by about 2 MiB.
+const OWN_GROWTH: u64 = 4 << 20;
+
 /// The fixed `--mtime` of these runs.
 const MTIME: &str = "946684800000";
 
@@ -22,10 +26,10 @@ fn expected(bytes: &[u8], pi: PiVersion) -> Vec<u8> {
 }
 
 /// Item 5: a 20 MB session took about 3–7× its size in memory (60–140 MB). Streamed, the
-/// peak is a few pieces of a megabyte over the process's own (16 MiB for a debug build, 10
-/// for a release one), less than the file, whatever its size. (Nothing big is allocated in
-/// this process: a child's measured peak includes the test process's own, see
-/// `run_limited`.)
+/// peak is a few pieces of a megabyte over the process's own (18 MiB for a debug build, 10
+/// for a release one), less than the file (and [`OWN_GROWTH`]), whatever its size.
+/// (Nothing big is allocated in this process: a child's measured peak includes the test
+/// process's own, see `run_limited`.)
 #[test]
 fn info_of_a_20mb_session_needs_far_less_memory_than_the_file() {
     let dir = scratch("info-20mb");
@@ -44,7 +48,7 @@ fn info_of_a_20mb_session_needs_far_less_memory_than_the_file() {
             run.stdout_len
         );
         assert!(
-            run.max_rss_kib * 1024 < size,
+            run.max_rss_kib * 1024 < size + OWN_GROWTH,
             "--pi {flag}: peak {} KiB for a file of {size} bytes",
             run.max_rss_kib
         );
@@ -128,7 +132,7 @@ fn info_of_long_escaped_lines_ended_by_lone_crs_streams_them() {
     assert_eq!(out.matches("xA").count(), 49 << 16);
     assert!(out.ends_with("xA\"}\n"));
     assert!(
-        run.max_rss_kib * 1024 < size,
+        run.max_rss_kib * 1024 < size + OWN_GROWTH,
         "peak {} KiB for {size} bytes",
         run.max_rss_kib
     );

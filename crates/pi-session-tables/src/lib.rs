@@ -1,0 +1,37 @@
+//! pi coding-agent sessions as Parquet tables: `sessions`, `entries`, `messages`,
+//! `tool_calls`, `compactions` and `usage_entries` (the columns: [`tables`], and
+//! `docs/tables.md`), written by `pi-session export --format parquet`.
+//!
+//! History that pi copied into forked and branched sessions is counted once, exactly as
+//! `pi-session stats` counts it ([`ownership`]). An export is two passes over the sessions:
+//! the keys of every entry ([`SessionKeys`]) give the [`Ownership`]; then each session's
+//! rows ([`rows::write_session`]) go to a writer's part files ([`Sink`]), one row group per
+//! bounded batch, zstd-compressed, each file put in place atomically and never over an
+//! existing one. The caller reads the files (in parallel, one [`Sink`] per thread) and
+//! reports the errors; nothing here prints.
+
+pub mod column;
+pub mod error;
+pub mod ownership;
+pub mod part;
+pub mod partition;
+pub mod rows;
+pub mod sink;
+pub mod tables;
+pub mod text;
+
+pub use error::Error;
+pub use ownership::{Ownership, SessionKeys};
+pub use part::Stamp;
+pub use partition::PartitionBy;
+pub use rows::{Options, Written, write_session};
+pub use sink::{Layout, Sink, write_empty_tables};
+pub use tables::Table;
+
+/// The version of the tables' schemas, written in every file's key-value metadata under
+/// [`SCHEMA_VERSION_KEY`]. It changes when a column is removed, renamed or changes type or
+/// meaning; new columns at the end keep it.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The Parquet key-value metadata key of [`SCHEMA_VERSION`].
+pub const SCHEMA_VERSION_KEY: &str = "pi_session_tables.schema_version";

@@ -1,0 +1,187 @@
+//! One Parquet part file being written: rows collected into a builder, written as one row
+//! group whenever they reach [`ROW_GROUP_BYTES`] (so memory stays flat), zstd-compressed,
+//! into a hidden temporary file that becomes the part file only when it is complete — by a
+//! hard link, which fails instead of replacing a file that exists.
+
+use crate::error::Error;
+use crate::tables::Builder;
+use crate::{SCHEMA_VERSION, SCHEMA_VERSION_KEY};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::schema::types::ColumnPath;
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+/// Rows are written as a row group once they take about this many bytes in memory.
+pub const ROW_GROUP_BYTES: usize = 16 << 20;
+
+/// The columns of long texts (messages, thinking, arguments, results, summaries).
+const LONG_TEXTS: [&str; 6] = [
+    "text",
+    "thinking",
+    "arguments",
+    "result_text",
+    "summary",
+    "error_message",
+];
+
+/// What every part file of one export says in its key-value metadata.
+#[derive(Debug, Clone, Default)]
+pub struct Stamp {
+    /// Whether forked history is counted once (`false` with `--no-dedupe`).
+    pub dedupe: bool,
+    /// `--since`, as given.
+    pub since: Option<String>,
+}
+
+/// A part file being written.
+pub struct Part<B: Builder> {
+    builder: B,
+    writer: Option<ArrowWriter<File>>,
+    temp: PathBuf,
+    path: PathBuf,
+    stamp: Stamp,
+}
+
+impl<B: Builder> Part<B> {
+    /// A part to be written at `path` (its directory is created when the first row group is
+    /// written).
+    pub fn new(path: PathBuf, stamp: Stamp) -> Part<B> {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let temp = path.with_file_name(format!(".{name}.tmp"));
+        Part {
+            builder: B::default(),
+            writer: None,
+            temp,
+            path,
+            stamp,
+        }
+    }
+
+    /// Where the part will be.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Adds a row; writes a row group when enough have been collected.
+    pub fn push(&mut self, row: &B::Row) -> Result<(), Error> {
+        self.builder.push(row);
+        if self.builder.bytes() >= ROW_GROUP_BYTES {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Bytes collected and not written yet.
+    pub fn buffered(&self) -> usize {
+        self.builder.bytes()
+    }
+
+    /// Writes the rows collected as one row group.
+    pub fn flush(&mut self) -> Result<(), Error> {
+        if self.builder.is_empty() {
+            return Ok(());
+        }
+        let batch = self.builder.finish();
+        let writer = match &mut self.writer {
+            Some(w) => w,
+            None => self.writer.insert(self.open()?),
+        };
+        writer.write(&batch).map_err(Error::parquet(&self.temp))?;
+        writer.flush().map_err(Error::parquet(&self.temp))
+    }
+
+    fn open(&self) -> Result<ArrowWriter<File>, Error> {
+        if let Some(dir) = self.temp.parent() {
+            std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+        }
+        if self.path.exists() {
+            return Err(Error::Exists(self.path.clone()));
+        }
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&self.temp)
+            .map_err(Error::io(&self.temp))?;
+        let mut metadata = vec![
+            KeyValue::new(SCHEMA_VERSION_KEY.to_owned(), SCHEMA_VERSION.to_string()),
+            KeyValue::new(
+                "pi_session_tables.table".to_owned(),
+                B::TABLE.name().to_owned(),
+            ),
+            KeyValue::new(
+                "pi_session_tables.dedupe".to_owned(),
+                self.stamp.dedupe.to_string(),
+            ),
+        ];
+        if let Some(since) = &self.stamp.since {
+            metadata.push(KeyValue::new(
+                "pi_session_tables.since".to_owned(),
+                since.clone(),
+            ));
+        }
+        let mut properties = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).unwrap_or_default()))
+            .set_max_row_group_row_count(None)
+            .set_max_row_group_bytes(None)
+            .set_key_value_metadata(Some(metadata));
+        // Long texts are nearly all different: a dictionary or min/max statistics of them
+        // cost time and help no query.
+        for field in B::TABLE.schema().fields() {
+            if LONG_TEXTS.contains(&field.name().as_str()) {
+                let column = ColumnPath::from(field.name().as_str());
+                properties = properties
+                    .set_column_dictionary_enabled(column.clone(), false)
+                    .set_column_statistics_enabled(column, EnabledStatistics::None);
+            }
+        }
+        let properties = properties.build();
+        ArrowWriter::try_new(file, B::TABLE.schema(), Some(properties))
+            .map_err(Error::parquet(&self.temp))
+    }
+
+    /// Writes what is left, closes the file and puts it in place; `Ok(None)` when no row
+    /// was ever written (no file is made), unless `even_empty`.
+    pub fn finish(mut self, even_empty: bool) -> Result<Option<PathBuf>, Error> {
+        self.flush()?;
+        let writer = match self.writer.take() {
+            Some(w) => w,
+            None if even_empty => self.open()?,
+            None => return Ok(None),
+        };
+        let result = writer
+            .close()
+            .map_err(Error::parquet(&self.temp))
+            .and_then(|_| place(&self.temp, &self.path));
+        if result.is_err() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+        result.map(|()| Some(self.path.clone()))
+    }
+}
+
+impl<B: Builder> Drop for Part<B> {
+    /// A part dropped before [`Part::finish`] (an error elsewhere) leaves no temporary file.
+    fn drop(&mut self) {
+        if self.writer.take().is_some() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// Moves the complete file `temp` to `path`, atomically, failing if `path` exists.
+fn place(temp: &Path, path: &Path) -> Result<(), Error> {
+    match std::fs::hard_link(temp, path) {
+        Ok(()) => std::fs::remove_file(temp).map_err(Error::io(temp)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let _ = std::fs::remove_file(temp);
+            Err(Error::Exists(path.to_owned()))
+        }
+        Err(e) => Err(Error::io(path)(e)),
+    }
+}

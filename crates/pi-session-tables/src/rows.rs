@@ -1,0 +1,426 @@
+//! The rows of one session: every entry, message, tool call, compaction and `usage` entry,
+//! with its place in the tree (active path, depth, dangling parent) and its ownership
+//! (copies of forked history skipped, or flagged with `--no-dedupe`), handed to a [`Sink`]
+//! as they are made so that a session of any size takes little memory.
+
+use crate::error::Error;
+use crate::ownership::{Ownership, SessionIndex};
+use crate::partition::{self, PartitionBy};
+use crate::sink::Sink;
+use crate::tables::{CompactionRow, EntryRow, MessageRow, SessionRow, ToolCallRow, UsageEntryRow};
+use crate::text::{self, string};
+use pi_session_format::json::{JsValue, LineScanner};
+use pi_session_format::session::Key;
+use pi_session_format::stats::Usage;
+use pi_session_format::stats::ledger::{self, Fact};
+use pi_session_format::tree::Leaf;
+use pi_session_format::{Index, Session, date};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// What to export.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Write every copy of forked history (flagged `is_copy`), not only the first session's.
+    pub no_dedupe: bool,
+    /// Hive-style partition directories.
+    pub partition_by: Option<PartitionBy>,
+    /// Only entries written at or after this time (ms since the epoch).
+    pub since_ms: Option<f64>,
+}
+
+/// What one session contributed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Rows of `entries`.
+    pub entries: u64,
+    /// Entries left out as copies of an earlier session's (dedupe on).
+    pub copies: u64,
+}
+
+/// A time in ms as the tables store it (`None` for NaN).
+fn time(ms: f64) -> Option<i64> {
+    ms.is_finite().then(|| ms.round() as i64)
+}
+
+fn key_text(key: &Key) -> Option<String> {
+    match key {
+        Key::String(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+        _ => None,
+    }
+}
+
+fn as_f64(value: &JsValue) -> Option<f64> {
+    match value {
+        JsValue::Number(n) => Some(*n),
+        _ => None,
+    }
+}
+
+fn as_bool(value: &JsValue) -> Option<bool> {
+    match value {
+        JsValue::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+
+const UNKNOWN: u32 = u32::MAX;
+const VISITING: u32 = u32::MAX - 1;
+const CYCLE: u32 = u32::MAX - 2;
+
+/// The depth of every record (entries above it on its path), `None` where the path meets a
+/// parent cycle.
+fn depths(session: &Session<'_>, index: &Index) -> Vec<Option<u32>> {
+    let n = session.records.len();
+    let mut depth = vec![UNKNOWN; n];
+    let mut chain = Vec::new();
+    for start in 0..n {
+        if depth[start] != UNKNOWN {
+            continue;
+        }
+        chain.clear();
+        let mut current = start;
+        // The depth of the record above the chain's top, plus one.
+        let base = loop {
+            match depth[current] {
+                UNKNOWN => {
+                    depth[current] = VISITING;
+                    chain.push(current);
+                    match index.parent(current) {
+                        Some(p) => current = p,
+                        None => break 0,
+                    }
+                }
+                VISITING | CYCLE => break CYCLE,
+                d => break d + 1,
+            }
+        };
+        for (k, &i) in chain.iter().rev().enumerate() {
+            depth[i] = if base == CYCLE {
+                CYCLE
+            } else {
+                base + k as u32
+            };
+        }
+    }
+    depth
+        .into_iter()
+        .map(|d| (d < CYCLE).then_some(d))
+        .collect()
+}
+
+/// Which records are on the branch pi resumes.
+fn active_path(session: &Session<'_>, index: &Index) -> Vec<bool> {
+    let mut on_path = vec![false; session.records.len()];
+    if let Some(leaf) = index.leaf_record(session, &Leaf::Current)
+        && let Ok(path) = index.path(session, leaf)
+    {
+        for i in path {
+            if let Some(slot) = on_path.get_mut(i) {
+                *slot = true;
+            }
+        }
+    }
+    on_path
+}
+
+/// The usage columns: input, output, cacheRead, cacheWrite, total tokens, cost.
+type UsageColumns = [Option<f64>; 6];
+
+fn usage_columns(fact: Option<&Fact>) -> (UsageColumns, bool) {
+    let unreadable = fact.is_some_and(|f| f.unreadable);
+    let u: Option<Usage> = fact.and_then(Fact::counted_usage);
+    let columns = match u {
+        Some(u) => [
+            Some(u.input),
+            Some(u.output),
+            Some(u.cache_read),
+            Some(u.cache_write),
+            Some(u.total_tokens()),
+            Some(u.cost),
+        ],
+        None => [None; 6],
+    };
+    (columns, unreadable)
+}
+
+/// A tool call waiting for its result.
+struct Pending {
+    row: ToolCallRow,
+    partition: String,
+}
+
+/// The bytes of the input read between two calls of the `release` function of
+/// [`write_session`].
+const RELEASE_EVERY: usize = 8 << 20;
+
+/// Writes the rows of `session`, read from `path`, session number `holder` in `ownership`'s
+/// order, to `sink`. `release` is told, as the records are read in file order, which ranges of
+/// the session's bytes are done with (a memory-mapped file's pages can then be let go, see
+/// `Session::load_releasing`); `&|_| {}` when they are in memory anyway.
+pub fn write_session(
+    session: &Session<'_>,
+    path: &str,
+    holder: SessionIndex,
+    ownership: &Ownership,
+    options: &Options,
+    sink: &mut Sink,
+    release: &dyn Fn(std::ops::Range<usize>),
+) -> Result<Written, Error> {
+    let header = session.header().value();
+    let session_id = string(&header, "id");
+    let cwd = string(&header, "cwd").unwrap_or_default();
+    let created = date::date_parse(header.get("timestamp"));
+    let index = session.index();
+    let on_path = active_path(session, index);
+    let depth = depths(session, index);
+    let by = options.partition_by;
+    let part_of = |t: Option<i64>| partition::directory(by, &cwd, t);
+    let file = Some(path.to_owned());
+
+    let mut scanner = LineScanner::default();
+    let mut here: FxHashSet<u64> = FxHashSet::default();
+    let mut pending: FxHashMap<String, Vec<Pending>> = FxHashMap::default();
+    let mut call_ids: FxHashSet<String> = FxHashSet::default();
+    let mut written = Written::default();
+    let mut copies = 0u64;
+    let mut latest = f64::NAN;
+    let mut active = options.since_ms.is_none();
+
+    let mut released = 0;
+    for &i in &session.entries {
+        let record = &session.records[i];
+        if record.offset >= released + RELEASE_EVERY {
+            release(released..record.offset);
+            released = record.offset;
+        }
+        let entry_type = record.entry_type();
+        let fact = ledger::fact_of_record(record, &mut scanner);
+        let key = match &fact {
+            Some(f) => f.key,
+            None => ledger::record_identity(record, &mut scanner),
+        };
+        let value = record.value();
+        let entry_ms = date::date_parse(value.get("timestamp"));
+        let time_ms = fact.as_ref().map_or(entry_ms, |f| f.time_ms);
+        if entry_ms.is_finite() && (latest.is_nan() || entry_ms > latest) {
+            latest = entry_ms;
+        }
+        let place = ownership.of(key, holder);
+        let first_here = key.is_none_or(|k| here.insert(k));
+        let is_copy = place.owner != holder || !first_here;
+        copies += u64::from(is_copy);
+        let in_range = options.since_ms.is_none_or(|t| time_ms >= t);
+        active |= in_range;
+        let emit = in_range && (options.no_dedupe || !is_copy);
+        let is_message = entry_type == Some("message");
+        if !emit && !is_message {
+            continue;
+        }
+        let entry_id = key_text(&record.id);
+        let timestamp = time(time_ms);
+        let partition = part_of(time(entry_ms).or(timestamp));
+        if emit {
+            written.entries += 1;
+            sink.entry(
+                &partition,
+                &EntryRow {
+                    file: file.clone(),
+                    session_id: session_id.clone(),
+                    entry_id: entry_id.clone(),
+                    parent_id: key_text(&record.parent_id).filter(|_| record.parent_id.is_truthy()),
+                    entry_type: entry_type.map(str::to_owned),
+                    timestamp: time(entry_ms),
+                    line: Some(record.line as i64),
+                    on_active_path: Some(on_path[i]),
+                    depth: depth[i].map(i64::from),
+                    parent_found: Some(!record.parent_id.is_truthy() || index.parent(i).is_some()),
+                    is_copy: Some(is_copy),
+                    owner_file: is_copy.then(|| ownership.file(place.owner).to_owned()),
+                    copied_in: place.others(ownership, holder),
+                },
+            )?;
+        }
+        let (usage, unreadable) = usage_columns(fact.as_ref());
+        let [
+            input,
+            output,
+            cache_read,
+            cache_write,
+            total_tokens,
+            cost_total,
+        ] = usage;
+        match entry_type {
+            Some("message") => {
+                let Some(message) = value.get("message").filter(|m| m.as_object().is_some()) else {
+                    if emit {
+                        sink.message(
+                            &partition,
+                            &MessageRow {
+                                file: file.clone(),
+                                session_id: session_id.clone(),
+                                entry_id,
+                                line: Some(record.line as i64),
+                                timestamp,
+                                usage_unreadable: Some(unreadable),
+                                on_active_path: Some(on_path[i]),
+                                is_copy: Some(is_copy),
+                                ..MessageRow::default()
+                            },
+                        )?;
+                    }
+                    continue;
+                };
+                let role = string(message, "role");
+                let content = text::message(message);
+                for call in &content.calls {
+                    let Some(id) = &call.id else { continue };
+                    call_ids.insert(id.clone());
+                    if emit {
+                        pending.entry(id.clone()).or_default().push(Pending {
+                            row: ToolCallRow {
+                                file: file.clone(),
+                                session_id: session_id.clone(),
+                                call_id: Some(id.clone()),
+                                name: call.name.clone(),
+                                arguments: call.arguments.clone(),
+                                call_entry_id: entry_id.clone(),
+                                timestamp,
+                                is_copy: Some(is_copy),
+                                ..ToolCallRow::default()
+                            },
+                            partition: partition.clone(),
+                        });
+                    }
+                }
+                let is_result = role.as_deref() == Some("toolResult");
+                let call_id = is_result.then(|| string(message, "toolCallId")).flatten();
+                let is_error = is_result
+                    .then(|| message.get("isError").and_then(as_bool))
+                    .flatten();
+                if let Some(id) = &call_id
+                    && let Some(calls) = pending.remove(id)
+                {
+                    for mut p in calls {
+                        p.row.result_entry_id = entry_id.clone();
+                        p.row.result_text = content.text.clone();
+                        p.row.is_error = is_error;
+                        p.row.result_timestamp = timestamp;
+                        sink.tool_call(&p.partition, &p.row)?;
+                    }
+                }
+                if !emit {
+                    continue;
+                }
+                let is_assistant = role.as_deref() == Some("assistant");
+                sink.message(
+                    &partition,
+                    &MessageRow {
+                        file: file.clone(),
+                        session_id: session_id.clone(),
+                        entry_id,
+                        line: Some(record.line as i64),
+                        timestamp,
+                        message_timestamp: message.get("timestamp").and_then(as_f64).and_then(time),
+                        call_found: is_result
+                            .then(|| call_id.as_ref().is_some_and(|id| call_ids.contains(id))),
+                        tool_call_id: call_id,
+                        tool_name: is_result.then(|| string(message, "toolName")).flatten(),
+                        is_error,
+                        role,
+                        text: content.text,
+                        thinking: content.thinking,
+                        provider: fact
+                            .as_ref()
+                            .and_then(|f| f.provider.as_deref().map(str::to_owned)),
+                        model: fact
+                            .as_ref()
+                            .and_then(|f| f.model.as_deref().map(str::to_owned)),
+                        stop_reason: is_assistant
+                            .then(|| string(message, "stopReason"))
+                            .flatten(),
+                        error_message: string(message, "errorMessage"),
+                        tool_call_count: fact.as_ref().map(|f| i64::from(f.tool_calls)),
+                        input,
+                        output,
+                        cache_read,
+                        cache_write,
+                        total_tokens,
+                        cost_total,
+                        usage_unreadable: Some(unreadable),
+                        on_active_path: Some(on_path[i]),
+                        is_copy: Some(is_copy),
+                    },
+                )?;
+            }
+            Some(kind @ ("compaction" | "branch_summary")) => sink.compaction(
+                &partition,
+                &CompactionRow {
+                    file: file.clone(),
+                    session_id: session_id.clone(),
+                    entry_id,
+                    entry_type: Some(kind.to_owned()),
+                    timestamp,
+                    summary: string(&value, "summary"),
+                    first_kept_entry_id: string(&value, "firstKeptEntryId"),
+                    tokens_before: value.get("tokensBefore").and_then(as_f64),
+                    from_id: string(&value, "fromId"),
+                    input,
+                    output,
+                    cache_read,
+                    cache_write,
+                    total_tokens,
+                    cost_total,
+                    usage_unreadable: Some(unreadable),
+                    is_copy: Some(is_copy),
+                },
+            )?,
+            Some("usage") => sink.usage_entry(
+                &partition,
+                &UsageEntryRow {
+                    file: file.clone(),
+                    session_id: session_id.clone(),
+                    entry_id,
+                    timestamp,
+                    kind: string(&value, "kind"),
+                    provider: string(&value, "provider"),
+                    model: string(&value, "model"),
+                    input,
+                    output,
+                    cache_read,
+                    cache_write,
+                    total_tokens,
+                    cost_total,
+                    usage_unreadable: Some(unreadable),
+                    is_copy: Some(is_copy),
+                },
+            )?,
+            _ => {}
+        }
+    }
+    for p in pending.into_values().flatten() {
+        sink.tool_call(&p.partition, &p.row)?;
+    }
+    if !options.no_dedupe {
+        written.copies = copies;
+    }
+    if active {
+        sink.session(
+            &part_of(time(created)),
+            &SessionRow {
+                file,
+                session_id,
+                cwd: Some(cwd.clone()),
+                name: pi_session_format::tree::session_name(session),
+                parent_session: string(&header, "parentSession"),
+                created: time(created),
+                modified: time(if latest.is_finite() { latest } else { created }),
+                version: header.get("version").and_then(as_f64).and_then(time),
+                entries: Some(session.entries.len() as i64),
+                dropped_lines: Some(session.dropped.len() as i64),
+                copied_entries: Some(copies as i64),
+            },
+        )?;
+    }
+    sink.relieve()?;
+    Ok(written)
+}

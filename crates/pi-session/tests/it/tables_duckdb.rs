@@ -1,0 +1,188 @@
+//! `export --format parquet` checked by a real reader: DuckDB (its Python package, pinned in
+//! `scripts/requirements-test.txt`) queries the tables of the conformance corpus and of a
+//! generated tree with forks; totals against `stats --format json`, every entry once (once per
+//! copy with `--no-dedupe`), joins (tool results to calls, parents to entries), the schema
+//! version, and every DuckDB example of `docs/tables.md`, run as written.
+//!
+//! The Python is `$PI_SESSION_TEST_PYTHON` (`scripts/setup-test-python.sh` makes it). Without
+//! it the test says it is skipped, except under CI (`CI` set), where it fails.
+
+use crate::adversarial::common::*;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(600);
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The Python with DuckDB, or `None` (the test is skipped) outside CI.
+fn python() -> Option<String> {
+    match std::env::var("PI_SESSION_TEST_PYTHON") {
+        Ok(p) if !p.is_empty() => Some(p),
+        _ if std::env::var_os("CI").is_some() => panic!(
+            "PI_SESSION_TEST_PYTHON is not set: run `export PI_SESSION_TEST_PYTHON=\"$(bash scripts/setup-test-python.sh)\"` before the tests"
+        ),
+        _ => {
+            eprintln!("skipped: set PI_SESSION_TEST_PYTHON (see scripts/setup-test-python.sh)");
+            None
+        }
+    }
+}
+
+/// The checks, run by DuckDB: `check.py OUT STATS.json MODE DOC` (MODE `once` or `every`).
+const CHECK: &str = r#"
+import json, re, sys
+import duckdb
+
+out, stats_path, mode, doc = sys.argv[1:5]
+stats = json.load(open(stats_path))
+total = stats["total"]
+con = duckdb.connect()
+for t in ["sessions", "entries", "messages", "tool_calls", "compactions", "usage_entries"]:
+    con.sql(f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{out}/{t}/**/*.parquet')")
+
+def one(sql):
+    return con.execute(sql).fetchone()
+
+def close(a, b):
+    a = a or 0.0
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
+
+# Totals: the tables add up to what stats says.
+for table, key in [("messages", "messageUsage"), ("compactions", "summaryUsage"), ("usage_entries", "usageEntryUsage")]:
+    got = one(f"SELECT sum(input), sum(output), sum(cache_read), sum(cache_write), sum(total_tokens), sum(cost_total) FROM {table}")
+    want = [total[key][f] for f in ["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"]]
+    for g, w, name in zip(got, want, ["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"]):
+        assert close(g, w), f"{table} {name}: {g} != stats {w}"
+roles = dict(con.execute("SELECT role, count(*) FROM messages GROUP BY role").fetchall())
+assert roles.get("user", 0) == total["userMessages"], (roles, total)
+assert roles.get("assistant", 0) == total["assistantMessages"]
+assert roles.get("toolResult", 0) == total["toolResults"]
+assert one("SELECT count(*) FROM messages")[0] == total["messages"]
+assert one("SELECT coalesce(sum(tool_call_count), 0) FROM messages")[0] == total["toolCalls"]
+assert one("SELECT count(*) FROM tool_calls")[0] == total["toolCalls"]
+assert one("SELECT count(*) FROM compactions")[0] == total["compactions"] + total["branchSummaries"]
+assert one("SELECT count(*) FROM usage_entries")[0] == total["usageEntries"]
+assert one("SELECT count(*) FROM sessions")[0] == total["sessions"]
+
+# Every entry of every file: once, or once per copy.
+entries, files_entries, copied = one("SELECT (SELECT count(*) FROM entries), (SELECT sum(entries) FROM sessions), (SELECT sum(copied_entries) FROM sessions)")
+assert one("SELECT count(*) FROM (SELECT file, line FROM entries GROUP BY ALL HAVING count(*) > 1)")[0] == 0, "an entry twice"
+if mode == "once":
+    assert entries == files_entries - copied, (entries, files_entries, copied)
+    assert one("SELECT count(*) FROM entries WHERE is_copy")[0] == 0
+else:
+    assert entries == files_entries, (entries, files_entries)
+    assert one("SELECT count(*) FROM entries WHERE is_copy")[0] == copied
+    assert one("SELECT count(*) FROM entries WHERE is_copy AND owner_file IS NULL")[0] == 0
+# Per file too: rows + copies left out = the file's entries.
+bad = one(f"""SELECT count(*) FROM sessions s LEFT JOIN (SELECT file, count(*) n FROM entries GROUP BY file) e USING (file)
+             WHERE coalesce(e.n, 0) != s.entries {"- s.copied_entries" if mode == "once" else ""}""")[0]
+assert bad == 0, f"{bad} files whose rows do not add up"
+
+# Joins: every tool result's call exists or is flagged; every parent resolves or is flagged.
+# Every copy written (--no-dedupe): the call is in the result's own file. Counted once: a
+# call a file shares with an earlier one is that one's row, which may differ where unrelated
+# files reuse an id and time (the corpus does), so files without copies are checked.
+orphans = one(f"""SELECT count(*) FROM messages m WHERE role = 'toolResult' AND call_found
+                 AND ({"true" if mode == "every" else "m.file IN (SELECT file FROM sessions WHERE copied_entries = 0)"})
+                 AND NOT EXISTS (SELECT 1 FROM tool_calls t WHERE t.call_id = m.tool_call_id AND t.file = m.file)""")[0]
+assert orphans == 0, f"{orphans} tool results whose call is missing but not flagged"
+dangling = one("""SELECT count(*) FROM entries e WHERE e.parent_id IS NOT NULL AND e.parent_found
+                  AND NOT EXISTS (SELECT 1 FROM entries p WHERE p.entry_id = e.parent_id
+                                  AND (p.file = e.file OR list_contains(p.copied_in, e.file)))""")[0]
+assert dangling == 0, f"{dangling} parents that resolve nowhere but are not flagged"
+assert one("SELECT count(*) FROM tool_calls WHERE result_entry_id IS NOT NULL AND result_timestamp < timestamp")[0] == 0
+
+# The schema version in every file's metadata.
+versions = con.execute(f"SELECT DISTINCT decode(value) FROM parquet_kv_metadata('{out}/**/*.parquet') WHERE decode(key) = 'pi_session_tables.schema_version'").fetchall()
+assert versions == [("1",)], versions
+
+# The DuckDB examples of docs/tables.md, as written.
+examples = re.findall(r"```sql\n(.*?)```", open(doc).read(), re.S)
+assert len(examples) >= 5, len(examples)
+for sql in examples:
+    rows = con.execute(sql.replace("'out/", f"'{out}/")).fetchall()
+    assert rows, f"no rows from:\n{sql}"
+print(f"ok: {entries} entries, {len(examples)} doc examples")
+"#;
+
+fn check(python: &str, out: &Path, stats_args: &[&str], mode: &str, dir: &Path) {
+    let mut args = vec!["stats", "--format", "json"];
+    args.extend_from_slice(stats_args);
+    let report = run(&args, T);
+    let stats = dir.join(format!("stats-{mode}.json"));
+    fs::write(&stats, &report.stdout).unwrap();
+    let script = dir.join("check.py");
+    fs::write(&script, CHECK).unwrap();
+    let o = Command::new(python)
+        .arg(&script)
+        .arg(out)
+        .arg(&stats)
+        .arg(mode)
+        .arg(root().join("docs/tables.md"))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "DuckDB checks failed on {}:\n{}{}",
+        out.display(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn export(paths: &[&str], out: &Path, extra: &[&str]) -> Run {
+    let mut args = vec!["export", "--format", "parquet", "-o", s(out)];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(paths);
+    run(&args, T)
+}
+
+#[test]
+fn duckdb_agrees_with_stats_on_the_corpus() {
+    let Some(python) = python() else { return };
+    let dir = scratch("tables-duckdb-corpus");
+    let corpus = root().join("conformance/cases");
+    let out = dir.join("out");
+    export(&[s(&corpus)], &out, &[]).assert_code(1);
+    check(&python, &out, &[s(&corpus)], "once", &dir);
+    let every = dir.join("every");
+    export(&[s(&corpus)], &every, &["--no-dedupe"]).assert_code(1);
+    check(&python, &every, &["--no-dedupe", s(&corpus)], "every", &dir);
+}
+
+#[test]
+fn duckdb_agrees_with_stats_on_a_generated_tree() {
+    let Some(python) = python() else { return };
+    let dir = scratch("tables-duckdb-tree");
+    let tree = dir.join("tree");
+    let mut generate = bin();
+    generate.args([
+        "gen",
+        "--tree",
+        s(&tree),
+        "--files",
+        "200",
+        "--size",
+        "20MB",
+        "--seed",
+        "1",
+    ]);
+    run_limited(generate, None, T).assert_code(0);
+    let out = dir.join("out");
+    export(&[s(&tree)], &out, &["--partition-by", "month"]).assert_code(0);
+    check(&python, &out, &[s(&tree)], "once", &dir);
+    let every = dir.join("every");
+    export(
+        &[s(&tree)],
+        &every,
+        &["--no-dedupe", "--partition-by", "project"],
+    )
+    .assert_code(0);
+    check(&python, &every, &["--no-dedupe", s(&tree)], "every", &dir);
+}
