@@ -50,9 +50,11 @@ fn entry_of(scanner: &mut LineScanner, text: &[u8]) -> Option<Entry> {
     if !raw.object {
         return None;
     }
+    // Bytes that are not UTF-8 read as U+FFFD, as pi reads them: two ids that differ only
+    // in such bytes are one id to pi.
     let value = |span: Option<(usize, usize)>| -> Option<JsValue> {
         let (start, end) = span?;
-        json::parse(std::str::from_utf8(&text[start..end]).ok()?).ok()
+        json::parse(&String::from_utf8_lossy(&text[start..end])).ok()
     };
     let entry_type = value(raw.type_).and_then(|t| t.as_str().map(str::to_owned));
     if entry_type.as_deref() == Some("session") {
@@ -65,9 +67,7 @@ fn entry_of(scanner: &mut LineScanner, text: &[u8]) -> Option<Entry> {
     if matches!(
         entry_type.as_deref(),
         Some("label" | "compaction" | "branch_summary")
-    ) && let Some(value) = std::str::from_utf8(text)
-        .ok()
-        .and_then(|t| json::parse(t).ok())
+    ) && let Ok(value) = json::parse(&String::from_utf8_lossy(text))
     {
         for key in &REFERENCES[1..] {
             if let Some(target) = value.get(key).and_then(id_text) {
@@ -119,10 +119,9 @@ pub(super) fn with_member(text: &[u8], key: &str, to: &str) -> Vec<u8> {
     if let Some((start, end)) = span {
         return [&text[..start], to.as_bytes(), &text[end..]].concat();
     }
-    let Some(mut value) = std::str::from_utf8(text)
-        .ok()
-        .and_then(|t| json::parse(t).ok())
-    else {
+    // (A line with bytes that are not UTF-8 is written with U+FFFD in their place: what pi
+    // reads, and writes at its next rewrite.)
+    let Ok(mut value) = json::parse(&String::from_utf8_lossy(text)) else {
         return text.to_vec();
     };
     if let (Some(object), Ok(to)) = (value.as_object_mut(), json::parse(to)) {
