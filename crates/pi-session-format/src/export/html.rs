@@ -8,7 +8,7 @@
 //! from `data:` only), so even a renderer bug could not load or run anything.
 
 use super::markdown::heading;
-use super::transcript::{Block, Body, Item, Transcript};
+use super::transcript::{Block, Body, Item, Transcript, bash_notes, compaction_note, usage_line};
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 use std::io::{self, Write};
 
@@ -133,11 +133,7 @@ fn write_item(item: &Item, out: &mut dyn Write) -> io::Result<()> {
                 )?;
             }
             if let Some(u) = usage {
-                writeln!(
-                    out,
-                    "<p class=\"meta\">Tokens: {} in, {} out, {} cache read, {} cache write; cost ${:.4}</p>",
-                    u.input, u.output, u.cache_read, u.cache_write, u.cost
-                )?;
+                writeln!(out, "<p class=\"meta\">{}</p>", usage_line(u))?;
             }
         }
         Body::ToolResult { blocks, .. } => {
@@ -183,18 +179,9 @@ fn write_item(item: &Item, out: &mut dyn Write) -> io::Result<()> {
                 "<details class=\"tool-output\"><summary>Output</summary><pre><code>{}</code></pre></details>",
                 escape(output)
             )?;
-            let mut notes = Vec::new();
-            if let Some(code) = exit_code {
-                notes.push(format!("exit code {code}"));
-            }
-            if *cancelled {
-                notes.push("cancelled".to_owned());
-            }
-            if *truncated {
-                notes.push("output truncated".to_owned());
-            }
+            let notes = bash_notes(*exit_code, *cancelled, *truncated);
             if !notes.is_empty() {
-                writeln!(out, "<p class=\"meta\">{}</p>", notes.join(", "))?;
+                writeln!(out, "<p class=\"meta\">{notes}</p>")?;
             }
         }
         Body::Compaction {
@@ -203,7 +190,8 @@ fn write_item(item: &Item, out: &mut dyn Write) -> io::Result<()> {
         } => {
             writeln!(
                 out,
-                "<p class=\"meta\">The conversation above was replaced by this summary ({tokens_before} tokens before).</p>"
+                "<p class=\"meta\">{}</p>",
+                compaction_note(*tokens_before)
             )?;
             markdown(summary, out)?;
         }

@@ -6,7 +6,7 @@
 //! text. Tool arguments, tool output and summaries go in fences longer than any backtick
 //! run they hold. Images are named, not embedded (the HTML export shows them).
 
-use super::transcript::{Block, Body, Item, Transcript};
+use super::transcript::{Block, Body, Item, Transcript, bash_notes, compaction_note, usage_line};
 use std::io::{self, Write};
 
 /// Writes `transcript` as Markdown.
@@ -68,8 +68,9 @@ fn write_item(item: &Item, out: &mut dyn Write) -> io::Result<()> {
             if let Some(u) = usage {
                 writeln!(
                     out,
-                    "*Tokens: {} in, {} out, {} cache read, {} cache write; cost ${:.4}*\n",
-                    u.input, u.output, u.cache_read, u.cache_write, u.cost
+                    "*{}*
+",
+                    usage_line(u)
                 )?;
             }
             Ok(())
@@ -92,18 +93,9 @@ fn write_item(item: &Item, out: &mut dyn Write) -> io::Result<()> {
         } => {
             fenced(command, "sh", out)?;
             fenced(output, "", out)?;
-            let mut notes = Vec::new();
-            if let Some(code) = exit_code {
-                notes.push(format!("exit code {code}"));
-            }
-            if *cancelled {
-                notes.push("cancelled".to_owned());
-            }
-            if *truncated {
-                notes.push("output truncated".to_owned());
-            }
+            let notes = bash_notes(*exit_code, *cancelled, *truncated);
             if !notes.is_empty() {
-                writeln!(out, "*{}*\n", notes.join(", "))?;
+                writeln!(out, "*{notes}*\n")?;
             }
             Ok(())
         }
@@ -111,10 +103,7 @@ fn write_item(item: &Item, out: &mut dyn Write) -> io::Result<()> {
             summary,
             tokens_before,
         } => {
-            writeln!(
-                out,
-                "*The conversation above was replaced by this summary ({tokens_before} tokens before).*\n"
-            )?;
+            writeln!(out, "*{}*\n", compaction_note(*tokens_before))?;
             markdown_text(summary, out)
         }
         Body::BranchSummary { summary } => markdown_text(summary, out),

@@ -385,6 +385,35 @@ fn block(block: ContentBlock) -> Block {
     }
 }
 
+/// What the renderers say of a shell command besides its output: `exit code 1, cancelled,
+/// output truncated` (empty when there is nothing to say).
+pub(crate) fn bash_notes(exit_code: Option<i64>, cancelled: bool, truncated: bool) -> String {
+    let mut notes = Vec::new();
+    if let Some(code) = exit_code {
+        notes.push(format!("exit code {code}"));
+    }
+    if cancelled {
+        notes.push("cancelled".to_owned());
+    }
+    if truncated {
+        notes.push("output truncated".to_owned());
+    }
+    notes.join(", ")
+}
+
+/// An answer's tokens and cost, in one line.
+pub(crate) fn usage_line(u: &Usage) -> String {
+    format!(
+        "Tokens: {} in, {} out, {} cache read, {} cache write; cost ${:.4}",
+        u.input, u.output, u.cache_read, u.cache_write, u.cost
+    )
+}
+
+/// What the renderers say above a compaction's summary.
+pub(crate) fn compaction_note(tokens_before: u64) -> String {
+    format!("The conversation above was replaced by this summary ({tokens_before} tokens before).")
+}
+
 /// The first `max` characters of `text` on one line (whitespace runs as one space), `…`
 /// when cut.
 pub(crate) fn preview(text: &str, max: usize) -> String {
