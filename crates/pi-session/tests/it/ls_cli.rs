@@ -174,6 +174,20 @@ fn the_cache_lists_what_a_full_read_lists() {
     assert_eq!(kept(&cache_file), 28);
     fs::write(&cache_file, "garbage\n{\"path\":1}\n").unwrap();
     assert_eq!(ls(&[]), listed);
+    // A symlink where the cache file goes is replaced by the new cache, never written through.
+    let elsewhere = area.join("elsewhere.txt");
+    fs::write(&elsewhere, "not the cache").unwrap();
+    fs::remove_file(&cache_file).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &cache_file).unwrap();
+    assert_eq!(ls(&[]), listed);
+    assert_eq!(fs::read_to_string(&elsewhere).unwrap(), "not the cache");
+    assert!(
+        !fs::symlink_metadata(&cache_file)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(kept(&cache_file), 28);
     // A cache directory that cannot be written is no error.
     let blocked = area.join("blocked");
     fs::write(&blocked, "a file where the cache directory would be").unwrap();
