@@ -24,7 +24,9 @@ mod writer;
 
 pub use parse::{ParseError, ParseErrorKind, parse};
 pub use scan::{Content, MessageScan, Role, Skeleton, SkeletonMembers, scan_skeleton};
-pub use scan::{LineScanner, RawSkeleton, Span, array_elements, is_canonical, object_members};
+pub use scan::{
+    Cursor, LineScanner, RawSkeleton, Span, array_elements, is_canonical, object_members,
+};
 pub use value::{JsArray, JsObject, JsString, JsValue, is_str, truthy};
 pub use write::{to_string, write_value};
 pub use write::{write_number, write_string};

@@ -3,6 +3,8 @@
 //! Input is UTF-8 text (callers replace invalid bytes with U+FFFD first, as Node's decoder
 //! does). Whitespace is JSON's own (space, tab, CR, LF). Any value is accepted at the top.
 
+use super::simd::simple_string;
+use super::simd::word::{equal, special as special_bytes};
 use super::value::{JsArray, JsObject, JsString, JsValue, array_index, push_code_unit};
 use std::collections::HashMap;
 use std::fmt;
@@ -342,28 +344,40 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses a string at the current `"` into WTF-8.
+    ///
+    /// Most strings end within their first eight bytes (keys, ids) or have only the short
+    /// escapes (`\n`, `\"`, …): those are found with the scanner's word and block tricks
+    /// ([`simple_string`]) and copied a run at a time; the others (`\u` escapes, errors) are
+    /// read byte by byte.
     pub(super) fn parse_string_value(&mut self) -> Result<JsString, ParseError> {
         if self.peek() != Some(b'"') {
             return Err(self.error_at(self.pos, ParseErrorKind::ExpectedString));
         }
-        self.pos += 1;
-        let start = self.pos;
-        // Fast path: no escapes.
-        while let Some(&b) = self.bytes.get(self.pos) {
-            match b {
-                b'"' => {
-                    let s = self.bytes[start..self.pos].to_vec();
-                    self.pos += 1;
-                    return Ok(JsString::from_wtf8(s));
-                }
-                b'\\' => break,
-                0x00..=0x1F => {
-                    return Err(self.error_at(self.pos, ParseErrorKind::ControlCharacter));
-                }
-                _ => self.pos += 1,
+        let start = self.pos + 1;
+        if let Some(word) = self.bytes.get(start..).and_then(<[u8]>::first_chunk::<8>) {
+            let special = special_bytes(u64::from_le_bytes(*word));
+            let first = (special.trailing_zeros() / 8) as usize;
+            if special != 0 && word[first] == b'"' {
+                self.pos = start + first + 1;
+                return Ok(JsString::from_wtf8(word[..first].to_vec()));
             }
         }
-        let mut buf = self.bytes[start..self.pos].to_vec();
+        if let Some(found) = simple_string(self.bytes, start) {
+            let body = &self.bytes[start..found.end - 1];
+            self.pos = found.end;
+            if !found.escaped {
+                return Ok(JsString::from_wtf8(body.to_vec()));
+            }
+            return Ok(JsString::from_wtf8(unescape_short(body)));
+        }
+        self.string_exact()
+    }
+
+    /// [`Self::parse_string_value`] byte by byte: the strings the fast paths leave, with the
+    /// errors of invalid ones.
+    fn string_exact(&mut self) -> Result<JsString, ParseError> {
+        self.pos += 1;
+        let mut buf = Vec::new();
         loop {
             match self.next_byte() {
                 None => return Err(self.error_at(self.pos, ParseErrorKind::UnterminatedString)),
@@ -487,10 +501,114 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The contents of a string whose escapes are all short ones (`\"`, `\\`, `\/`, `\b`, `\f`,
+/// `\n`, `\r`, `\t`; as [`simple_string`] found them), unescaped: the runs between
+/// backslashes are copied whole, found eight bytes at a time.
+fn unescape_short(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len());
+    let mut i = 0;
+    while i < body.len() {
+        let next = next_backslash(body, i);
+        out.extend_from_slice(&body[i..next]);
+        let Some(&escape) = body.get(next + 1) else {
+            break;
+        };
+        out.push(match escape {
+            b'b' => 0x08,
+            b'f' => 0x0C,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            other => other,
+        });
+        i = next + 2;
+    }
+    out
+}
+
+/// The index of the first `\` in `bytes` from `from`, or `bytes.len()`.
+fn next_backslash(bytes: &[u8], mut from: usize) -> usize {
+    while let Some(word) = bytes.get(from..).and_then(<[u8]>::first_chunk::<8>) {
+        let found = equal(u64::from_le_bytes(*word), b'\\');
+        if found != 0 {
+            return from + (found.trailing_zeros() / 8) as usize;
+        }
+        from += 8;
+    }
+    bytes[from..]
+        .iter()
+        .position(|&b| b == b'\\')
+        .map_or(bytes.len(), |at| from + at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::to_string;
+
+    /// Both ways of reading a string at the start of `text`: the fast paths and the byte
+    /// loop.
+    fn both_ways(text: &[u8]) -> [(Result<JsString, ParseError>, usize); 2] {
+        let mut fast = Parser::new(text);
+        let mut exact = Parser::new(text);
+        let a = fast.parse_string_value();
+        let b = exact.string_exact();
+        [(a, fast.pos), (b, exact.pos)]
+    }
+
+    #[test]
+    fn strings_read_fast_are_read_as_byte_by_byte() {
+        let pieces: [&[u8]; 14] = [
+            b"x",
+            b"\\n",
+            b"\\\"",
+            b"\\\\",
+            b"\\/",
+            b"\\t",
+            b"\\b\\f\\r",
+            b"\\u0041",
+            b"\\ud83d\\ude00",
+            b"\\udc00",
+            "\u{e9}\u{1F600}".as_bytes(),
+            b"\\",
+            b"\x01",
+            b"\\q",
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for round in 0..20_000 {
+            let len = next(if round % 10 == 0 { 200 } else { 24 });
+            let mut text = b"\"".to_vec();
+            for _ in 0..len {
+                text.extend_from_slice(if next(3) == 0 {
+                    pieces[next(pieces.len())]
+                } else {
+                    b"y"
+                });
+            }
+            // Terminated, unterminated, and followed by more JSON or by nothing.
+            match next(3) {
+                0 => {}
+                1 => text.push(b'"'),
+                _ => text.extend_from_slice(b"\",\"k\":1}"),
+            }
+            let [(fast, fast_end), (exact, exact_end)] = both_ways(&text);
+            let shown = String::from_utf8_lossy(&text);
+            match (fast, exact) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a, b, "{shown}");
+                    assert_eq!(fast_end, exact_end, "{shown}");
+                }
+                (Err(a), Err(b)) => assert_eq!(a, b, "{shown}"),
+                (a, b) => panic!("{shown}: {a:?} / {b:?}"),
+            }
+        }
+    }
 
     #[test]
     fn errors_say_what_was_expected_what_was_found_and_where() {

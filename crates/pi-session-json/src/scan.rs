@@ -17,10 +17,12 @@ use super::parse::{ParseError, ParseErrorKind, Parser};
 use super::simd::portable::any_special;
 use super::simd::simple_string;
 use super::simd::word::special as special_bytes;
+mod cursor;
 mod members;
 
 use super::value::JsValue;
 use super::write::write_number;
+pub use cursor::Cursor;
 pub use members::{array_elements, object_members};
 use std::borrow::Cow;
 

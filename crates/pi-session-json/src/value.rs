@@ -35,6 +35,14 @@ impl JsString {
         String::from_utf8_lossy(&self.0).into_owned()
     }
 
+    /// [`Self::to_string_lossy`], without a copy when the string holds no lone surrogate.
+    pub fn into_string_lossy(self) -> String {
+        match String::from_utf8(self.0.into_vec()) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }
+    }
+
     /// Whether the string is empty (JavaScript's falsy string).
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

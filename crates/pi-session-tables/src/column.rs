@@ -7,40 +7,41 @@ use arrow_array::builder::{
     TimestampMillisecondBuilder,
 };
 use arrow_schema::{DataType, Field, TimeUnit};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// One column being built.
 pub trait Column: Default {
     /// What one row holds.
-    type Value: Default + Clone + std::fmt::Debug;
+    type Value<'a>: Default + Clone + std::fmt::Debug;
     /// The Arrow type written.
     fn data_type() -> DataType;
     /// The type's name in the documentation (`docs/tables.md`).
     fn doc_type() -> &'static str;
     /// Adds a row's value.
-    fn push(&mut self, value: &Self::Value);
+    fn push(&mut self, value: &Self::Value<'_>);
     /// About how many bytes the value takes in memory (for flushing by size).
-    fn size(value: &Self::Value) -> usize;
+    fn size(value: &Self::Value<'_>) -> usize;
     /// The values so far, as an array; the builder starts again empty.
     fn finish(&mut self) -> ArrayRef;
 }
 
-/// Text (UTF-8); `None` is null.
+/// Text (UTF-8), borrowed or owned; `None` is null.
 #[derive(Default)]
 pub struct Text(StringBuilder);
 
 impl Column for Text {
-    type Value = Option<String>;
+    type Value<'a> = Option<Cow<'a, str>>;
     fn data_type() -> DataType {
         DataType::Utf8
     }
     fn doc_type() -> &'static str {
         "string"
     }
-    fn push(&mut self, value: &Self::Value) {
+    fn push(&mut self, value: &Self::Value<'_>) {
         self.0.append_option(value.as_deref());
     }
-    fn size(value: &Self::Value) -> usize {
+    fn size(value: &Self::Value<'_>) -> usize {
         value.as_ref().map_or(1, |s| s.len() + 4)
     }
     fn finish(&mut self) -> ArrayRef {
@@ -58,17 +59,17 @@ impl Default for Time {
 }
 
 impl Column for Time {
-    type Value = Option<i64>;
+    type Value<'a> = Option<i64>;
     fn data_type() -> DataType {
         DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
     }
     fn doc_type() -> &'static str {
         "timestamp (ms, UTC)"
     }
-    fn push(&mut self, value: &Self::Value) {
+    fn push(&mut self, value: &Self::Value<'_>) {
         self.0.append_option(*value);
     }
-    fn size(_: &Self::Value) -> usize {
+    fn size(_: &Self::Value<'_>) -> usize {
         8
     }
     fn finish(&mut self) -> ArrayRef {
@@ -81,17 +82,17 @@ impl Column for Time {
 pub struct Int(Int64Builder);
 
 impl Column for Int {
-    type Value = Option<i64>;
+    type Value<'a> = Option<i64>;
     fn data_type() -> DataType {
         DataType::Int64
     }
     fn doc_type() -> &'static str {
         "int64"
     }
-    fn push(&mut self, value: &Self::Value) {
+    fn push(&mut self, value: &Self::Value<'_>) {
         self.0.append_option(*value);
     }
-    fn size(_: &Self::Value) -> usize {
+    fn size(_: &Self::Value<'_>) -> usize {
         8
     }
     fn finish(&mut self) -> ArrayRef {
@@ -104,17 +105,17 @@ impl Column for Int {
 pub struct Float(Float64Builder);
 
 impl Column for Float {
-    type Value = Option<f64>;
+    type Value<'a> = Option<f64>;
     fn data_type() -> DataType {
         DataType::Float64
     }
     fn doc_type() -> &'static str {
         "double"
     }
-    fn push(&mut self, value: &Self::Value) {
+    fn push(&mut self, value: &Self::Value<'_>) {
         self.0.append_option(*value);
     }
-    fn size(_: &Self::Value) -> usize {
+    fn size(_: &Self::Value<'_>) -> usize {
         8
     }
     fn finish(&mut self) -> ArrayRef {
@@ -127,17 +128,17 @@ impl Column for Float {
 pub struct Bool(BooleanBuilder);
 
 impl Column for Bool {
-    type Value = Option<bool>;
+    type Value<'a> = Option<bool>;
     fn data_type() -> DataType {
         DataType::Boolean
     }
     fn doc_type() -> &'static str {
         "boolean"
     }
-    fn push(&mut self, value: &Self::Value) {
+    fn push(&mut self, value: &Self::Value<'_>) {
         self.0.append_option(*value);
     }
-    fn size(_: &Self::Value) -> usize {
+    fn size(_: &Self::Value<'_>) -> usize {
         1
     }
     fn finish(&mut self) -> ArrayRef {
@@ -159,20 +160,20 @@ fn item() -> Arc<Field> {
 }
 
 impl Column for Texts {
-    type Value = Vec<String>;
+    type Value<'a> = Vec<&'a str>;
     fn data_type() -> DataType {
         DataType::List(item())
     }
     fn doc_type() -> &'static str {
         "list<string>"
     }
-    fn push(&mut self, value: &Self::Value) {
+    fn push(&mut self, value: &Self::Value<'_>) {
         for v in value {
             self.0.values().append_value(v);
         }
         self.0.append(true);
     }
-    fn size(value: &Self::Value) -> usize {
+    fn size(value: &Self::Value<'_>) -> usize {
         4 + value.iter().map(|v| v.len() + 4).sum::<usize>()
     }
     fn finish(&mut self) -> ArrayRef {

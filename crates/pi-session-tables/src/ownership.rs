@@ -156,12 +156,12 @@ pub struct Place<'o> {
 
 impl Place<'_> {
     /// The files of the sessions other than `holder` that hold the entry.
-    pub fn others(&self, ownership: &Ownership, holder: SessionIndex) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
+    pub fn others<'o>(&self, ownership: &'o Ownership, holder: SessionIndex) -> Vec<&'o str> {
+        let mut out: Vec<&'o str> = Vec::new();
         let mut last = None;
         for &h in self.holders {
             if h != holder && last != Some(h) {
-                out.push(ownership.file(h).to_owned());
+                out.push(ownership.file(h));
             }
             last = Some(h);
         }

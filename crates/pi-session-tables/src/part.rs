@@ -69,7 +69,7 @@ impl<B: Builder> Part<B> {
     }
 
     /// Adds a row; writes a row group when enough have been collected.
-    pub fn push(&mut self, row: &B::Row) -> Result<(), Error> {
+    pub fn push(&mut self, row: &B::Row<'_>) -> Result<(), Error> {
         self.builder.push(row);
         if self.builder.bytes() >= ROW_GROUP_BYTES {
             self.flush()?;

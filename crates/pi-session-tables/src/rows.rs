@@ -8,14 +8,15 @@ use crate::ownership::{Ownership, SessionIndex};
 use crate::partition::{self, PartitionBy};
 use crate::sink::Sink;
 use crate::tables::{CompactionRow, EntryRow, MessageRow, SessionRow, ToolCallRow, UsageEntryRow};
-use crate::text::{self, string};
-use pi_session_format::json::{JsValue, LineScanner};
+use crate::text::{self, Text};
+use pi_session_format::json::{self, JsValue, LineScanner};
 use pi_session_format::session::Key;
 use pi_session_format::stats::Usage;
 use pi_session_format::stats::ledger::{self, Fact};
 use pi_session_format::tree::Leaf;
 use pi_session_format::{Index, Session, date};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::borrow::Cow;
 
 /// What to export.
 #[derive(Debug, Clone, Default)]
@@ -42,9 +43,9 @@ fn time(ms: f64) -> Option<i64> {
     ms.is_finite().then(|| ms.round() as i64)
 }
 
-fn key_text(key: &Key) -> Option<String> {
+fn key_text(key: &Key) -> Text<'_> {
     match key {
-        Key::String(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+        Key::String(bytes) => Some(String::from_utf8_lossy(bytes)),
         _ => None,
     }
 }
@@ -52,13 +53,6 @@ fn key_text(key: &Key) -> Option<String> {
 fn as_f64(value: &JsValue) -> Option<f64> {
     match value {
         JsValue::Number(n) => Some(*n),
-        _ => None,
-    }
-}
-
-fn as_bool(value: &JsValue) -> Option<bool> {
-    match value {
-        JsValue::Bool(b) => Some(*b),
         _ => None,
     }
 }
@@ -144,8 +138,8 @@ fn usage_columns(fact: Option<&Fact>) -> (UsageColumns, bool) {
 }
 
 /// A tool call waiting for its result.
-struct Pending {
-    row: ToolCallRow,
+struct Pending<'a> {
+    row: ToolCallRow<'a>,
     partition: String,
 }
 
@@ -167,27 +161,47 @@ pub fn write_session(
     release: &dyn Fn(std::ops::Range<usize>),
 ) -> Result<Written, Error> {
     let header = session.header().value();
-    let session_id = string(&header, "id");
-    let cwd = string(&header, "cwd").unwrap_or_default();
+    let session_id_text = header
+        .get("id")
+        .and_then(JsValue::as_str)
+        .map(str::to_owned);
+    let session_id: Text<'_> = session_id_text.as_deref().map(Cow::Borrowed);
+    let cwd = header
+        .get("cwd")
+        .and_then(JsValue::as_str)
+        .unwrap_or_default()
+        .to_owned();
     let created = date::date_parse(header.get("timestamp"));
     let index = session.index();
     let on_path = active_path(session, index);
     let depth = depths(session, index);
     let by = options.partition_by;
     let part_of = |t: Option<i64>| partition::directory(by, &cwd, t);
-    let file = Some(path.to_owned());
+    let file: Text<'_> = Some(Cow::Borrowed(path));
+    // The lines of records a migration rewrote, written out again (the rows borrow from
+    // them as from the file's own lines).
+    let rewritten: Vec<Option<String>> = session
+        .entries
+        .iter()
+        .map(|&i| {
+            let record = &session.records[i];
+            record
+                .is_rewritten()
+                .then(|| json::to_string(&record.value()))
+        })
+        .collect();
 
     let mut scanner = LineScanner::default();
     let mut here: FxHashSet<u64> = FxHashSet::default();
-    let mut pending: FxHashMap<String, Vec<Pending>> = FxHashMap::default();
-    let mut call_ids: FxHashSet<String> = FxHashSet::default();
+    let mut pending: FxHashMap<Cow<'_, str>, Vec<Pending<'_>>> = FxHashMap::default();
+    let mut call_ids: FxHashSet<Cow<'_, str>> = FxHashSet::default();
     let mut written = Written::default();
     let mut copies = 0u64;
     let mut latest = f64::NAN;
     let mut active = options.since_ms.is_none();
 
     let mut released = 0;
-    for &i in &session.entries {
+    for (&i, rewritten) in session.entries.iter().zip(&rewritten) {
         let record = &session.records[i];
         if record.offset >= released + RELEASE_EVERY {
             release(released..record.offset);
@@ -199,8 +213,11 @@ pub fn write_session(
             Some(f) => f.key,
             None => ledger::record_identity(record, &mut scanner),
         };
-        let value = record.value();
-        let entry_ms = date::date_parse(value.get("timestamp"));
+        // Entry lines parsed when the session was loaded; a line that is not an object (pi
+        // keeps those too) has no members.
+        let line =
+            text::line(rewritten.as_deref().unwrap_or_else(|| record.text())).unwrap_or_default();
+        let entry_ms = date::date_parse(line.timestamp.as_ref());
         let time_ms = fact.as_ref().map_or(entry_ms, |f| f.time_ms);
         if entry_ms.is_finite() && (latest.is_nan() || entry_ms > latest) {
             latest = entry_ms;
@@ -228,14 +245,14 @@ pub fn write_session(
                     session_id: session_id.clone(),
                     entry_id: entry_id.clone(),
                     parent_id: key_text(&record.parent_id).filter(|_| record.parent_id.is_truthy()),
-                    entry_type: entry_type.map(str::to_owned),
+                    entry_type: entry_type.map(Cow::Borrowed),
                     timestamp: time(entry_ms),
                     line: Some(record.line as i64),
                     on_active_path: Some(on_path[i]),
                     depth: depth[i].map(i64::from),
                     parent_found: Some(!record.parent_id.is_truthy() || index.parent(i).is_some()),
                     is_copy: Some(is_copy),
-                    owner_file: is_copy.then(|| ownership.file(place.owner).to_owned()),
+                    owner_file: is_copy.then(|| Cow::Borrowed(ownership.file(place.owner))),
                     copied_in: place.others(ownership, holder),
                 },
             )?;
@@ -251,7 +268,7 @@ pub fn write_session(
         ] = usage;
         match entry_type {
             Some("message") => {
-                let Some(message) = value.get("message").filter(|m| m.as_object().is_some()) else {
+                let Some(message) = line.message else {
                     if emit {
                         sink.message(
                             &partition,
@@ -270,9 +287,8 @@ pub fn write_session(
                     }
                     continue;
                 };
-                let role = string(message, "role");
-                let content = text::message(message);
-                for call in &content.calls {
+                let text = message.text();
+                for call in &message.calls {
                     let Some(id) = &call.id else { continue };
                     call_ids.insert(id.clone());
                     if emit {
@@ -292,17 +308,15 @@ pub fn write_session(
                         });
                     }
                 }
-                let is_result = role.as_deref() == Some("toolResult");
-                let call_id = is_result.then(|| string(message, "toolCallId")).flatten();
-                let is_error = is_result
-                    .then(|| message.get("isError").and_then(as_bool))
-                    .flatten();
+                let is_result = message.role.as_deref() == Some("toolResult");
+                let call_id = message.tool_call_id.filter(|_| is_result);
+                let is_error = message.is_error.filter(|_| is_result);
                 if let Some(id) = &call_id
                     && let Some(calls) = pending.remove(id)
                 {
                     for mut p in calls {
                         p.row.result_entry_id = entry_id.clone();
-                        p.row.result_text = content.text.clone();
+                        p.row.result_text = text.clone();
                         p.row.is_error = is_error;
                         p.row.result_timestamp = timestamp;
                         sink.tool_call(&p.partition, &p.row)?;
@@ -311,7 +325,7 @@ pub fn write_session(
                 if !emit {
                     continue;
                 }
-                let is_assistant = role.as_deref() == Some("assistant");
+                let is_assistant = message.role.as_deref() == Some("assistant");
                 sink.message(
                     &partition,
                     &MessageRow {
@@ -320,25 +334,23 @@ pub fn write_session(
                         entry_id,
                         line: Some(record.line as i64),
                         timestamp,
-                        message_timestamp: message.get("timestamp").and_then(as_f64).and_then(time),
+                        message_timestamp: message.timestamp.and_then(time),
                         call_found: is_result
                             .then(|| call_id.as_ref().is_some_and(|id| call_ids.contains(id))),
                         tool_call_id: call_id,
-                        tool_name: is_result.then(|| string(message, "toolName")).flatten(),
+                        tool_name: message.tool_name.filter(|_| is_result),
                         is_error,
-                        role,
-                        text: content.text,
-                        thinking: content.thinking,
+                        role: message.role,
+                        text,
+                        thinking: message.thinking,
                         provider: fact
                             .as_ref()
-                            .and_then(|f| f.provider.as_deref().map(str::to_owned)),
+                            .and_then(|f| f.provider.as_deref().map(|p| Cow::Owned(p.to_owned()))),
                         model: fact
                             .as_ref()
-                            .and_then(|f| f.model.as_deref().map(str::to_owned)),
-                        stop_reason: is_assistant
-                            .then(|| string(message, "stopReason"))
-                            .flatten(),
-                        error_message: string(message, "errorMessage"),
+                            .and_then(|f| f.model.as_deref().map(|m| Cow::Owned(m.to_owned()))),
+                        stop_reason: message.stop_reason.filter(|_| is_assistant),
+                        error_message: message.error_message,
                         tool_call_count: fact.as_ref().map(|f| i64::from(f.tool_calls)),
                         input,
                         output,
@@ -358,12 +370,12 @@ pub fn write_session(
                     file: file.clone(),
                     session_id: session_id.clone(),
                     entry_id,
-                    entry_type: Some(kind.to_owned()),
+                    entry_type: Some(Cow::Borrowed(kind)),
                     timestamp,
-                    summary: string(&value, "summary"),
-                    first_kept_entry_id: string(&value, "firstKeptEntryId"),
-                    tokens_before: value.get("tokensBefore").and_then(as_f64),
-                    from_id: string(&value, "fromId"),
+                    summary: line.summary,
+                    first_kept_entry_id: line.first_kept_entry_id,
+                    tokens_before: line.tokens_before,
+                    from_id: line.from_id,
                     input,
                     output,
                     cache_read,
@@ -381,9 +393,9 @@ pub fn write_session(
                     session_id: session_id.clone(),
                     entry_id,
                     timestamp,
-                    kind: string(&value, "kind"),
-                    provider: string(&value, "provider"),
-                    model: string(&value, "model"),
+                    kind: line.kind,
+                    provider: line.provider,
+                    model: line.model,
                     input,
                     output,
                     cache_read,
@@ -409,9 +421,12 @@ pub fn write_session(
             &SessionRow {
                 file,
                 session_id,
-                cwd: Some(cwd.clone()),
-                name: pi_session_format::tree::session_name(session),
-                parent_session: string(&header, "parentSession"),
+                cwd: Some(Cow::Borrowed(&cwd)),
+                name: pi_session_format::tree::session_name(session).map(Cow::Owned),
+                parent_session: header
+                    .get("parentSession")
+                    .and_then(JsValue::as_str)
+                    .map(Cow::Borrowed),
                 created: time(created),
                 modified: time(if latest.is_finite() { latest } else { created }),
                 version: header.get("version").and_then(as_f64).and_then(time),

@@ -61,9 +61,9 @@ pub struct Sink {
 }
 
 macro_rules! push_fn {
-    ($name:ident, $field:ident, $row:ty) => {
+    ($name:ident, $field:ident, $row:ident) => {
         #[doc = concat!("Adds a row to `", stringify!($field), "`, in partition `partition` (`\"\"` for none).")]
-        pub fn $name(&mut self, partition: &str, row: &$row) -> Result<(), Error> {
+        pub fn $name(&mut self, partition: &str, row: &$row<'_>) -> Result<(), Error> {
             self.clock += 1;
             let clock = self.clock;
             if !self.$field.open.contains_key(partition) {

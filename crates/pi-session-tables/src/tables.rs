@@ -20,12 +20,12 @@ pub struct ColumnDoc {
 
 /// Collects rows of one table into record batches.
 pub trait Builder: Default + Send {
-    /// The row.
-    type Row;
+    /// The row (borrowing its texts for `'a`).
+    type Row<'a>;
     /// Which table.
     const TABLE: Table;
     /// Adds a row.
-    fn push(&mut self, row: &Self::Row);
+    fn push(&mut self, row: &Self::Row<'_>);
     /// Rows collected since the last [`Builder::finish`].
     fn len(&self) -> usize;
     /// Whether no row was collected since the last [`Builder::finish`].
@@ -47,8 +47,8 @@ macro_rules! table {
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Default)]
-        pub struct $row {
-            $( #[doc = $doc] pub $field: <$kind as Column>::Value, )*
+        pub struct $row<'a> {
+            $( #[doc = $doc] pub $field: <$kind as Column>::Value<'a>, )*
         }
 
         #[doc = concat!("Collects [`", stringify!($row), "`]s.")]
@@ -83,10 +83,10 @@ macro_rules! table {
         }
 
         impl Builder for $builder {
-            type Row = $row;
+            type Row<'a> = $row<'a>;
             const TABLE: Table = Table::$variant;
 
-            fn push(&mut self, row: &$row) {
+            fn push(&mut self, row: &$row<'_>) {
                 self.rows += 1;
                 $(
                     self.bytes += <$kind as Column>::size(&row.$field);

@@ -1,97 +1,225 @@
-//! What the tables take from a message's value: its text, thinking and tool calls.
+//! What the tables take from an entry's line: its timestamp, the few members of the entry
+//! types that have columns, and a message's text, thinking and tool calls. Read in one pass
+//! with a [`Cursor`]: the rest of the line is skipped, not built, and texts without escapes
+//! are borrowed from the line, not copied.
 
-use pi_session_format::json::{self, JsValue};
+use pi_session_format::json::{self, Cursor, JsValue, ParseError};
+use std::borrow::Cow;
 
-/// The parts of a message's `content` the tables keep.
+/// A text borrowed from the line, or unescaped.
+pub type Text<'a> = Option<Cow<'a, str>>;
+
+/// The members of an entry line the tables keep.
 #[derive(Debug, Default)]
-pub struct Content {
-    /// The text: a string content, or the `text` blocks joined by a newline.
-    pub text: Option<String>,
+pub struct Line<'a> {
+    /// `timestamp`, any value (the tables read it as pi's `Date` does).
+    pub timestamp: Option<JsValue>,
+    /// `message`, when it is an object; `message_present` when there is a `message` at all.
+    pub message: Option<Message<'a>>,
+    /// Whether there is a `message` member (of any type).
+    pub message_present: bool,
+    /// `summary` (compactions, branch summaries).
+    pub summary: Text<'a>,
+    /// `firstKeptEntryId` (compactions).
+    pub first_kept_entry_id: Text<'a>,
+    /// `tokensBefore` (compactions).
+    pub tokens_before: Option<f64>,
+    /// `fromId` (branch summaries).
+    pub from_id: Text<'a>,
+    /// `kind` (`usage` entries).
+    pub kind: Text<'a>,
+    /// `provider` (`usage` entries).
+    pub provider: Text<'a>,
+    /// `model` (`usage` entries).
+    pub model: Text<'a>,
+}
+
+/// The members of a `message` the tables keep.
+#[derive(Debug, Default)]
+pub struct Message<'a> {
+    /// `role`, when a string.
+    pub role: Text<'a>,
+    /// `content` when a string, else its `text` blocks joined by a newline.
+    pub content_text: Text<'a>,
     /// The `thinking` blocks joined by a newline.
-    pub thinking: Option<String>,
-    /// The `toolCall` blocks: id, name and arguments as JSON text.
-    pub calls: Vec<Call>,
+    pub thinking: Text<'a>,
+    /// The `toolCall` blocks.
+    pub calls: Vec<Call<'a>>,
+    /// `toolCallId`.
+    pub tool_call_id: Text<'a>,
+    /// `toolName`.
+    pub tool_name: Text<'a>,
+    /// `isError`, when a boolean.
+    pub is_error: Option<bool>,
+    /// `stopReason`.
+    pub stop_reason: Text<'a>,
+    /// `errorMessage`.
+    pub error_message: Text<'a>,
+    /// `timestamp`, when a number.
+    pub timestamp: Option<f64>,
+    /// `command` (bash executions).
+    pub command: Text<'a>,
+    /// `output` (bash executions).
+    pub output: Text<'a>,
+    /// `summary` (summary messages).
+    pub summary: Text<'a>,
 }
 
 /// One `toolCall` block.
 #[derive(Debug, Clone, Default)]
-pub struct Call {
+pub struct Call<'a> {
     /// `id`, when a string.
-    pub id: Option<String>,
+    pub id: Text<'a>,
     /// `name`, when a string.
-    pub name: Option<String>,
-    /// `arguments` as JSON text.
-    pub arguments: Option<String>,
+    pub name: Text<'a>,
+    /// `arguments` as JSON text (`JSON.stringify` form).
+    pub arguments: Text<'a>,
 }
 
-fn join(into: &mut Option<String>, text: &str) {
+impl<'a> Message<'a> {
+    /// The text of the message (the `messages.text` column): a bash execution's command and
+    /// output, a summary message's summary, else the content's text.
+    pub fn text(&self) -> Text<'a> {
+        match self.role.as_deref() {
+            Some("bashExecution") => {
+                let mut text = None;
+                for part in [&self.command, &self.output].into_iter().flatten() {
+                    join(&mut text, part.clone());
+                }
+                text
+            }
+            Some("branchSummary" | "compactionSummary") => self.summary.clone(),
+            _ => self.content_text.clone(),
+        }
+    }
+}
+
+/// Appends `text` to `into`, after a newline when there is something already.
+fn join<'a>(into: &mut Text<'a>, text: Cow<'a, str>) {
     match into {
         Some(s) => {
+            let s = s.to_mut();
             s.push('\n');
-            s.push_str(text);
+            s.push_str(&text);
         }
-        None => *into = Some(text.to_owned()),
+        None => *into = Some(text),
     }
 }
 
-/// A string member of a value.
-pub fn string(value: &JsValue, key: &str) -> Option<String> {
-    value.get(key).and_then(JsValue::as_str).map(str::to_owned)
+/// Reads the members the tables keep from the entry line `text` (a JSON object).
+pub fn line(text: &str) -> Result<Line<'_>, ParseError> {
+    let mut line = Line::default();
+    let mut c = Cursor::new(text);
+    c.object(|c, key| {
+        match key {
+            b"timestamp" => line.timestamp = Some(c.value()?),
+            b"message" => {
+                line.message_present = true;
+                line.message = message(c)?;
+            }
+            b"summary" => line.summary = c.string()?,
+            b"firstKeptEntryId" => line.first_kept_entry_id = c.string()?,
+            b"tokensBefore" => line.tokens_before = c.number()?,
+            b"fromId" => line.from_id = c.string()?,
+            b"kind" => line.kind = c.string()?,
+            b"provider" => line.provider = c.string()?,
+            b"model" => line.model = c.string()?,
+            _ => {}
+        }
+        Ok(())
+    })?;
+    c.end()?;
+    Ok(line)
 }
 
-/// The parts of `content` (a string or an array of blocks).
-pub fn content(content: Option<&JsValue>) -> Content {
-    let mut out = Content::default();
-    match content {
-        Some(JsValue::String(s)) => out.text = Some(s.to_string_lossy()),
-        Some(JsValue::Array(blocks)) => {
-            for b in &blocks.0 {
-                match b.get("type").and_then(JsValue::as_str) {
-                    Some("text") => {
-                        if let Some(t) = b.get("text").and_then(JsValue::as_str) {
-                            join(&mut out.text, t);
-                        }
-                    }
-                    Some("thinking") => {
-                        if let Some(t) = b.get("thinking").and_then(JsValue::as_str) {
-                            join(&mut out.thinking, t);
-                        }
-                    }
-                    Some("toolCall") => out.calls.push(Call {
-                        id: string(b, "id"),
-                        name: string(b, "name"),
-                        arguments: b.get("arguments").map(json::to_string),
-                    }),
-                    _ => {}
+/// The message at the cursor, when it is an object.
+fn message<'a>(c: &mut Cursor<'a>) -> Result<Option<Message<'a>>, ParseError> {
+    let mut m = Message::default();
+    let is_object = c.object(|c, key| {
+        match key {
+            b"role" => m.role = c.string()?,
+            b"content" => {
+                // The last `content` is the one JSON.parse keeps.
+                m.content_text = None;
+                m.thinking = None;
+                m.calls.clear();
+                content(c, &mut m)?;
+            }
+            b"toolCallId" => m.tool_call_id = c.string()?,
+            b"toolName" => m.tool_name = c.string()?,
+            b"isError" => m.is_error = c.boolean()?,
+            b"stopReason" => m.stop_reason = c.string()?,
+            b"errorMessage" => m.error_message = c.string()?,
+            b"timestamp" => m.timestamp = c.number()?,
+            b"command" => m.command = c.string()?,
+            b"output" => m.output = c.string()?,
+            b"summary" => m.summary = c.string()?,
+            _ => {}
+        }
+        Ok(())
+    })?;
+    Ok(is_object.then_some(m))
+}
+
+/// A message's `content`: a string, or an array of blocks.
+fn content<'a>(c: &mut Cursor<'a>, m: &mut Message<'a>) -> Result<(), ParseError> {
+    if c.at_string() {
+        m.content_text = c.string()?;
+        return Ok(());
+    }
+    c.array(|c| {
+        let mut block = Block::default();
+        c.object(|c, key| {
+            match key {
+                b"type" => block.kind = c.string()?,
+                b"text" => block.text = c.string()?,
+                b"thinking" => block.thinking = c.string()?,
+                b"id" => block.id = c.string()?,
+                b"name" => block.name = c.string()?,
+                b"arguments" => {
+                    let raw = c.raw()?;
+                    block.arguments = Some(if json::is_canonical(raw.as_bytes()) {
+                        Cow::Borrowed(raw)
+                    } else {
+                        Cow::Owned(json::to_string(&json::parse(raw)?))
+                    });
+                }
+                _ => {}
+            }
+            Ok(())
+        })?;
+        match block.kind.as_deref() {
+            Some("text") => {
+                if let Some(t) = block.text {
+                    join(&mut m.content_text, t);
                 }
             }
-        }
-        _ => {}
-    }
-    out
-}
-
-/// The text of a message (see the `messages.text` column), with its thinking and calls.
-pub fn message(message: &JsValue) -> Content {
-    match message.get("role").and_then(JsValue::as_str) {
-        Some("bashExecution") => {
-            let mut text = None;
-            for key in ["command", "output"] {
-                if let Some(t) = message.get(key).and_then(JsValue::as_str) {
-                    join(&mut text, t);
+            Some("thinking") => {
+                if let Some(t) = block.thinking {
+                    join(&mut m.thinking, t);
                 }
             }
-            Content {
-                text,
-                ..Content::default()
-            }
+            Some("toolCall") => m.calls.push(Call {
+                id: block.id,
+                name: block.name,
+                arguments: block.arguments,
+            }),
+            _ => {}
         }
-        Some("branchSummary" | "compactionSummary") => Content {
-            text: string(message, "summary"),
-            ..Content::default()
-        },
-        _ => content(message.get("content")),
-    }
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// The members of a content block.
+#[derive(Default)]
+struct Block<'a> {
+    kind: Text<'a>,
+    text: Text<'a>,
+    thinking: Text<'a>,
+    id: Text<'a>,
+    name: Text<'a>,
+    arguments: Text<'a>,
 }
 
 #[cfg(test)]
@@ -100,15 +228,32 @@ mod tests {
 
     #[test]
     fn blocks_are_joined_and_calls_kept() {
-        let m = json::parse(
-            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"a"},{"type":"text","text":"b"},{"type":"toolCall","id":"c","name":"ls","arguments":{"p":"."}}]}"#,
+        let l = line(
+            r#"{"type":"message","timestamp":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"a"},{"type":"text","text":"b\n"},{"type":"toolCall","id":"c","name":"ls","arguments":{"p" : "."}}],"timestamp":5}}"#,
         )
         .unwrap();
-        let c = message(&m);
-        assert_eq!(c.text.as_deref(), Some("a\nb"));
-        assert_eq!(c.thinking.as_deref(), Some("hmm"));
-        assert_eq!(c.calls[0].arguments.as_deref(), Some(r#"{"p":"."}"#));
-        let bash = json::parse(r#"{"role":"bashExecution","command":"ls","output":"x"}"#).unwrap();
-        assert_eq!(message(&bash).text.as_deref(), Some("ls\nx"));
+        let m = l.message.unwrap();
+        assert_eq!(m.text().as_deref(), Some("a\nb\n"));
+        assert_eq!(m.thinking.as_deref(), Some("hmm"));
+        assert_eq!(m.calls[0].arguments.as_deref(), Some(r#"{"p":"."}"#));
+        assert_eq!(m.timestamp, Some(5.0));
+        assert!(matches!(l.timestamp, Some(JsValue::String(_))));
+        let bash =
+            line(r#"{"message":{"command":"ls","output":"x","role":"bashExecution"}}"#).unwrap();
+        assert_eq!(bash.message.unwrap().text().as_deref(), Some("ls\nx"));
+    }
+
+    #[test]
+    fn the_last_of_repeated_members_counts_and_odd_values_are_skipped() {
+        let l = line(
+            r#"{"message":{"role":"user","content":"first","content":[{"type":"text","text":1},{"type":"text","text":"second"}],"isError":"no"}}"#,
+        )
+        .unwrap();
+        let m = l.message.unwrap();
+        assert_eq!(m.text().as_deref(), Some("second"));
+        assert_eq!(m.is_error, None);
+        let l = line(r#"{"message":"text"}"#).unwrap();
+        assert!(l.message_present && l.message.is_none());
+        assert!(line(r#"{"message":{"content":[}}"#).is_err());
     }
 }

@@ -110,6 +110,7 @@ fn check_load(data: &[u8], pi: PiVersion) {
         lines.iter().map(|l| json::parse(&l.text)).collect();
     for (line, value) in lines.iter().zip(&parsed) {
         check_skeleton(line, value);
+        check_cursor(line, value);
     }
     let keeps = |i: usize| parsed[i].as_ref().is_ok_and(|v| kept(v, pi));
     let first = (0..lines.len()).find(|&i| keeps(i));
@@ -299,6 +300,22 @@ fn check_load(data: &[u8], pi: PiVersion) {
 }
 
 /// `scan_skeleton` validates exactly like `parse` and finds the same members.
+/// The cursor reads a line as the parser does: the same value, or an error for both.
+fn check_cursor(line: &ModelLine, parsed: &Result<JsValue, json::ParseError>) {
+    let mut cursor = json::Cursor::new(&line.text);
+    let read = cursor.rebuild().and_then(|v| cursor.end().map(|()| v));
+    match (parsed, read) {
+        (Ok(a), Ok(b)) => assert_eq!(to_string(a), to_string(&b), "cursor, line {}", line.number),
+        (Err(_), Err(_)) => {}
+        (a, b) => panic!(
+            "cursor and parser disagree on line {}: {:?} / {:?}",
+            line.number,
+            a.is_ok(),
+            b.is_ok()
+        ),
+    }
+}
+
 fn check_skeleton(line: &ModelLine, parsed: &Result<JsValue, json::ParseError>) {
     let skeleton = json::scan_skeleton(&line.text);
     match (parsed, &skeleton) {

@@ -1,10 +1,14 @@
-//! Reading a session file: memory-mapped when it is a regular file (so large sessions are
-//! never copied into memory as a whole), read fully when it is a stream: standard input
-//! (`-`), a pipe, a FIFO, `/dev/stdin` or a process substitution (`<(…)`).
+//! Reading a session file: memory-mapped when it is a large regular file (so large sessions
+//! are never copied into memory as a whole), read into memory when it is a small one (up to
+//! [`READ_LIMIT`]: a copy from the page cache costs less than mapping, faulting in and
+//! unmapping, which on a machine with several cores interrupts them all), and read fully
+//! when it is a stream: standard input (`-`), a pipe, a FIFO, `/dev/stdin` or a process
+//! substitution (`<(…)`).
 //!
 //! A mapped file that another program truncates while we read it does not crash us
 //! ([`fault`]): the pages past the new end read as zeros, and [`Input::verify`] reports the
-//! file as changed so that the caller discards what it computed.
+//! file as changed so that the caller discards what it computed; a small file read shorter
+//! than it was when opened is reported the same way.
 
 mod fault;
 
@@ -28,6 +32,9 @@ pub struct Block(usize, Vec<u8>);
 const SMALL: usize = 16 << 10;
 const BLOCK: usize = 256 << 10;
 
+/// Regular files up to this size are read into memory instead of mapped.
+pub const READ_LIMIT: u64 = 4 << 20;
+
 /// The bytes of one input.
 pub enum Input {
     /// A memory-mapped regular file.
@@ -35,6 +42,18 @@ pub enum Input {
     /// Bytes read into memory: a stream (`None`), or a file that is empty, cannot be
     /// mapped or guarded (its mtime).
     Owned(Vec<u8>, Option<f64>),
+    /// A small regular file read into memory (up to [`READ_LIMIT`]).
+    Read(ReadFile),
+}
+
+/// A small regular file read into memory.
+pub struct ReadFile {
+    /// The bytes read: at most the file's size when it was opened.
+    bytes: Vec<u8>,
+    /// The file's size when it was opened.
+    len: u64,
+    /// Modification time in ms since 1970.
+    mtime: f64,
 }
 
 /// A memory-mapped file.
@@ -78,6 +97,17 @@ impl Input {
             (&file).read_to_end(&mut bytes)?;
             return Ok(Input::Owned(bytes, Some(mtime)));
         }
+        if metadata.len() <= READ_LIMIT {
+            // What was there when it was opened: an append made meanwhile is not read, a
+            // truncation makes the read short (and `verify` says so).
+            let mut bytes = Vec::with_capacity(metadata.len() as usize);
+            (&file).take(metadata.len()).read_to_end(&mut bytes)?;
+            return Ok(Input::Read(ReadFile {
+                bytes,
+                len: metadata.len(),
+                mtime,
+            }));
+        }
         // SAFETY: the map is read-only and lives as long as `Input`. Another process
         // truncating the file while we read it makes reads past the new end fault; the
         // guard registered next turns that fault into zeros and a flag (see `fault`), and
@@ -110,26 +140,34 @@ impl Input {
     /// mapped). Call it after computing from [`Input::bytes`] and before trusting the result.
     /// A file that grew is fine: what was read is the file as it was when opened.
     pub fn verify(&self) -> io::Result<()> {
-        let Input::Mapped(mapped) = self else {
-            return Ok(());
-        };
-        let now = mapped.file.metadata()?.len();
-        let was = mapped.map.len() as u64;
-        if mapped.guard.faulted() || now < was {
-            return Err(io::Error::other(format!(
+        let shrank = |was: u64, now: u64| {
+            io::Error::other(format!(
                 "the file shrank while it was read ({was} bytes when opened, {now} now): another \
                  program truncated or rewrote it, so nothing computed from it is shown; run \
                  again once nothing is writing it"
-            )));
+            ))
+        };
+        match self {
+            Input::Mapped(mapped) => {
+                let now = mapped.file.metadata()?.len();
+                let was = mapped.map.len() as u64;
+                if mapped.guard.faulted() || now < was {
+                    return Err(shrank(was, now));
+                }
+                Ok(())
+            }
+            Input::Read(read) if (read.bytes.len() as u64) < read.len => {
+                Err(shrank(read.len, read.bytes.len() as u64))
+            }
+            Input::Read(_) | Input::Owned(..) => Ok(()),
         }
-        Ok(())
     }
 
     /// The bytes.
     pub fn bytes(&self) -> &[u8] {
         match self {
             Input::Mapped(mapped) => &mapped.map,
-            Input::Owned(bytes, _) => bytes,
+            Input::Owned(bytes, _) | Input::Read(ReadFile { bytes, .. }) => bytes,
         }
     }
 
@@ -208,7 +246,9 @@ impl Input {
     /// The file's modification time in ms since 1970 (0 for standard input).
     pub fn modified_ms(&self) -> f64 {
         match self {
-            Input::Mapped(Mapped { mtime, .. }) | Input::Owned(_, Some(mtime)) => *mtime,
+            Input::Mapped(Mapped { mtime, .. })
+            | Input::Read(ReadFile { mtime, .. })
+            | Input::Owned(_, Some(mtime)) => *mtime,
             Input::Owned(_, None) => 0.0,
         }
     }

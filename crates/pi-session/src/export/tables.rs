@@ -108,7 +108,7 @@ fn first(target: &Target, source: usize, pi: PiVersion) -> Result<First, String>
         SessionKeys::of(&session, &target.display(), source)
     };
     input.verify().map_err(|e| e.to_string())?;
-    let is_stream = matches!(input, Input::Owned(_, None));
+    let is_stream = input.is_stdin();
     Ok(First {
         keys,
         kept: is_stream.then_some(input),
@@ -188,6 +188,9 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
         }
     }
     let ownership = Ownership::new(keys);
+    if std::env::var_os("PI_HACK_PASS1").is_some() {
+        return ExitCode::SUCCESS;
+    }
     let kept: Vec<Mutex<Option<Input>>> = kept.into_iter().map(Mutex::new).collect();
 
     // Pass 2: the rows, each thread into its own part files.
