@@ -180,3 +180,34 @@ impl Column for Texts {
         Arc::new(self.0.finish())
     }
 }
+
+/// A list of texts that may be null (a question not asked); an empty list is an answer.
+pub struct MaybeTexts(ListBuilder<StringBuilder>);
+
+impl Default for MaybeTexts {
+    fn default() -> Self {
+        MaybeTexts(ListBuilder::new(StringBuilder::new()).with_field(item()))
+    }
+}
+
+impl Column for MaybeTexts {
+    type Value<'a> = Option<Vec<&'a str>>;
+    fn data_type() -> DataType {
+        DataType::List(item())
+    }
+    fn doc_type() -> &'static str {
+        "list<string>"
+    }
+    fn push(&mut self, value: &Self::Value<'_>) {
+        for v in value.iter().flatten() {
+            self.0.values().append_value(v);
+        }
+        self.0.append(value.is_some());
+    }
+    fn size(value: &Self::Value<'_>) -> usize {
+        value.as_ref().map_or(1, Texts::size)
+    }
+    fn finish(&mut self) -> ArrayRef {
+        Arc::new(self.0.finish())
+    }
+}

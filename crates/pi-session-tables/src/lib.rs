@@ -24,7 +24,7 @@ pub use error::Error;
 pub use ownership::{Ownership, SessionKeys};
 pub use part::Stamp;
 pub use partition::PartitionBy;
-pub use rows::{Options, Written, write_session};
+pub use rows::{Options, Source, Verdicts, Written, write_session};
 pub use sink::{Layout, Sink, write_empty_tables};
 pub use tables::Table;
 

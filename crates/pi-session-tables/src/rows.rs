@@ -29,6 +29,36 @@ pub struct Options {
     pub since_ms: Option<f64>,
 }
 
+/// What `pi-session validate` said of a session file (the `sessions` table's verdict
+/// columns).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdicts {
+    /// The strict verdict.
+    pub strict: bool,
+    /// The pi-loadable verdict.
+    pub pi_loadable: bool,
+    /// The pi-resumes verdict.
+    pub pi_resumes: bool,
+    /// Diagnostics of severity error.
+    pub errors: u64,
+    /// Diagnostics of severity warning.
+    pub warnings: u64,
+    /// The codes of the diagnostics, each once, in order.
+    pub codes: Vec<String>,
+}
+
+/// One session to write: its file, its place in the ownership order and, when it was
+/// validated, the verdicts.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'s> {
+    /// The file's path (the tables' `file`).
+    pub path: &'s str,
+    /// Its index in the ownership order.
+    pub holder: SessionIndex,
+    /// What `validate` said of it (`--validate`), else `None`.
+    pub verdicts: Option<&'s Verdicts>,
+}
+
 /// What one session contributed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Written {
@@ -147,19 +177,18 @@ struct Pending<'a> {
 /// [`write_session`].
 const RELEASE_EVERY: usize = 8 << 20;
 
-/// Writes the rows of `session`, read from `path`, session number `holder` in `ownership`'s
-/// order, to `sink`. `release` is told, as the records are read in file order, which ranges of
+/// Writes the rows of `session`, read from `source`, to `sink`. `release` is told, as the records are read in file order, which ranges of
 /// the session's bytes are done with (a memory-mapped file's pages can then be let go, see
 /// `Session::load_releasing`); `&|_| {}` when they are in memory anyway.
 pub fn write_session(
     session: &Session<'_>,
-    path: &str,
-    holder: SessionIndex,
+    source: &Source<'_>,
     ownership: &Ownership,
     options: &Options,
     sink: &mut Sink,
     release: &dyn Fn(std::ops::Range<usize>),
 ) -> Result<Written, Error> {
+    let (path, holder) = (source.path, source.holder);
     let header = session.header().value();
     let session_id_text = header
         .get("id")
@@ -433,6 +462,14 @@ pub fn write_session(
                 entries: Some(session.entries.len() as i64),
                 dropped_lines: Some(session.dropped.len() as i64),
                 copied_entries: Some(copies as i64),
+                strict: source.verdicts.map(|v| v.strict),
+                pi_loadable: source.verdicts.map(|v| v.pi_loadable),
+                pi_resumes: source.verdicts.map(|v| v.pi_resumes),
+                validate_errors: source.verdicts.map(|v| v.errors as i64),
+                validate_warnings: source.verdicts.map(|v| v.warnings as i64),
+                validate_codes: source
+                    .verdicts
+                    .map(|v| v.codes.iter().map(String::as_str).collect()),
             },
         )?;
     }

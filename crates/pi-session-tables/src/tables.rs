@@ -2,7 +2,7 @@
 //! that collects rows into Arrow record batches, declared once (by a `table!` macro) so that the
 //! row, the schema and the documented column list ([`Table::columns`]) cannot drift apart.
 
-use crate::column::{Bool, Column, Float, Int, Text, Texts, Time};
+use crate::column::{Bool, Column, Float, Int, MaybeTexts, Text, Texts, Time};
 use arrow_array::RecordBatch;
 use arrow_schema::{Field, Schema, SchemaRef};
 use std::sync::{Arc, OnceLock};
@@ -200,6 +200,12 @@ table! {
         entries: Int = "Entry lines in the file (every line but the header that is a JSON value pi keeps).",
         dropped_lines: Int = "Lines that are not JSON (pi drops them).",
         copied_entries: Int = "Entries that an earlier session already holds (forked or branched history).",
+        strict: Bool = "`pi-session validate`'s strict verdict: the file follows the format (no diagnostic of severity error). Only with `--validate`; else null.",
+        pi_loadable: Bool = "`validate`'s pi-loadable verdict: pi reads everything in the file (no entry hidden, line dropped, rewrite, refusal, crash or hang). Only with `--validate`.",
+        pi_resumes: Bool = "`validate`'s pi-resumes verdict: pi resumes the conversation of the file's last entry. Only with `--validate`.",
+        validate_errors: Int = "Diagnostics of severity error `validate` found (summarised ones counted). Only with `--validate`.",
+        validate_warnings: Int = "Diagnostics of severity warning. Only with `--validate`.",
+        validate_codes: MaybeTexts = "The codes of every diagnostic (`PS0101`, …; `docs/diagnostics.md`), each once, in order. Only with `--validate`; else null.",
     }
 }
 

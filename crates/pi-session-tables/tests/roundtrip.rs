@@ -65,8 +65,11 @@ fn export(dir: &Path, options: &Options) -> Vec<PathBuf> {
         let path = ownership.file(i as u32).to_owned();
         pi_session_tables::write_session(
             &sessions[source],
-            &path,
-            i as u32,
+            &pi_session_tables::Source {
+                path: &path,
+                holder: i as u32,
+                verdicts: None,
+            },
             &ownership,
             options,
             &mut sink,

@@ -13,7 +13,7 @@ use pi_session_format::migrate::RandomIds;
 use pi_session_format::session::LoadOptions;
 use pi_session_format::{PiVersion, Session};
 use pi_session_tables::{
-    Layout, Options, Ownership, PartitionBy, SessionKeys, Sink, Stamp, Written,
+    Layout, Options, Ownership, PartitionBy, SessionKeys, Sink, Stamp, Verdicts, Written,
 };
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -45,6 +45,12 @@ pub struct TablesArgs {
     /// directory.
     #[arg(long)]
     follow: bool,
+    /// With `--format parquet`: also validate every session (as `pi-session validate`
+    /// does) and fill the `sessions` table's verdict columns (`strict`, `pi_loadable`,
+    /// `pi_resumes`, `validate_errors`, `validate_warnings`, `validate_codes`), which are
+    /// null without it. Costs about as much time again as the export.
+    #[arg(long)]
+    validate: bool,
 }
 
 impl TablesArgs {
@@ -56,6 +62,7 @@ impl TablesArgs {
             (self.partition_by.is_some(), "--partition-by"),
             (self.since.is_some(), "--since"),
             (self.follow, "--follow"),
+            (self.validate, "--validate"),
         ]
         .into_iter()
         .find_map(|(given, name)| given.then_some(name))
@@ -223,6 +230,7 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
         options: &options,
         order: &order,
         pi,
+        validate: args.validate,
         next: AtomicUsize::new(0),
         failed: AtomicBool::new(false),
         file_errors: Mutex::new(Vec::new()),
@@ -310,6 +318,8 @@ struct Work<'a> {
     options: &'a Options,
     order: &'a [u32],
     pi: PiVersion,
+    /// `--validate`.
+    validate: bool,
     next: AtomicUsize,
     failed: AtomicBool,
     /// Files that could not be read: (source, error).
@@ -370,10 +380,16 @@ impl Work<'_> {
             Session::from_bytes(input.bytes(), self.pi).map_err(|e| e.to_string())
         }
         .map_err(Failure::File)?;
+        let verdicts = self
+            .validate
+            .then(|| verdicts(&input, &self.targets[source], self.pi));
         let written = pi_session_tables::write_session(
             &session,
-            self.ownership.file(i),
-            i,
+            &pi_session_tables::Source {
+                path: self.ownership.file(i),
+                holder: i,
+                verdicts: verdicts.as_ref(),
+            },
             self.ownership,
             self.options,
             sink,
@@ -385,6 +401,35 @@ impl Work<'_> {
             Failure::File(format!("{e} (the rows read before it changed are written)"))
         })?;
         Ok(written)
+    }
+}
+
+/// What `pi-session validate` says of the file (`--validate`), with the same options: the
+/// file's absolute path for the checks of its name and directory.
+fn verdicts(input: &Input, target: &Target, pi: PiVersion) -> Verdicts {
+    let absolute = target
+        .path()
+        .and_then(|path| std::path::absolute(path).ok());
+    let options = pi_session_validate::Options {
+        pi,
+        path: absolute.as_deref(),
+        ..pi_session_validate::Options::default()
+    };
+    let report = pi_session_validate::validate(input.bytes(), &options);
+    let mut codes: Vec<String> = Vec::new();
+    for d in &report.diagnostics {
+        let code = d.code.as_str();
+        if !codes.iter().any(|c| c == code) {
+            codes.push(code.to_owned());
+        }
+    }
+    Verdicts {
+        strict: report.verdict.strict,
+        pi_loadable: report.verdict.pi_loadable,
+        pi_resumes: report.verdict.pi_resumes,
+        errors: report.stats.errors as u64,
+        warnings: report.stats.warnings as u64,
+        codes,
     }
 }
 

@@ -187,6 +187,107 @@ fn corpus_tables_add_up_to_stats() {
     );
 }
 
+/// `--validate` fills the verdict columns with what `validate --format json` says of each
+/// file (the corpus of broken files, under both pi versions); without it they are null.
+#[test]
+fn validate_fills_the_verdict_columns_as_validate_says() {
+    use arrow_array::cast::AsArray;
+    let corpus = root().join("conformance/validate");
+    let dir = scratch("tables-validate");
+    for pi in ["0.73", "0.87"] {
+        let out = dir.join(format!("out-{pi}"));
+        export(&[s(&corpus)], &out, &["--validate", "--pi", pi]);
+        let r = run(&["validate", "--format", "json", "--pi", pi, s(&corpus)], T);
+        let report: Value = serde_json::from_slice(&r.stdout).unwrap();
+        let by_path: std::collections::HashMap<&str, &Value> = report["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["path"].as_str().unwrap(), f))
+            .collect();
+        let sessions = read(&out, "sessions");
+        let mut checked = 0;
+        let mut not_strict = 0;
+        for b in &sessions {
+            let column = |name: &str| b.column_by_name(name).unwrap().clone();
+            let (file, strict, loadable, resumes) = (
+                column("file"),
+                column("strict"),
+                column("pi_loadable"),
+                column("pi_resumes"),
+            );
+            let (errors, warnings, codes) = (
+                column("validate_errors"),
+                column("validate_warnings"),
+                column("validate_codes"),
+            );
+            for row in 0..b.num_rows() {
+                let path = file.as_string::<i32>().value(row);
+                let f = by_path[path];
+                let verdict = &f["verdict"];
+                let flag = |c: &arrow_array::ArrayRef| c.as_boolean().value(row);
+                assert_eq!(
+                    flag(&strict),
+                    verdict["strict"].as_bool().unwrap(),
+                    "{path}"
+                );
+                assert_eq!(
+                    flag(&loadable),
+                    verdict["piLoadable"].as_bool().unwrap(),
+                    "{path}"
+                );
+                assert_eq!(
+                    flag(&resumes),
+                    verdict["piResumes"].as_bool().unwrap(),
+                    "{path}"
+                );
+                let count = |c: &arrow_array::ArrayRef| c.as_primitive::<Int64Type>().value(row);
+                assert_eq!(
+                    count(&errors),
+                    f["stats"]["errors"].as_i64().unwrap(),
+                    "{path}"
+                );
+                assert_eq!(
+                    count(&warnings),
+                    f["stats"]["warnings"].as_i64().unwrap(),
+                    "{path}"
+                );
+                let listed = codes.as_list::<i32>().value(row);
+                let listed: Vec<&str> = listed.as_string::<i32>().iter().flatten().collect();
+                let mut expected: Vec<&str> = Vec::new();
+                for d in f["diagnostics"].as_array().unwrap() {
+                    let code = d["code"].as_str().unwrap();
+                    if !expected.contains(&code) {
+                        expected.push(code);
+                    }
+                }
+                assert_eq!(listed, expected, "{path}");
+                checked += 1;
+                not_strict += usize::from(!flag(&strict));
+            }
+        }
+        assert!(
+            checked > 50 && not_strict > 20,
+            "{checked} sessions, {not_strict} not strict"
+        );
+    }
+    // Without --validate the columns are null.
+    let out = dir.join("plain");
+    export(&[s(&corpus)], &out, &[]);
+    for b in read(&out, "sessions") {
+        for name in [
+            "strict",
+            "pi_loadable",
+            "pi_resumes",
+            "validate_errors",
+            "validate_codes",
+        ] {
+            let c = b.column_by_name(name).unwrap();
+            assert_eq!(c.null_count(), c.len(), "{name}");
+        }
+    }
+}
+
 #[test]
 fn generated_tree_every_entry_once_or_every_copy() {
     let dir = scratch("tables-tree");
