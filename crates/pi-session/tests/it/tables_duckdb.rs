@@ -2,7 +2,8 @@
 //! `scripts/requirements-test.txt`) queries the tables of the conformance corpus and of a
 //! generated tree with forks; totals against `stats --format json`, every entry once (once per
 //! copy with `--no-dedupe`), joins (tool results to calls, parents to entries), the schema
-//! version, and every DuckDB example of `docs/tables.md`, run as written.
+//! version, and every DuckDB example of `docs/tables.md`, run as written; Polars (pinned
+//! there too) runs the doc's Polars examples and counts the rows DuckDB counts.
 //!
 //! The Python is `$PI_SESSION_TEST_PYTHON` (`scripts/setup-test-python.sh` makes it). Without
 //! it the test says it is skipped, except under CI (`CI` set), where it fails.
@@ -33,7 +34,8 @@ fn python() -> Option<String> {
     }
 }
 
-/// The checks, run by DuckDB: `check.py OUT STATS.json MODE DOC` (MODE `once` or `every`).
+/// The checks, run by DuckDB (and the Polars examples by Polars): `check.py OUT STATS.json MODE
+/// DOC` (MODE `once` or `every`).
 const CHECK: &str = r#"
 import json, re, sys
 import duckdb
@@ -114,7 +116,29 @@ for sql in examples:
     rows = con.execute(sql.replace("'out/", f"'{out}/")).fetchall()
     # The verdict columns are null without --validate: their example finds nothing then.
     assert rows or ("validate_" in sql and not validated), f"no rows from:\n{sql}"
-print(f"ok: {entries} entries, {len(examples)} doc examples")
+
+# The Polars examples of docs/tables.md, as written: every expression gives rows, and Polars
+# reads the same tables DuckDB reads.
+import ast
+import polars as pl
+blocks = [b for b in re.findall(r"```python\n(.*?)```", open(doc).read(), re.S) if "import polars" in b]
+assert blocks, "no Polars example"
+ns = {}
+polars_results = 0
+for block in blocks:
+    for stmt in ast.parse(block.replace('"out/', f'"{out}/')).body:
+        if isinstance(stmt, ast.Expr):
+            result = eval(compile(ast.Expression(stmt.value), "docs/tables.md", "eval"), ns)
+            assert len(result) > 0, f"no rows from:\n{ast.unparse(stmt)}"
+            polars_results += 1
+        else:
+            exec(compile(ast.Module([stmt], []), "docs/tables.md", "exec"), ns)
+for t in ["sessions", "entries", "messages", "tool_calls"]:
+    got = pl.scan_parquet(f"{out}/{t}/**/*.parquet").select(pl.len()).collect().item()
+    assert got == one(f"SELECT count(*) FROM {t}")[0], (t, got)
+cost = pl.scan_parquet(f"{out}/messages/**/*.parquet").select(pl.col("cost_total").sum()).collect().item()
+assert close(cost, one("SELECT coalesce(sum(cost_total), 0) FROM messages")[0]), cost
+print(f"ok: {entries} entries, {len(examples)} DuckDB and {polars_results} Polars doc examples")
 "#;
 
 fn check(python: &str, out: &Path, stats_args: &[&str], mode: &str, dir: &Path) {
