@@ -237,15 +237,27 @@ pub fn write_session(
             released = record.offset;
         }
         let entry_type = record.entry_type();
-        let fact = ledger::fact_of_record(record, &mut scanner);
-        let key = match &fact {
-            Some(f) => f.key,
-            None => ledger::record_identity(record, &mut scanner),
-        };
         // Entry lines parsed when the session was loaded; a line that is not an object (pi
         // keeps those too) has no members.
         let line =
             text::line(rewritten.as_deref().unwrap_or_else(|| record.text())).unwrap_or_default();
+        // A message line as it is in the file: its fact from the members just found and the
+        // loader's scan of its message, without scanning the line again.
+        let fact = (entry_type == Some("message") && rewritten.is_none())
+            .then(|| {
+                ledger::fact_of_message_parts(
+                    record.text(),
+                    line.id_span,
+                    line.timestamp_span,
+                    record.message.as_ref(),
+                )
+            })
+            .flatten()
+            .or_else(|| ledger::fact_of_record(record, &mut scanner));
+        let key = match &fact {
+            Some(f) => f.key,
+            None => ledger::record_identity(record, &mut scanner),
+        };
         let entry_ms = date::date_parse(line.timestamp.as_ref());
         let time_ms = fact.as_ref().map_or(entry_ms, |f| f.time_ms);
         if entry_ms.is_finite() && (latest.is_nan() || entry_ms > latest) {

@@ -3,7 +3,7 @@
 //! with a [`Cursor`]: the rest of the line is skipped, not built, and texts without escapes
 //! are borrowed from the line, not copied.
 
-use pi_session_format::json::{self, Cursor, JsValue, ParseError};
+use pi_session_format::json::{self, Cursor, JsValue, ParseError, Span};
 use std::borrow::Cow;
 
 /// A text borrowed from the line, or unescaped.
@@ -14,6 +14,10 @@ pub type Text<'a> = Option<Cow<'a, str>>;
 pub struct Line<'a> {
     /// `timestamp`, any value (the tables read it as pi's `Date` does).
     pub timestamp: Option<JsValue>,
+    /// Where the raw `timestamp` value is in the line.
+    pub timestamp_span: Option<Span>,
+    /// Where the raw `id` value is in the line.
+    pub id_span: Option<Span>,
     /// `message`, when it is an object; `message_present` when there is a `message` at all.
     pub message: Option<Message<'a>>,
     /// Whether there is a `message` member (of any type).
@@ -112,7 +116,16 @@ pub fn line(text: &str) -> Result<Line<'_>, ParseError> {
     let mut c = Cursor::new(text);
     c.object(|c, key| {
         match key {
-            b"timestamp" => line.timestamp = Some(c.value()?),
+            b"timestamp" => {
+                let start = c.position();
+                line.timestamp = Some(c.value()?);
+                line.timestamp_span = Some((start, c.position()));
+            }
+            b"id" => {
+                let start = c.position();
+                c.skip()?;
+                line.id_span = Some((start, c.position()));
+            }
             b"message" => {
                 line.message_present = true;
                 line.message = message(c)?;

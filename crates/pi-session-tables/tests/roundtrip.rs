@@ -355,3 +355,48 @@ fn every_column_is_documented() {
         }
     }
 }
+
+/// The rows pass finds a message's fact from the members its one read of the line found
+/// (`text::line`) and the loader's scan: the same fact `stats` finds, on every message of
+/// every session of the corpus (lines with repeated keys, escapes, odd values among them).
+#[test]
+fn facts_from_the_line_read_are_the_facts_stats_finds() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance");
+    let mut scanner = pi_session_format::json::LineScanner::default();
+    let mut compared = 0;
+    for path in walk(&corpus) {
+        if path.extension().is_none_or(|x| x != "jsonl") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        for pi in [PiVersion::V0_73, PiVersion::V0_87] {
+            let Ok(session) = Session::from_bytes(&bytes, pi) else {
+                continue;
+            };
+            for record in session.entry_records() {
+                if record.entry_type() != Some("message") || record.is_rewritten() {
+                    continue;
+                }
+                let line = pi_session_tables::text::line(record.text()).unwrap();
+                let from_parts = ledger::fact_of_message_parts(
+                    record.text(),
+                    line.id_span,
+                    line.timestamp_span,
+                    record.message.as_ref(),
+                );
+                let expected = ledger::fact_of_record(record, &mut scanner);
+                if let Some(fact) = from_parts {
+                    assert_eq!(
+                        format!("{fact:?}"),
+                        format!("{:?}", expected.unwrap()),
+                        "{}: line {}",
+                        path.display(),
+                        record.line
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 5_000, "{compared} messages compared");
+}

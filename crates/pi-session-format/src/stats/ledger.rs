@@ -14,7 +14,7 @@
 
 use super::{SessionStats, Usage};
 use crate::date;
-use crate::json::{self, JsValue, LineScanner, Role as ScanRole};
+use crate::json::{self, JsValue, LineScanner, MessageScan, Role as ScanRole, Span};
 use crate::{Record, Session};
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
@@ -394,16 +394,27 @@ fn fact_of_value(kind: Kind, entry_type: &str, value: &JsValue) -> Fact {
 /// names `usage`) parsed. `None` when the line needs the slow path.
 fn fact_of_message_text(scanner: &mut LineScanner, text: &str) -> Option<Fact> {
     let raw = scanner.scan(text.as_bytes()).ok()?;
-    let span = |s: Option<(usize, usize)>| s.map_or("", |(a, b)| &text[a..b]);
-    let key = raw
-        .id
-        .and_then(|_| identity("message", span(raw.id), span(raw.timestamp)));
-    let time_ms = match raw.timestamp {
-        Some(s) => date::date_parse(json::parse(span(Some(s))).ok().as_ref()),
+    fact_of_message_parts(text, raw.id, raw.timestamp, raw.message.as_ref())
+}
+
+/// [`fact_of_record`] of a message entry line `text` that was not rewritten, for a reader
+/// that already knows where the line's members are: the ranges of its raw `id` and
+/// `timestamp` values and the scan of its `message` (the loader's, [`Record::message`]), the
+/// last of each as `JSON.parse` keeps it. `None` when the line needs the slow path.
+pub fn fact_of_message_parts(
+    text: &str,
+    id: Option<Span>,
+    timestamp: Option<Span>,
+    message: Option<&MessageScan>,
+) -> Option<Fact> {
+    let span = |s: Option<Span>| s.and_then(|(a, b)| text.get(a..b)).unwrap_or("");
+    let key = id.and_then(|_| identity("message", span(id), span(timestamp)));
+    let time_ms = match timestamp {
+        Some(_) => date::date_parse(json::parse(span(timestamp)).ok().as_ref()),
         None => f64::NAN,
     };
     let mut fact = Fact::new(Kind::Message(Role::Other), key, time_ms);
-    let Some(m) = raw.message else {
+    let Some(m) = message else {
         fact.unreadable = true;
         return Some(fact);
     };
@@ -414,7 +425,7 @@ fn fact_of_message_text(scanner: &mut LineScanner, text: &str) -> Option<Fact> {
     if !m.is_object {
         return Some(fact);
     }
-    let body = &text[m.start..m.end];
+    let body = text.get(m.start..m.end)?;
     if m.role == ScanRole::Assistant && fact.assistant(body) {
         return Some(fact);
     }

@@ -61,6 +61,11 @@ impl<'a> Cursor<'a> {
         self.pos = p.pos;
     }
 
+    /// Where the cursor is: a byte offset in the text.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
     /// Skips the value at the cursor, validating it.
     pub fn skip(&mut self) -> Result<(), ParseError> {
         self.scan(|s| s.skip_value::<false>())
