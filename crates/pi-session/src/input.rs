@@ -260,3 +260,43 @@ fn read_stream(mut stream: impl Read) -> io::Result<Input> {
     stream.read_to_end(&mut bytes)?;
     Ok(Input::Owned(bytes, None))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_files_are_read_and_large_ones_mapped() {
+        let dir = std::env::temp_dir().join(format!("pi-session-input-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let small = dir.join("small.jsonl");
+        std::fs::write(&small, b"{}\n").unwrap();
+        let input = Input::open(&small).unwrap();
+        assert!(matches!(input, Input::Read(_)));
+        assert_eq!(input.bytes(), b"{}\n");
+        assert!(input.verify().is_ok() && !input.is_stdin() && input.modified_ms() > 0.0);
+        let large = dir.join("large.jsonl");
+        std::fs::write(&large, vec![b' '; READ_LIMIT as usize + 1]).unwrap();
+        assert!(matches!(Input::open(&large).unwrap(), Input::Mapped(_)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A small file that shrank between its size being taken and its bytes being read is
+    /// read short: reported, as a mapped file that shrank is.
+    #[test]
+    fn a_small_file_read_short_is_reported_as_shrunk() {
+        let read = |n: usize| {
+            Input::Read(ReadFile {
+                bytes: vec![b'x'; n],
+                len: 20,
+                mtime: 1.0,
+            })
+        };
+        let error = read(10).verify().unwrap_err().to_string();
+        assert!(
+            error.contains("shrank while it was read (20 bytes when opened, 10 now)"),
+            "{error}"
+        );
+        assert!(read(20).verify().is_ok());
+    }
+}

@@ -371,10 +371,11 @@ fn hostile_inputs_are_skipped_or_read_and_nothing_hangs() {
         std::thread::spawn(move || fs::write(&fifo, session("fifo")).unwrap())
     };
     let out = dir.join("out");
+    // Validated too: the FIFO's bytes, kept from the first pass, are what is validated.
     let r = export(
         &[s(&sessions), s(&dir.join("link.jsonl")), s(&fifo)],
         &out,
-        &[],
+        &["--validate"],
     );
     writer.join().unwrap();
     r.assert_code(1);
@@ -395,6 +396,15 @@ fn hostile_inputs_are_skipped_or_read_and_nothing_hangs() {
     let mut ids = ids;
     ids.sort();
     assert_eq!(ids, ["fifo", "good", "linked", "odd"]);
+    for b in read(&out, "sessions") {
+        let pi_loadable = b
+            .column_by_name("pi_loadable")
+            .unwrap()
+            .as_boolean()
+            .clone();
+        assert_eq!(pi_loadable.null_count(), 0);
+        assert!(pi_loadable.iter().all(|v| v == Some(true)));
+    }
     // The four sessions hold the same two entries (same ids and times): written once.
     assert_eq!(rows(&read(&out, "messages")), 2);
     assert!(

@@ -42,7 +42,9 @@ fn every_command_survives_the_file_being_truncated_while_it_is_read() {
     let source = generated(&dir, "source.jsonl", &["--size", "30MB", "--seed", "1"]);
     let path = dir.join("session.jsonl");
     let p = s(&path).to_owned();
-    let commands: [&[&str]; 8] = [
+    // `--since` lets each run add its part files to the same directory.
+    let tables = s(&dir.join("tables")).to_owned();
+    let commands: [&[&str]; 9] = [
         &["context", &p],
         &["validate", &p],
         &["info", &p],
@@ -51,6 +53,17 @@ fn every_command_survives_the_file_being_truncated_while_it_is_read() {
         &["export", "--format", "html", &p],
         &["export", "--format", "markdown", &p],
         &["search", "e", &p],
+        &[
+            "export",
+            "--format",
+            "parquet",
+            "--validate",
+            "--since",
+            "1970-01-01",
+            "-o",
+            &tables,
+            &p,
+        ],
     ];
     for args in commands {
         // search: exit 1 means no match (a file already short when opened), 2 an error.
