@@ -5,14 +5,10 @@
 use crate::adversarial::common::*;
 use serde_json::Value;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 const T: Duration = Duration::from_secs(120);
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// The directory `xtask/src/list_corpus.rs` lists with pi: every real corpus session as
 /// `<case>.jsonl`.

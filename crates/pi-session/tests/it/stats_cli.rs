@@ -11,10 +11,6 @@ use std::time::Duration;
 
 const T: Duration = Duration::from_secs(120);
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn stats_json(args: &[&str]) -> (Value, Run) {
     let mut all = vec!["stats", "--format", "json"];
     all.extend_from_slice(args);

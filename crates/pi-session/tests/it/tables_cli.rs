@@ -16,10 +16,6 @@ use std::time::Duration;
 
 const T: Duration = Duration::from_secs(300);
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 /// Every file under `dir`, recursively.
 pub fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -108,7 +104,8 @@ fn stats(paths: &[&str], extra: &[&str]) -> Value {
     serde_json::from_slice(&r.stdout).unwrap()
 }
 
-fn export(paths: &[&str], out: &Path, extra: &[&str]) -> Run {
+/// Runs `export --format parquet -o OUT EXTRA… PATHS…`.
+pub fn export(paths: &[&str], out: &Path, extra: &[&str]) -> Run {
     let mut args = vec!["export", "--format", "parquet", "-o", s(out)];
     args.extend_from_slice(extra);
     args.extend_from_slice(paths);

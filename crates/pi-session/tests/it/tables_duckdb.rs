@@ -9,16 +9,13 @@
 //! it the test says it is skipped, except under CI (`CI` set), where it fails.
 
 use crate::adversarial::common::*;
+use crate::tables_cli::export;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 const T: Duration = Duration::from_secs(600);
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// The Python with DuckDB, or `None` (the test is skipped) outside CI.
 fn python() -> Option<String> {
@@ -164,13 +161,6 @@ fn check(python: &str, out: &Path, stats_args: &[&str], mode: &str, dir: &Path) 
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
-}
-
-fn export(paths: &[&str], out: &Path, extra: &[&str]) -> Run {
-    let mut args = vec!["export", "--format", "parquet", "-o", s(out)];
-    args.extend_from_slice(extra);
-    args.extend_from_slice(paths);
-    run(&args, T)
 }
 
 #[test]

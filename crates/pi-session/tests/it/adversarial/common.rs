@@ -197,6 +197,11 @@ pub fn run(args: &[&str], timeout: Duration) -> Run {
 }
 
 /// A scratch directory unique to the test, emptied first.
+/// The workspace's root directory (where `conformance/` and `docs/` are).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
 pub fn scratch(test: &str) -> PathBuf {
     crate::support::scratch("adversarial", test)
 }
