@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Creates the Python the tests that query exported Parquet files use (DuckDB), in a venv
+# Creates the Python the tests that query exported Parquet files use (DuckDB, Polars, PySpark;
+# Spark also needs a `java` on PATH), in a venv
 # under target/, from the pinned packages of scripts/requirements-test.txt, and prints the
 # path of its python: export it as PI_SESSION_TEST_PYTHON.
 #

@@ -2,8 +2,9 @@
 //! `scripts/requirements-test.txt`) queries the tables of the conformance corpus and of a
 //! generated tree with forks; totals against `stats --format json`, every entry once (once per
 //! copy with `--no-dedupe`), joins (tool results to calls, parents to entries), the schema
-//! version, and every DuckDB example of `docs/tables.md`, run as written; Polars (pinned
-//! there too) runs the doc's Polars examples and counts the rows DuckDB counts.
+//! version, and every DuckDB example of `docs/tables.md`, run as written; Polars and PySpark
+//! (pinned there too; Spark on the machine's Java) run the doc's Polars and Spark examples and
+//! count the rows DuckDB counts.
 //!
 //! The Python is `$PI_SESSION_TEST_PYTHON` (`scripts/setup-test-python.sh` makes it). Without
 //! it the test says it is skipped, except under CI (`CI` set), where it fails.
@@ -31,13 +32,13 @@ fn python() -> Option<String> {
     }
 }
 
-/// The checks, run by DuckDB (and the Polars examples by Polars): `check.py OUT STATS.json MODE
-/// DOC` (MODE `once` or `every`).
+/// The checks, run by DuckDB (and the Polars and Spark examples by Polars and Spark):
+/// `check.py OUT STATS.json MODE DOC SPARK` (MODE `once` or `every`; SPARK `spark` or not).
 const CHECK: &str = r#"
 import json, re, sys
 import duckdb
 
-out, stats_path, mode, doc = sys.argv[1:5]
+out, stats_path, mode, doc, spark_wanted = sys.argv[1:6]
 stats = json.load(open(stats_path))
 total = stats["total"]
 con = duckdb.connect()
@@ -135,10 +136,40 @@ for t in ["sessions", "entries", "messages", "tool_calls"]:
     assert got == one(f"SELECT count(*) FROM {t}")[0], (t, got)
 cost = pl.scan_parquet(f"{out}/messages/**/*.parquet").select(pl.col("cost_total").sum()).collect().item()
 assert close(cost, one("SELECT coalesce(sum(cost_total), 0) FROM messages")[0]), cost
-print(f"ok: {entries} entries, {len(examples)} DuckDB and {polars_results} Polars doc examples")
+
+# The Spark examples of docs/tables.md, as written (PySpark, pinned there too, on the Java the
+# machine has): every `show()` shows rows, and Spark counts the rows DuckDB counts.
+spark_shown = []
+if spark_wanted == "spark":
+    import os, shutil
+    if shutil.which("java") is None:
+        assert not os.environ.get("CI"), "the Spark examples need Java (apt-get install openjdk-17-jre-headless)"
+        print("skipped: the Spark examples (no java on PATH)")
+    else:
+        from pyspark.sql import SparkSession
+        spark = SparkSession.builder.getOrCreate()
+        # The class of the DataFrames this session makes (PySpark 4 has several).
+        frames = type(spark.range(1))
+        show = frames.show
+        def counting_show(self, *args, **kwargs):
+            spark_shown.append(self.count())
+            return show(self, *args, **kwargs)
+        frames.show = counting_show
+        blocks = [b for b in re.findall(r"```python\n(.*?)```", open(doc).read(), re.S) if "pyspark" in b]
+        assert blocks, "no Spark example"
+        for block in blocks:
+            exec(compile(block.replace('"out/', f'"{out}/'), "docs/tables.md", "exec"), {})
+        assert spark_shown and all(spark_shown), f"Spark examples showed {spark_shown} rows"
+        for t in ["sessions", "entries", "messages", "tool_calls"]:
+            got = spark.read.parquet(f"{out}/{t}").count()
+            assert got == one(f"SELECT count(*) FROM {t}")[0], (t, got)
+        spark.stop()
+print(f"ok: {entries} entries, {len(examples)} DuckDB, {polars_results} Polars and {len(spark_shown)} Spark doc examples")
 "#;
 
-fn check(python: &str, out: &Path, stats_args: &[&str], mode: &str, dir: &Path) {
+/// Runs the checks on the export `out`; `spark`: the Spark examples too (a JVM start, so only
+/// for some exports).
+fn check(python: &str, out: &Path, stats_args: &[&str], mode: &str, dir: &Path, spark: bool) {
     let mut args = vec!["stats", "--format", "json"];
     args.extend_from_slice(stats_args);
     let report = run(&args, T);
@@ -152,6 +183,7 @@ fn check(python: &str, out: &Path, stats_args: &[&str], mode: &str, dir: &Path) 
         .arg(&stats)
         .arg(mode)
         .arg(root().join("docs/tables.md"))
+        .arg(if spark { "spark" } else { "no-spark" })
         .output()
         .unwrap();
     assert!(
@@ -170,10 +202,17 @@ fn duckdb_agrees_with_stats_on_the_corpus() {
     let corpus = root().join("conformance/cases");
     let out = dir.join("out");
     export(&[s(&corpus)], &out, &["--validate"]).assert_code(1);
-    check(&python, &out, &[s(&corpus)], "once", &dir);
+    check(&python, &out, &[s(&corpus)], "once", &dir, true);
     let every = dir.join("every");
     export(&[s(&corpus)], &every, &["--no-dedupe"]).assert_code(1);
-    check(&python, &every, &["--no-dedupe", s(&corpus)], "every", &dir);
+    check(
+        &python,
+        &every,
+        &["--no-dedupe", s(&corpus)],
+        "every",
+        &dir,
+        false,
+    );
 }
 
 #[test]
@@ -196,7 +235,7 @@ fn duckdb_agrees_with_stats_on_a_generated_tree() {
     run_limited(generate, None, T).assert_code(0);
     let out = dir.join("out");
     export(&[s(&tree)], &out, &["--partition-by", "month"]).assert_code(0);
-    check(&python, &out, &[s(&tree)], "once", &dir);
+    check(&python, &out, &[s(&tree)], "once", &dir, false);
     let every = dir.join("every");
     export(
         &[s(&tree)],
@@ -204,5 +243,12 @@ fn duckdb_agrees_with_stats_on_a_generated_tree() {
         &["--no-dedupe", "--partition-by", "project"],
     )
     .assert_code(0);
-    check(&python, &every, &["--no-dedupe", s(&tree)], "every", &dir);
+    check(
+        &python,
+        &every,
+        &["--no-dedupe", s(&tree)],
+        "every",
+        &dir,
+        true,
+    );
 }
