@@ -239,11 +239,12 @@ pub fn write_session(
         let entry_type = record.entry_type();
         // Entry lines parsed when the session was loaded; a line that is not an object (pi
         // keeps those too) has no members.
-        let line =
-            text::line(rewritten.as_deref().unwrap_or_else(|| record.text())).unwrap_or_default();
+        let read = text::line(rewritten.as_deref().unwrap_or_else(|| record.text()));
+        let read_whole = read.is_ok();
+        let line = read.unwrap_or_default();
         // A message line as it is in the file: its fact from the members just found and the
         // loader's scan of its message, without scanning the line again.
-        let fact = (entry_type == Some("message") && rewritten.is_none())
+        let fact = (entry_type == Some("message") && rewritten.is_none() && read_whole)
             .then(|| {
                 ledger::fact_of_message_parts(
                     record.text(),

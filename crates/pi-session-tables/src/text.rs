@@ -18,10 +18,8 @@ pub struct Line<'a> {
     pub timestamp_span: Option<Span>,
     /// Where the raw `id` value is in the line.
     pub id_span: Option<Span>,
-    /// `message`, when it is an object; `message_present` when there is a `message` at all.
+    /// `message`, when it is an object.
     pub message: Option<Message<'a>>,
-    /// Whether there is a `message` member (of any type).
-    pub message_present: bool,
     /// `summary` (compactions, branch summaries).
     pub summary: Text<'a>,
     /// `firstKeptEntryId` (compactions).
@@ -126,17 +124,14 @@ pub fn line(text: &str) -> Result<Line<'_>, ParseError> {
                 c.skip()?;
                 line.id_span = Some((start, c.position()));
             }
-            b"message" => {
-                line.message_present = true;
-                line.message = message(c)?;
-            }
+            b"message" => line.message = message(c)?,
             b"summary" => line.summary = c.string()?,
-            b"firstKeptEntryId" => line.first_kept_entry_id = c.string()?,
+            b"firstKeptEntryId" => line.first_kept_entry_id = c.exact_string()?,
             b"tokensBefore" => line.tokens_before = c.number()?,
-            b"fromId" => line.from_id = c.string()?,
-            b"kind" => line.kind = c.string()?,
-            b"provider" => line.provider = c.string()?,
-            b"model" => line.model = c.string()?,
+            b"fromId" => line.from_id = c.exact_string()?,
+            b"kind" => line.kind = c.exact_string()?,
+            b"provider" => line.provider = c.exact_string()?,
+            b"model" => line.model = c.exact_string()?,
             _ => {}
         }
         Ok(())
@@ -150,7 +145,7 @@ fn message<'a>(c: &mut Cursor<'a>) -> Result<Option<Message<'a>>, ParseError> {
     let mut m = Message::default();
     let is_object = c.object(|c, key| {
         match key {
-            b"role" => m.role = c.string()?,
+            b"role" => m.role = c.exact_string()?,
             b"content" => {
                 // The last `content` is the one JSON.parse keeps.
                 m.content_text = None;
@@ -158,10 +153,10 @@ fn message<'a>(c: &mut Cursor<'a>) -> Result<Option<Message<'a>>, ParseError> {
                 m.calls.clear();
                 content(c, &mut m)?;
             }
-            b"toolCallId" => m.tool_call_id = c.string()?,
-            b"toolName" => m.tool_name = c.string()?,
+            b"toolCallId" => m.tool_call_id = c.exact_string()?,
+            b"toolName" => m.tool_name = c.exact_string()?,
             b"isError" => m.is_error = c.boolean()?,
-            b"stopReason" => m.stop_reason = c.string()?,
+            b"stopReason" => m.stop_reason = c.exact_string()?,
             b"errorMessage" => m.error_message = c.string()?,
             b"timestamp" => m.timestamp = c.number()?,
             b"command" => m.command = c.string()?,
@@ -171,6 +166,15 @@ fn message<'a>(c: &mut Cursor<'a>) -> Result<Option<Message<'a>>, ParseError> {
         }
         Ok(())
     })?;
+    // Bash executions and summary messages have no blocks of their own (what their content
+    // holds is not theirs to show).
+    if matches!(
+        m.role.as_deref(),
+        Some("bashExecution" | "branchSummary" | "compactionSummary")
+    ) {
+        m.thinking = None;
+        m.calls.clear();
+    }
     Ok(is_object.then_some(m))
 }
 
@@ -184,11 +188,11 @@ fn content<'a>(c: &mut Cursor<'a>, m: &mut Message<'a>) -> Result<(), ParseError
         let mut block = Block::default();
         c.object(|c, key| {
             match key {
-                b"type" => block.kind = c.string()?,
+                b"type" => block.kind = c.exact_string()?,
                 b"text" => block.text = c.string()?,
                 b"thinking" => block.thinking = c.string()?,
-                b"id" => block.id = c.string()?,
-                b"name" => block.name = c.string()?,
+                b"id" => block.id = c.exact_string()?,
+                b"name" => block.name = c.exact_string()?,
                 b"arguments" => {
                     let raw = c.raw()?;
                     block.arguments = Some(if json::is_canonical(raw.as_bytes()) {
@@ -266,7 +270,20 @@ mod tests {
         assert_eq!(m.text().as_deref(), Some("second"));
         assert_eq!(m.is_error, None);
         let l = line(r#"{"message":"text"}"#).unwrap();
-        assert!(l.message_present && l.message.is_none());
+        assert!(l.message.is_none());
+        // Ids and names holding a lone surrogate are left out (two such ids would read the
+        // same); texts read it as replacement characters.
+        let l = line(
+            r#"{"message":{"role":"assistant","content":[{"type":"toolCall","id":"\ud800","name":"n"},{"type":"text","text":"t\udc00"}]}}"#,
+        )
+        .unwrap();
+        let m = l.message.unwrap();
+        assert_eq!(m.calls[0].id, None);
+        assert_eq!(m.text().as_deref(), Some("t\u{FFFD}\u{FFFD}\u{FFFD}"));
+        // A bash execution's content blocks are not its own.
+        let bash = line(r#"{"message":{"role":"bashExecution","command":"ls","content":[{"type":"thinking","thinking":"x"},{"type":"toolCall","id":"c"}]}}"#).unwrap();
+        let m = bash.message.unwrap();
+        assert!(m.calls.is_empty() && m.thinking.is_none());
         assert!(line(r#"{"message":{"content":[}}"#).is_err());
     }
 }

@@ -86,9 +86,20 @@ impl<'a> Cursor<'a> {
         value
     }
 
-    /// The string at the cursor, borrowed from the text when it has no escape (a lone
-    /// surrogate escape reads as U+FFFD); `None`, the value skipped, when it is not a string.
+    /// The string at the cursor, borrowed from the text when it has no escape; a lone
+    /// surrogate escape (which UTF-8 cannot hold) reads as U+FFFD replacement characters, one
+    /// per byte of its WTF-8 form. `None`, the value skipped, when it is not a string.
     pub fn string(&mut self) -> Result<Option<Cow<'a, str>>, ParseError> {
+        self.string_with(true)
+    }
+
+    /// [`Self::string`] for names and ids, which a replacement would confuse with others:
+    /// `None` (the value read) when the string holds a lone surrogate.
+    pub fn exact_string(&mut self) -> Result<Option<Cow<'a, str>>, ParseError> {
+        self.string_with(false)
+    }
+
+    fn string_with(&mut self, lossy: bool) -> Result<Option<Cow<'a, str>>, ParseError> {
         if self.peek() != Some(b'"') {
             self.skip()?;
             return Ok(None);
@@ -102,9 +113,14 @@ impl<'a> Cursor<'a> {
             bytes: self.text.as_bytes(),
             pos: start - 1,
         };
-        Ok(Some(Cow::Owned(
-            p.parse_string_value()?.into_string_lossy(),
-        )))
+        let value = p.parse_string_value()?;
+        Ok(if lossy {
+            Some(Cow::Owned(value.into_string_lossy()))
+        } else {
+            String::from_utf8(value.into_wtf8().into_vec())
+                .ok()
+                .map(Cow::Owned)
+        })
     }
 
     /// Whether the value at the cursor is a string.
@@ -114,9 +130,12 @@ impl<'a> Cursor<'a> {
 
     /// The number at the cursor; `None`, the value skipped, when it is not a number.
     pub fn number(&mut self) -> Result<Option<f64>, ParseError> {
-        match self.value()? {
-            JsValue::Number(n) => Ok(Some(n)),
-            _ => Ok(None),
+        match self.peek() {
+            Some(b'-' | b'0'..=b'9') => match self.value()? {
+                JsValue::Number(n) => Ok(Some(n)),
+                _ => Ok(None),
+            },
+            _ => self.skip().map(|()| None),
         }
     }
 
@@ -301,6 +320,15 @@ mod tests {
         assert_eq!(Cursor::new("[1]").object(|_, _| Ok(())), Ok(false));
         assert_eq!(Cursor::new(r#""s""#).number(), Ok(None));
         assert_eq!(Cursor::new("7").string(), Ok(None));
+        assert_eq!(Cursor::new(r#""a\ud800""#).exact_string(), Ok(None));
+        assert_eq!(
+            Cursor::new(r#""a\ud83d\ude00""#).exact_string(),
+            Ok(Some(Cow::Owned("a\u{1F600}".to_owned())))
+        );
+        assert_eq!(
+            Cursor::new(r#""a\ud800""#).string(),
+            Ok(Some(Cow::Owned("a\u{FFFD}\u{FFFD}\u{FFFD}".to_owned())))
+        );
         assert_eq!(Cursor::new("null").boolean(), Ok(None));
         assert_eq!(Cursor::new(r#"{"a":[1,2]}"#).raw(), Ok(r#"{"a":[1,2]}"#));
     }
