@@ -177,9 +177,10 @@ struct Pending<'a> {
 /// [`write_session`].
 const RELEASE_EVERY: usize = 8 << 20;
 
-/// Writes the rows of `session`, read from `source`, to `sink`. `release` is told, as the records are read in file order, which ranges of
-/// the session's bytes are done with (a memory-mapped file's pages can then be let go, see
-/// `Session::load_releasing`); `&|_| {}` when they are in memory anyway.
+/// Writes the rows of `session`, read from `source`, to `sink`. `release` is told, as the
+/// records are read in file order, which ranges of the session's bytes are done with (a
+/// memory-mapped file's pages can then be let go, see `Session::load_releasing`); `&|_| {}`
+/// when they are in memory anyway.
 pub fn write_session(
     session: &Session<'_>,
     source: &Source<'_>,
