@@ -286,48 +286,50 @@ impl Fact {
     /// and arguments are skipped). `false` (nothing filled in) when the text is not one valid
     /// object; the caller then parses it.
     fn assistant(&mut self, body: &str) -> bool {
-        let bytes = body.as_bytes();
-        let span = |(a, b): (usize, usize)| &body[a..b];
-        let (mut content, mut usage, mut provider, mut model, mut response_model, mut time) =
-            (None, None, None, None, None, None);
-        let scanned = json::object_members(bytes, |key, value| match key {
-            b"content" => content = Some(value),
-            b"usage" => usage = Some(value),
-            b"provider" => provider = Some(value),
-            b"model" => model = Some(value),
-            b"responseModel" => response_model = Some(value),
-            b"timestamp" => time = Some(value),
-            _ => {}
-        });
-        if scanned.is_err() {
-            return false;
-        }
-        let parse = |s: Option<(usize, usize)>| s.and_then(|s| json::parse(span(s)).ok());
-        let string = |s| parse(s).as_ref().and_then(|v: &JsValue| string_of(Some(v)));
-        self.kind = Kind::Message(Role::Assistant);
+        // One pass over the body: its members are handed over in order, and each block of
+        // `content` is looked at where it is (only its `type` is read); everything else is
+        // skipped.
+        let (mut usage, mut provider, mut model, mut response_model, mut time) =
+            (None, None, None, None, None);
         let mut calls = 0u32;
         let mut null_block = false;
-        if let Some(c) = content
-            && body.as_bytes()[c.0] == b'['
-        {
-            let blocks = json::array_elements(span(c).as_bytes(), |(a, b)| {
-                let block = &span(c)[a..b];
-                if block == "null" {
-                    null_block = true;
-                } else if block.starts_with('{') {
-                    let mut is_call = false;
-                    let _ = json::object_members(block.as_bytes(), |key, (ta, tb)| {
-                        if key == b"type" {
-                            is_call = &block[ta..tb] == "\"toolCall\"";
+        let mut cursor = json::Cursor::new(body);
+        let scanned = cursor.object(|c, key| {
+            match key {
+                b"content" => {
+                    // The last `content` is the one `JSON.parse` keeps.
+                    (calls, null_block) = (0, false);
+                    c.array(|c| {
+                        let at = c.position();
+                        let mut is_call = false;
+                        let is_object = c.object(|c, key| {
+                            if key == b"type" {
+                                is_call = c.exact_string()?.as_deref() == Some("toolCall");
+                            }
+                            Ok(())
+                        })?;
+                        if !is_object && body.get(at..c.position()) == Some("null") {
+                            null_block = true;
                         }
-                    });
-                    calls += u32::from(is_call);
+                        calls += u32::from(is_call);
+                        Ok(())
+                    })?;
                 }
-            });
-            if blocks.is_err() {
-                return false;
+                b"usage" => usage = Some(c.raw()?),
+                b"provider" => provider = Some(c.raw()?),
+                b"model" => model = Some(c.raw()?),
+                b"responseModel" => response_model = Some(c.raw()?),
+                b"timestamp" => time = Some(c.raw()?),
+                _ => {}
             }
+            Ok(())
+        });
+        if !matches!(scanned, Ok(true)) || cursor.end().is_err() {
+            return false;
         }
+        let parse = |s: Option<&str>| s.and_then(|s| json::parse(s).ok());
+        let string = |s| parse(s).as_ref().and_then(|v: &JsValue| string_of(Some(v)));
+        self.kind = Kind::Message(Role::Assistant);
         // `c.type` throws on a null block; `usage.input` on a missing usage.
         if !null_block {
             self.tool_calls = calls;
@@ -737,6 +739,75 @@ mod tests {
         assert_eq!(from_text.unreadable, from_values.unreadable);
         assert_eq!(from_text.total_messages, from_values.total_messages);
         assert_eq!(from_text.to_json(), from_values.to_json());
+    }
+
+    /// An assistant message read from its text, in one pass, gives the fact its parsed
+    /// value gives, on every combination of the shapes where the two could differ.
+    #[test]
+    fn an_assistant_read_from_text_is_the_parsed_message() {
+        let contents = [
+            None,
+            Some(r#""text""#),
+            Some("[]"),
+            Some(r#"[{"type":"toolCall"},{"type":"text","text":"a\"b"}]"#),
+            Some(r#"[ {"type" : "toolCall" } , null ]"#),
+            Some(r#"[{"t\u0079pe":"toolCall"},{"type":"text","type":"toolCall"},7,"x",[null]]"#),
+            Some(
+                r#"[{"type":"toolC\u0061ll"},{"type":{"a":1}},{"type":"toolCall","type":"text"}]"#,
+            ),
+        ];
+        let usages = [
+            None,
+            Some("null"),
+            Some(r#"{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"cost":{"total":0.5}}"#),
+            Some(r#"{"input":"1","output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":1}}"#),
+            Some(r#"{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"cost":{"total":0}}"#),
+        ];
+        let names = [
+            "",
+            r#","provider":"p","model":"m""#,
+            r#","provider":7,"model":"m","responseModel":null"#,
+            r#","model":"m","responseModel":"r\u00e9","timestamp":12"#,
+            r#","model":"m","responseModel":["r"],"timestamp":"x""#,
+        ];
+        let mut checked = 0;
+        for content in contents {
+            for usage in usages {
+                for names in names {
+                    let mut body = String::from(r#"{"role":"assistant""#);
+                    if let Some(c) = content {
+                        body += &format!(r#","content":{c}"#);
+                    }
+                    if let Some(u) = usage {
+                        body += &format!(r#","usage":{u}"#);
+                    }
+                    body += names;
+                    // A repeated content: the last one counts.
+                    if content == Some("[]") {
+                        body += r#","content":[{"type":"toolCall"},{"type":"toolCall"}]"#;
+                    }
+                    body += "}";
+                    let mut from_text = Fact::new(Kind::Message(Role::Other), None, f64::NAN);
+                    assert!(from_text.assistant(&body), "{body}");
+                    let mut from_value = Fact::new(Kind::Message(Role::Other), None, f64::NAN);
+                    from_value.message(&json::parse(&body).expect("valid"));
+                    assert_eq!(
+                        format!("{from_text:?}"),
+                        format!("{from_value:?}"),
+                        "{body}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 175);
+        for broken in [
+            r#"{"role":"assistant","content":[}"#,
+            r#"{"role":"assistant"} x"#,
+        ] {
+            let mut fact = Fact::new(Kind::Message(Role::Other), None, f64::NAN);
+            assert!(!fact.assistant(broken), "{broken}");
+        }
     }
 
     /// The identity of any record is the key the facts give the records that count, so
