@@ -576,32 +576,39 @@ mod tests {
     #[test]
     fn null_tool_call_arguments_become_an_object_on_request() {
         let call = r#"{"type":"message","id":"aaaaaaa2","parentId":"aaaaaaa1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":null}],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":2}}"#;
-        let input = file(&[HEADER.into(), entry("aaaaaaa1", None, "a"), call.into()]);
-        assert!(
-            repair(&input, &RepairOptions::default()).fixes.is_empty(),
-            "opt-in"
-        );
-        let r = fixed(
-            &input,
-            &RepairOptions {
-                tool_calls: true,
-                ..RepairOptions::default()
-            },
-        );
-        assert_eq!(r.fixes.len(), 1);
-        assert_eq!(
-            (r.fixes[0].code, r.fixes[0].action),
-            (Code::WrongType, FixAction::Normalized)
-        );
-        assert_eq!(
-            r.output,
-            file(&[
-                HEADER.into(),
-                entry("aaaaaaa1", None, "a"),
-                call.replace("null}", "{}}")
-            ])
-        );
-        assert!(r.after.verdict.strict, "{:?}", r.after.diagnostics);
+        // The key spelled with an escape is the same key once parsed (the line is written
+        // again as `JSON.stringify` writes it).
+        for spelled in [
+            call.to_owned(),
+            call.replace("\"arguments\"", r#""\u0061rguments""#),
+        ] {
+            let input = file(&[HEADER.into(), entry("aaaaaaa1", None, "a"), spelled]);
+            assert!(
+                repair(&input, &RepairOptions::default()).fixes.is_empty(),
+                "opt-in"
+            );
+            let r = fixed(
+                &input,
+                &RepairOptions {
+                    tool_calls: true,
+                    ..RepairOptions::default()
+                },
+            );
+            assert_eq!(r.fixes.len(), 1);
+            assert_eq!(
+                (r.fixes[0].code, r.fixes[0].action),
+                (Code::WrongType, FixAction::Normalized)
+            );
+            assert_eq!(
+                r.output,
+                file(&[
+                    HEADER.into(),
+                    entry("aaaaaaa1", None, "a"),
+                    call.replace("null}", "{}}")
+                ])
+            );
+            assert!(r.after.verdict.strict, "{:?}", r.after.diagnostics);
+        }
     }
 
     #[test]

@@ -373,6 +373,25 @@ impl Fact {
     }
 }
 
+/// Whether a message may have a `usage` member, which only parsing it tells for sure: its
+/// text names `"usage"`, or spells a key with `\u` escapes (such as `"\u0075sage"`) and one
+/// of its members is `usage` once unescaped.
+fn names_usage(body: &str) -> bool {
+    let bytes = body.as_bytes();
+    if memchr::memmem::find(bytes, b"\"usage\"").is_some() {
+        return true;
+    }
+    if memchr::memmem::find(bytes, b"\\u").is_none() {
+        return false;
+    }
+    let mut found = false;
+    let read = json::Cursor::new(body).object(|_, key| {
+        found |= key == b"usage";
+        Ok(())
+    });
+    found || read.is_err()
+}
+
 /// The fact of an entry read from its value (migrated records, and entries other than
 /// messages).
 fn fact_of_value(kind: Kind, entry_type: &str, value: &JsValue) -> Fact {
@@ -433,7 +452,7 @@ pub fn fact_of_message_parts(
     }
     let parse = match m.role {
         ScanRole::Assistant | ScanRole::Other => true,
-        ScanRole::ToolResult => memchr::memmem::find(body.as_bytes(), b"\"usage\"").is_some(),
+        ScanRole::ToolResult => names_usage(body),
         _ => false,
     };
     if parse {
@@ -808,6 +827,16 @@ mod tests {
             let mut fact = Fact::new(Kind::Message(Role::Other), None, f64::NAN);
             assert!(!fact.assistant(broken), "{broken}");
         }
+    }
+
+    #[test]
+    fn a_usage_spelled_with_escapes_is_found() {
+        assert!(names_usage(r#"{"role":"toolResult","usage":{}}"#));
+        assert!(names_usage(r#"{"role":"toolResult","\u0075sage":{}}"#));
+        assert!(!names_usage(
+            r#"{"role":"toolResult","content":"\u0075sage"}"#
+        ));
+        assert!(!names_usage(r#"{"role":"toolResult","content":"plain"}"#));
     }
 
     /// The identity of any record is the key the facts give the records that count, so

@@ -12,7 +12,11 @@ pub(super) fn null_arguments(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Lin
         return lines;
     }
     for line in &mut lines {
-        if memchr::memmem::find(&line.text, b"\"arguments\"").is_none() {
+        // A line that neither names `"arguments"` nor has a `\u` escape (which could spell
+        // it) has none.
+        if memchr::memmem::find(&line.text, b"\"arguments\"").is_none()
+            && memchr::memmem::find(&line.text, b"\\u").is_none()
+        {
             continue;
         }
         let Some(mut value) = std::str::from_utf8(&line.text)
