@@ -173,9 +173,7 @@ impl Run {
             Ok(input) => input,
             Err(e) => return self.unreadable(name, uri, &e.to_string()),
         };
-        let absolute = target
-            .path()
-            .and_then(|path| std::path::absolute(path).ok());
+        let absolute = target.absolute();
         let options = Options {
             pi: self.pi,
             path: absolute.as_deref(),

@@ -404,9 +404,7 @@ impl Work<'_> {
 /// What `pi-session validate` says of the file (`--validate`), with the same options: the
 /// file's absolute path for the checks of its name and directory.
 fn verdicts(input: &Input, target: &Target, pi: PiVersion) -> Verdicts {
-    let absolute = target
-        .path()
-        .and_then(|path| std::path::absolute(path).ok());
+    let absolute = target.absolute();
     let options = pi_session_validate::Options {
         pi,
         path: absolute.as_deref(),

@@ -46,6 +46,12 @@ impl Target {
             Target::File(path) => Some(path),
         }
     }
+
+    /// The path made absolute, as the validator takes it (it checks the file's name and
+    /// directory); none for standard input.
+    pub fn absolute(&self) -> Option<PathBuf> {
+        self.path().and_then(|path| std::path::absolute(path).ok())
+    }
 }
 
 /// Why there is nothing to validate.
