@@ -10,6 +10,7 @@ use pi_session_format::PiVersion;
 use pi_session_format::context::build_context;
 use pi_session_format::tree::{Index, Leaf};
 use pi_session_format::{json, session::Session};
+use std::io::Write;
 use std::time::Instant;
 
 /// The best wall time of `runs` calls of `f`, in milliseconds.
@@ -41,16 +42,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let load = best_of(10, || {
         std::hint::black_box(Session::load(&bytes).ok());
     });
-    println!(
+    // Written, not printed: a closed pipe (`| head`) is an error returned, not a panic.
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
         "{path}: {mb:.1} MB; scan (1 thread) {scan:.1} ms = {:.0} MB/s; load (all threads) {load:.1} ms = {:.0} MB/s",
         mb / scan * 1e3,
         mb / load * 1e3
-    );
+    )?;
     let session = Session::load(&bytes)?;
     let index = Index::build(&session);
     let leaf = index.leaf_record(&session, &Leaf::Current).unwrap_or(0);
     let path_len = index.path(&session, leaf).map_or(0, |p| p.len());
-    println!(
+    writeln!(
+        out,
         "index {:.2} ms ({} entries), path {:.2} ms ({path_len} entries), context {:.2} ms",
         best_of(10, || {
             std::hint::black_box(Index::build(&session));
@@ -64,6 +69,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 build_context(&session, &index, &Leaf::Current, PiVersion::V0_73).ok(),
             );
         }),
-    );
+    )?;
     Ok(())
 }
