@@ -99,8 +99,8 @@ fn clean(s: &str) -> String {
 
 /// Whether a line in which `pattern` does not occur raw cannot hold a match once decoded: no
 /// look-around (`^`, `$`, `\b` see the JSON around and inside escapes differently) and nothing
-/// that matches a character JSON escapes (`"`, `\`, control characters). Lines with `\u`
-/// escapes are always decoded.
+/// that matches a character JSON escapes (`"`, `\`, control characters). The lines that
+/// [`must_decode`] names are always decoded.
 fn raw_prefilter_is_sound(pattern: &str, ignore_case: bool) -> bool {
     use regex_syntax::hir::{Class, HirKind};
     let Ok(hir) = regex_syntax::ParserBuilder::new()
@@ -154,6 +154,14 @@ fn raw_prefilter_is_sound(pattern: &str, ignore_case: bool) -> bool {
     true
 }
 
+/// Whether a line's texts can read otherwise than its raw text even for a pattern the raw
+/// prefilter suits: a `\u` escape (any character), a `\/` (a slash, which `JSON.stringify`
+/// never escapes), or a tool call, whose searched text is made up (`name arguments`, the
+/// arguments written again: other spacing, numbers and key order than the line's).
+fn must_decode(line: &str) -> bool {
+    line.contains("\\u") || line.contains("\\/") || line.contains("\"toolCall\"")
+}
+
 fn hits_in(
     session: &Session<'_>,
     regex: &Regex,
@@ -167,7 +175,7 @@ fn hits_in(
         Some(RoleArg::Tool) => r == Role::Tool,
     };
     let mut hits = Vec::new();
-    let keep = |line: &str| !prefilter || line.contains("\\u") || regex.is_match(line);
+    let keep = |line: &str| !prefilter || must_decode(line) || regex.is_match(line);
     for t in texts_where(session, &keep)
         .into_iter()
         .filter(|t| wanted(t.role))

@@ -17,6 +17,7 @@ use crate::date;
 use crate::json::{self, JsValue, LineScanner, MessageScan, Role as ScanRole, Span};
 use crate::{Record, Session};
 use rustc_hash::FxHashSet;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
@@ -225,6 +226,26 @@ pub fn identity(entry_type: &str, id: &str, timestamp: &str) -> Option<u64> {
     Some(h.finish())
 }
 
+/// [`identity`] of an entry read from its line: the raw text of its `id` and `timestamp`
+/// values (`""` when missing), written as `JSON.stringify` writes them, so that an id spelled
+/// with escapes (`"\u0061"`) or a number spelled otherwise (`1.50`) is the entry that a copy
+/// writing it plainly holds.
+fn identity_of_raw(entry_type: &str, id: &str, timestamp: &str) -> Option<u64> {
+    identity(entry_type, &stringified(id), &stringified(timestamp))
+}
+
+/// The raw JSON value `raw` as `JSON.stringify` writes it: itself when it is a string without
+/// escapes (the common case, nothing to do), else parsed and written again.
+fn stringified(raw: &str) -> Cow<'_, str> {
+    if raw.is_empty() || (raw.starts_with('"') && memchr::memchr(b'\\', raw.as_bytes()).is_none()) {
+        return Cow::Borrowed(raw);
+    }
+    match json::parse(raw) {
+        Ok(value) => Cow::Owned(json::to_string(&value)),
+        Err(_) => Cow::Borrowed(raw),
+    }
+}
+
 fn role_of(message: &JsValue) -> Role {
     match message.get("role").and_then(JsValue::as_str) {
         Some("user") => Role::User,
@@ -429,7 +450,7 @@ pub fn fact_of_message_parts(
     message: Option<&MessageScan>,
 ) -> Option<Fact> {
     let span = |s: Option<Span>| s.and_then(|(a, b)| text.get(a..b)).unwrap_or("");
-    let key = id.and_then(|_| identity("message", span(id), span(timestamp)));
+    let key = id.and_then(|_| identity_of_raw("message", span(id), span(timestamp)));
     let time_ms = match timestamp {
         Some(_) => date::date_parse(json::parse(span(timestamp)).ok().as_ref()),
         None => f64::NAN,
@@ -513,7 +534,7 @@ pub fn record_identity(record: &Record<'_>, scanner: &mut LineScanner) -> Option
         let span = |s: Option<(usize, usize)>| s.map_or("", |(a, b)| &text[a..b]);
         return raw
             .id
-            .and_then(|_| identity("message", span(raw.id), span(raw.timestamp)));
+            .and_then(|_| identity_of_raw("message", span(raw.id), span(raw.timestamp)));
     }
     let value = record.value();
     let text = |key: &str| value.get(key).map(json::to_string).unwrap_or_default();
@@ -863,6 +884,40 @@ mod tests {
         }
         assert!(keys.iter().all(Option::is_some));
         assert_ne!(keys[2], keys[0]);
+    }
+
+    /// An entry whose id or timestamp is spelled with escapes, or whose number is spelled
+    /// otherwise, is the same entry as a copy that writes them as `JSON.stringify` does (what
+    /// pi's fork writes): one identity, read from the line or from the value.
+    #[test]
+    fn spelling_does_not_change_an_identity() {
+        let plain = r#"{"type":"message","id":"b7d20e4a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#;
+        let spelled = [
+            plain.replace(r#""b7d20e4a""#, r#""b7d2\u0030e4a""#),
+            plain.replace(r#"01.000Z""#, r#"01\u002e000Z""#),
+            plain.replace(r#""id":"b7d20e4a""#, r#""id" : "b7d20e4a" "#),
+        ];
+        let numbered = plain.replace(r#""id":"b7d20e4a""#, r#""id":1.50"#);
+        let number = plain.replace(r#""id":"b7d20e4a""#, r#""id":1.5"#);
+        let key_of = |line: &str| {
+            let bytes = session("s", "2026-01-01T00:00:00.000Z", None, &[line]);
+            let s = Session::from_bytes(&bytes, PiVersion::V0_87).expect("loads");
+            let record = s.entry_records().next().expect("an entry");
+            let mut scanner = LineScanner::default();
+            let key = record_identity(record, &mut scanner);
+            let fact = fact_of_record(record, &mut scanner).expect("a message counts");
+            assert_eq!(key, fact.key, "{line}");
+            let by_value = fact_of_value(Kind::Message(Role::User), "message", &record.value());
+            assert_eq!(key, by_value.key, "{line}");
+            key
+        };
+        let key = key_of(plain);
+        assert!(key.is_some());
+        for line in &spelled {
+            assert_eq!(key_of(line), key, "{line}");
+        }
+        assert_eq!(key_of(&numbered), key_of(&number));
+        assert_ne!(key_of(&number), key);
     }
 
     #[test]

@@ -123,6 +123,33 @@ fn escaped_text_is_matched_as_it_reads() {
     run(&["search", "hi then", s(&file)], T).assert_code(1);
 }
 
+/// Texts that read otherwise than their line: a slash written `\/`, and a tool call's text
+/// (its name, a space, its arguments as `JSON.stringify` writes them), whatever the line's
+/// spacing, numbers and key order.
+#[test]
+fn made_up_and_slashed_texts_are_matched_as_they_read() {
+    let dir = scratch("search-made-up");
+    let file = write(
+        &dir,
+        "s.jsonl",
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"open src\/main.rs","timestamp":1}}
+{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"bash","arguments":{"command": "ls", "n": 1.50, "2": 0}}],"timestamp":2}}
+"#,
+    );
+    for (pattern, line) in [
+        ("src/main", 2),
+        (r"bash \{", 3),
+        (r"1\.5\}", 3),
+        (r#"\{"2":0,"command""#, 3),
+    ] {
+        let (found, r) = hits(&[pattern, s(&file)]);
+        r.assert_code(0);
+        assert_eq!(found.len(), 1, "{pattern}");
+        assert_eq!(found[0]["line"], line, "{pattern}");
+    }
+}
+
 /// A FIFO is read as a stream; an odd file name is shown escaped.
 #[test]
 fn a_fifo_and_an_odd_name() {
