@@ -460,6 +460,12 @@ pub fn fixability(code: Code) -> (&'static str, &'static str) {
     }
 }
 
+/// A line's value as pi reads it: its bytes decoded as UTF-8, U+FFFD for what is not (as
+/// pi's `readFileSync(…, "utf8")` does), then `JSON.parse`d; `None` when it is not JSON.
+fn value_of(text: &[u8]) -> Option<pi_session_format::json::JsValue> {
+    pi_session_format::json::parse(&String::from_utf8_lossy(text)).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -488,6 +494,79 @@ mod tests {
             again.fixes
         );
         r
+    }
+
+    /// Bytes that are not UTF-8 do not make a line something else than pi reads (pi decodes
+    /// them as U+FFFD): a header stays the header, a tool call's `null` arguments are fixed,
+    /// an id-less line at the end is still one.
+    #[test]
+    fn lines_with_bytes_not_utf8_are_what_pi_reads() {
+        let with_ff = |line: &str, at: &str| {
+            let mut bytes = line.as_bytes().to_vec();
+            let i = line.find(at).expect("marker") + at.len();
+            bytes.insert(i, 0xFF);
+            bytes
+        };
+        let join = |lines: &[Vec<u8>]| {
+            let mut out = lines.join(&b'\n');
+            out.push(b'\n');
+            out
+        };
+        // A header whose cwd has a 0xFF byte, in a file at pi's place for it: no header is
+        // added in front of it.
+        let header = with_ff(HEADER, r#""cwd":"/w"#);
+        let input = join(&[header, entry("aaaaaaa1", None, "a").into_bytes()]);
+        let path = std::path::Path::new(
+            "/s/--w--/2026-01-01T00-00-00-000Z_0195f3a4-0000-7000-8000-000000000001.jsonl",
+        );
+        let r = repair(
+            &input,
+            &RepairOptions {
+                path: Some(path),
+                ..RepairOptions::default()
+            },
+        );
+        assert!(
+            r.fixes.iter().all(|f| f.code != Code::NoHeader),
+            "{:?}",
+            r.fixes
+        );
+        // A tool call with null arguments on a line with a 0xFF byte in a text.
+        let call = r#"{"type":"message","id":"aaaaaaa2","parentId":"aaaaaaa1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"toolCall","id":"c1","name":"bash","arguments":null}],"api":"a","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":2}}"#;
+        let input = join(&[
+            HEADER.as_bytes().to_vec(),
+            entry("aaaaaaa1", None, "a").into_bytes(),
+            with_ff(call, r#""text":"x"#),
+        ]);
+        let r = repair(
+            &input,
+            &RepairOptions {
+                tool_calls: true,
+                ..RepairOptions::default()
+            },
+        );
+        let codes: Vec<_> = r.fixes.iter().map(|f| f.code).collect();
+        assert_eq!(codes, [Code::WrongType], "{:?}", r.fixes);
+        let output = String::from_utf8_lossy(&r.output);
+        assert!(output.contains(r#""arguments":{}"#), "{output}");
+        assert!(output.contains("\"text\":\"x\u{FFFD}\""), "{output}");
+        // An id-less value at the end, with a 0xFF byte: pi takes it for an entry (its leaf
+        // then has no id), so it goes to the rejects as the same line without the byte does.
+        let leaf = r#"{"type":"leaf","note":"n"}"#;
+        let outcome = |last: Vec<u8>| {
+            let input = join(&[
+                HEADER.as_bytes().to_vec(),
+                entry("aaaaaaa1", None, "a").into_bytes(),
+                last,
+            ]);
+            let r = repair(&input, &RepairOptions::default());
+            (r.fixes.len(), r.rejects.len())
+        };
+        assert_eq!(
+            outcome(with_ff(leaf, r#""note":"n"#)),
+            outcome(leaf.as_bytes().to_vec())
+        );
+        assert_ne!(outcome(leaf.as_bytes().to_vec()), (0, 0));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::ids::{entries_of, with_member};
 use super::{Fix, FixAction, Line, Reject, Repairs, join};
 use crate::{Code, Options, validate};
 use pi_session_format::PiVersion;
-use pi_session_format::json::{self, JsValue};
+use pi_session_format::json::JsValue;
 use rustc_hash::FxHashMap;
 
 /// Where `validate` reports `code` on the current file: the 1-based line of each report
@@ -46,10 +46,13 @@ enum Tail {
 }
 
 fn tail_kind(text: &[u8]) -> Tail {
-    let Some(value) = std::str::from_utf8(text)
-        .ok()
-        .and_then(|t| json::parse(t.trim_matches([' ', '\t', '\r'])).ok())
-    else {
+    let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r');
+    let start = text.iter().position(|b| !blank(b)).unwrap_or(text.len());
+    let end = text
+        .iter()
+        .rposition(|b| !blank(b))
+        .map_or(start, |i| i + 1);
+    let Some(value) = super::value_of(&text[start..end]) else {
         return Tail::Skipped;
     };
     let is_header = value.get("type").and_then(JsValue::as_str) == Some("session");

@@ -4,7 +4,7 @@
 
 use super::{Fix, FixAction, Line, Repairs};
 use crate::Code;
-use pi_session_format::json::{self, JsonWriter};
+use pi_session_format::json::JsonWriter;
 use std::path::Path;
 
 /// What a header needs, read from the file's name and its directory.
@@ -83,10 +83,7 @@ pub(super) fn from_path(path: &Path) -> Option<FromPath> {
 
 /// Whether `text` is a header line (an object whose `type` is `"session"`).
 fn is_header(text: &[u8]) -> bool {
-    std::str::from_utf8(text)
-        .ok()
-        .and_then(|t| json::parse(t).ok())
-        .is_some_and(|v| v.get("type").and_then(|t| t.as_str()) == Some("session"))
+    super::value_of(text).is_some_and(|v| v.get("type").and_then(|t| t.as_str()) == Some("session"))
 }
 
 /// Whether the first line that parses is an entry with an `id` (a version 2 or 3 file); a
@@ -94,8 +91,7 @@ fn is_header(text: &[u8]) -> bool {
 fn entries_have_ids(lines: &[Line]) -> bool {
     lines
         .iter()
-        .filter_map(|l| std::str::from_utf8(&l.text).ok())
-        .filter_map(|t| json::parse(t).ok())
+        .filter_map(|l| super::value_of(&l.text))
         .find(|v| v.as_object().is_some())
         .is_some_and(|v| v.get("id").is_some())
 }
@@ -108,11 +104,7 @@ pub(super) fn rebuild(
     cwd: Option<&str>,
     out: &mut Repairs,
 ) -> Vec<Line> {
-    let first = lines.iter().find(|l| {
-        std::str::from_utf8(&l.text)
-            .ok()
-            .is_some_and(|t| json::parse(t).is_ok())
-    });
+    let first = lines.iter().find(|l| super::value_of(&l.text).is_some());
     let Some(first) = first else {
         return lines;
     };

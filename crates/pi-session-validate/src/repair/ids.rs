@@ -54,7 +54,7 @@ fn entry_of(scanner: &mut LineScanner, text: &[u8]) -> Option<Entry> {
     // in such bytes are one id to pi.
     let value = |span: Option<(usize, usize)>| -> Option<JsValue> {
         let (start, end) = span?;
-        json::parse(&String::from_utf8_lossy(&text[start..end])).ok()
+        super::value_of(&text[start..end])
     };
     let entry_type = value(raw.type_).and_then(|t| t.as_str().map(str::to_owned));
     if entry_type.as_deref() == Some("session") {
@@ -67,7 +67,7 @@ fn entry_of(scanner: &mut LineScanner, text: &[u8]) -> Option<Entry> {
     if matches!(
         entry_type.as_deref(),
         Some("label" | "compaction" | "branch_summary")
-    ) && let Ok(value) = json::parse(&String::from_utf8_lossy(text))
+    ) && let Some(value) = super::value_of(text)
     {
         for key in &REFERENCES[1..] {
             if let Some(target) = value.get(key).and_then(id_text) {
@@ -121,7 +121,7 @@ pub(super) fn with_member(text: &[u8], key: &str, to: &str) -> Vec<u8> {
     }
     // (A line with bytes that are not UTF-8 is written with U+FFFD in their place: what pi
     // reads, and writes at its next rewrite.)
-    let Ok(mut value) = json::parse(&String::from_utf8_lossy(text)) else {
+    let Some(mut value) = super::value_of(text) else {
         return text.to_vec();
     };
     if let (Some(object), Ok(to)) = (value.as_object_mut(), json::parse(to)) {

@@ -19,10 +19,7 @@ pub(super) fn null_arguments(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Lin
         {
             continue;
         }
-        let Some(mut value) = std::str::from_utf8(&line.text)
-            .ok()
-            .and_then(|t| json::parse(t).ok())
-        else {
+        let Some(mut value) = super::value_of(&line.text) else {
             continue;
         };
         let mut fixed = 0;
