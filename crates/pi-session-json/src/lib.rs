@@ -28,6 +28,6 @@ pub use scan::{
     Cursor, LineScanner, RawSkeleton, Span, array_elements, is_canonical, object_members,
 };
 pub use value::{JsArray, JsObject, JsString, JsValue, is_str, truthy};
-pub use write::{to_string, write_value};
+pub use write::{to_string, to_string_pretty, write_value};
 pub use write::{write_number, write_string};
 pub use writer::JsonWriter;

@@ -65,6 +65,72 @@ fn push_object<'a>(out: &mut Vec<u8>, stack: &mut Vec<Pending<'a>>, object: &'a 
     }
 }
 
+/// `JSON.stringify(value, null, 2)`: each member and element on its own line, indented by
+/// two spaces a level, `": "` between a key and its value, `{}` and `[]` when empty. Written
+/// without recursion, so that however deep the value, the stack is not; the text grows with
+/// the square of the depth (the indentation), so a caller printing untrusted values bounds
+/// the depth it prints this way.
+pub fn to_string_pretty(value: &JsValue) -> String {
+    enum Item<'a> {
+        Value(&'a JsValue, usize),
+        Key(&'a JsString),
+        Raw(&'static [u8]),
+        Newline(usize),
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![Item::Value(value, 0)];
+    while let Some(item) = stack.pop() {
+        let (value, depth) = match item {
+            Item::Raw(bytes) => {
+                out.extend_from_slice(bytes);
+                continue;
+            }
+            Item::Newline(depth) => {
+                out.push(b'\n');
+                out.resize(out.len() + 2 * depth, b' ');
+                continue;
+            }
+            Item::Key(key) => {
+                write_string(&mut out, key.as_wtf8());
+                out.extend_from_slice(b": ");
+                continue;
+            }
+            Item::Value(value, depth) => (value, depth),
+        };
+        match value {
+            JsValue::Array(items) if !items.0.is_empty() => {
+                out.push(b'[');
+                stack.push(Item::Raw(b"]"));
+                stack.push(Item::Newline(depth));
+                for (i, item) in items.0.iter().enumerate().rev() {
+                    stack.push(Item::Value(item, depth + 1));
+                    stack.push(Item::Newline(depth + 1));
+                    if i > 0 {
+                        stack.push(Item::Raw(b","));
+                    }
+                }
+            }
+            JsValue::Object(object) if object.iter().next().is_some() => {
+                out.push(b'{');
+                stack.push(Item::Raw(b"}"));
+                stack.push(Item::Newline(depth));
+                let members: Vec<_> = object.iter().collect();
+                for (i, (key, value)) in members.into_iter().enumerate().rev() {
+                    stack.push(Item::Value(value, depth + 1));
+                    stack.push(Item::Key(key));
+                    stack.push(Item::Newline(depth + 1));
+                    if i > 0 {
+                        stack.push(Item::Raw(b","));
+                    }
+                }
+            }
+            other => write_value(&mut out, other),
+        }
+    }
+    // Only valid UTF-8 is ever written: lone surrogates become `\uXXXX` escapes.
+    String::from_utf8(out).unwrap_or_default()
+}
+
 /// ECMAScript `Number::toString`; non-finite numbers are `null` in JSON.
 pub fn write_number(out: &mut Vec<u8>, n: f64) {
     if !n.is_finite() {
@@ -145,6 +211,33 @@ pub fn write_string(out: &mut Vec<u8>, s: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Inputs and what Node 20's `JSON.stringify(JSON.parse(input), null, 2)` printed for
+    /// them (integer keys first, the last of a repeated key, numbers as JavaScript has them).
+    const PRETTY: &str = r#"[["{\"z\":1.0,\"command\":\"ls\",\"n\":9007199254740993,\"2\":[],\"1\":{},\"a\":[1,[2,{\"b\":null}],\"x\\u2028\\ud800\"],\"z\":-0,\"e\":1e21}", "{\n  \"1\": {},\n  \"2\": [],\n  \"z\": 0,\n  \"command\": \"ls\",\n  \"n\": 9007199254740992,\n  \"a\": [\n    1,\n    [\n      2,\n      {\n        \"b\": null\n      }\n    ],\n    \"x\u2028\\ud800\"\n  ],\n  \"e\": 1e+21\n}"], ["[]", "[]"], ["{}", "{}"], ["\"s\"", "\"s\""], ["[[],{}]", "[\n  [],\n  {}\n]"], ["1.50", "1.5"]]"#;
+
+    #[test]
+    fn pretty_is_json_stringify_with_two_spaces() {
+        let JsValue::Array(cases) = crate::parse(PRETTY).unwrap() else {
+            panic!("an array");
+        };
+        assert_eq!(cases.0.len(), 6);
+        for case in &cases.0 {
+            let JsValue::Array(pair) = case else {
+                panic!("a pair");
+            };
+            let (Some(input), Some(expected)) = (pair.0[0].as_str(), pair.0[1].as_str()) else {
+                panic!("two strings");
+            };
+            let value = crate::parse(input).unwrap();
+            assert_eq!(to_string_pretty(&value), expected, "{input}");
+        }
+        // Deep values do not overflow the stack (the output grows with the square of the
+        // depth, as JavaScript's does: callers bound the depth they print this way).
+        let deep = format!("{}{}", "[".repeat(3_000), "]".repeat(3_000));
+        let pretty = to_string_pretty(&crate::parse(&deep).unwrap());
+        assert_eq!(pretty.lines().count(), 2 * 3_000 - 1);
+    }
 
     #[test]
     fn strings_escape_like_json_stringify() {

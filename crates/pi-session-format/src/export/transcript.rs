@@ -265,19 +265,23 @@ fn id_text(id: &Key) -> String {
 fn body_of(record: &crate::Record<'_>) -> Body {
     let other = |kind: &str| Body::Other {
         kind: kind.to_owned(),
-        json: pretty(&crate::json::to_string(&record.value())),
+        json: pretty(&record.value()),
     };
     let kind = record.entry_type().unwrap_or("(no type)").to_owned();
     let Ok(typed) = crate::TypedEntry::of(record) else {
         return other(&kind);
     };
+    // The message's content as JavaScript reads it (key order, numbers), for what is shown as
+    // JSON: a tool call's arguments, blocks without a typed model.
+    let value = record.value();
+    let raw = blocks_of(value.get("message").and_then(|m| m.get("content")));
     match typed.entry {
         Entry::Message(m) => {
             let usage = record
                 .value()
                 .get("message")
                 .and_then(|m| Usage::of(m.get("usage")));
-            message_body(m.message, usage).unwrap_or_else(|| other(&kind))
+            message_body(m.message, usage, raw).unwrap_or_else(|| other(&kind))
         }
         Entry::Compaction(c) => Body::Compaction {
             summary: c.summary,
@@ -296,20 +300,32 @@ fn body_of(record: &crate::Record<'_>) -> Body {
         },
         Entry::CustomMessage(c) => Body::Custom {
             custom_type: c.custom_type,
-            blocks: content_blocks(c.content),
+            blocks: content_blocks(c.content, blocks_of(value.get("content"))),
         },
         _ => other(&kind),
     }
 }
 
+/// The elements of `content` when it is an array.
+fn blocks_of(content: Option<&JsValue>) -> Option<&[JsValue]> {
+    match content {
+        Some(JsValue::Array(items)) => Some(&items.0),
+        _ => None,
+    }
+}
+
 /// A message's body; `None` for roles without a typed model.
-fn message_body(message: AgentMessage, usage: Option<Usage>) -> Option<Body> {
+fn message_body(
+    message: AgentMessage,
+    usage: Option<Usage>,
+    raw: Option<&[JsValue]>,
+) -> Option<Body> {
     Some(match message {
         AgentMessage::User(u) => Body::User {
-            blocks: content_blocks(u.content),
+            blocks: content_blocks(u.content, raw),
         },
         AgentMessage::Assistant(a) => Body::Assistant {
-            blocks: a.content.into_iter().map(block).collect(),
+            blocks: blocks(a.content, raw),
             model: format!(
                 "{}/{}",
                 a.provider,
@@ -323,7 +339,7 @@ fn message_body(message: AgentMessage, usage: Option<Usage>) -> Option<Body> {
             tool_name: t.tool_name,
             call_id: t.tool_call_id,
             is_error: t.is_error,
-            blocks: t.content.into_iter().map(block).collect(),
+            blocks: blocks(t.content, raw),
         },
         AgentMessage::BashExecution(b) => Body::Bash {
             command: b.command,
@@ -334,11 +350,11 @@ fn message_body(message: AgentMessage, usage: Option<Usage>) -> Option<Body> {
         },
         AgentMessage::Custom(c) => Body::Custom {
             custom_type: c.custom_type,
-            blocks: content_blocks(c.content),
+            blocks: content_blocks(c.content, raw),
         },
         AgentMessage::HookMessage(h) => Body::Custom {
             custom_type: h.custom_type,
-            blocks: content_blocks(h.content),
+            blocks: content_blocks(h.content, raw),
         },
         AgentMessage::BranchSummary(b) => Body::BranchSummary { summary: b.summary },
         AgentMessage::CompactionSummary(c) => Body::Compaction {
@@ -346,20 +362,30 @@ fn message_body(message: AgentMessage, usage: Option<Usage>) -> Option<Body> {
             tokens_before: c.tokens_before,
         },
         AgentMessage::System(s) => Body::System {
-            blocks: content_blocks(s.content),
+            blocks: content_blocks(s.content, raw),
         },
         _ => return None,
     })
 }
 
-fn content_blocks(content: Content) -> Vec<Block> {
+fn content_blocks(content: Content, raw: Option<&[JsValue]>) -> Vec<Block> {
     match content {
         Content::Text(text) => vec![Block::Text(text)],
-        Content::Blocks(blocks) => blocks.into_iter().map(block).collect(),
+        Content::Blocks(list) => blocks(list, raw),
     }
 }
 
-fn block(block: ContentBlock) -> Block {
+/// The blocks, each with its value in `raw` (the same array as JavaScript reads it).
+fn blocks(list: Vec<ContentBlock>, raw: Option<&[JsValue]>) -> Vec<Block> {
+    list.into_iter()
+        .enumerate()
+        .map(|(i, b)| block(b, raw.and_then(|r| r.get(i))))
+        .collect()
+}
+
+/// One block; `raw`, its value as JavaScript reads it, gives what is shown as JSON (typed
+/// values lose the key order and how JavaScript reads numbers).
+fn block(block: ContentBlock, raw: Option<&JsValue>) -> Block {
     match block {
         ContentBlock::Text(t) => Block::Text(t.text),
         ContentBlock::Thinking(t) => Block::Thinking {
@@ -370,18 +396,27 @@ fn block(block: ContentBlock) -> Block {
             mime_type: i.mime_type,
             data: i.data,
         },
-        ContentBlock::ToolCall(c) => Block::ToolCall {
-            preview: c
-                .arguments
-                .values()
-                .find_map(|v| v.as_str())
+        ContentBlock::ToolCall(c) => {
+            let arguments = raw.and_then(|b| b.get("arguments"));
+            Block::ToolCall {
+                preview: match arguments.and_then(JsValue::as_object) {
+                    Some(object) => object.iter().find_map(|(_, v)| v.as_str()),
+                    None => c.arguments.values().find_map(|v| v.as_str()),
+                }
                 .map(|s| preview(s, 80))
                 .unwrap_or_default(),
-            arguments: serde_json::to_string_pretty(&c.arguments).unwrap_or_default(),
-            id: c.id,
-            name: c.name,
-        },
-        other => Block::Other(serde_json::to_string_pretty(&other).unwrap_or_default()),
+                arguments: match arguments {
+                    Some(value) => pretty(value),
+                    None => serde_json::to_string_pretty(&c.arguments).unwrap_or_default(),
+                },
+                id: c.id,
+                name: c.name,
+            }
+        }
+        other => Block::Other(match raw {
+            Some(value) => pretty(value),
+            None => serde_json::to_string_pretty(&other).unwrap_or_default(),
+        }),
     }
 }
 
@@ -431,10 +466,23 @@ pub(crate) fn preview(text: &str, max: usize) -> String {
     out
 }
 
-/// JSON text pretty-printed (two spaces), or as it is when serde cannot read it.
-fn pretty(json: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(json)
-        .ok()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
-        .unwrap_or_else(|| json.to_owned())
+/// Values nested deeper than this are shown on one line: pretty-printed, the indentation of
+/// a hostile value would grow with the square of its depth.
+const PRETTY_DEPTH: usize = 32;
+
+/// `value` as `JSON.stringify(value, null, 2)` writes it, or on one line when it is nested
+/// deeper than [`PRETTY_DEPTH`].
+fn pretty(value: &JsValue) -> String {
+    let mut stack = vec![(value, 1)];
+    while let Some((v, depth)) = stack.pop() {
+        if depth > PRETTY_DEPTH {
+            return crate::json::to_string(value);
+        }
+        match v {
+            JsValue::Array(items) => stack.extend(items.0.iter().map(|i| (i, depth + 1))),
+            JsValue::Object(object) => stack.extend(object.iter().map(|(_, i)| (i, depth + 1))),
+            _ => {}
+        }
+    }
+    crate::json::to_string_pretty(value)
 }

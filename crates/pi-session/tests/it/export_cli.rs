@@ -289,6 +289,31 @@ fn deep_and_wide_values_do_not_overflow() {
     }
 }
 
+/// A tool call's arguments are shown as JavaScript reads them (pi, and the model it sends them
+/// to): integer keys first, the last of a repeated key, numbers as doubles; the preview is
+/// the first string among them in that order. Too deep, they go on one line.
+#[test]
+fn arguments_read_as_javascript_reads_them() {
+    let dir = scratch("export-arguments");
+    let deep = format!("{}1{}", "[".repeat(40), "]".repeat(40));
+    let session = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\"}}\n\
+         {{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"assistant\",\"content\":[\
+         {{\"type\":\"toolCall\",\"id\":\"c1\",\"name\":\"bash\",\"arguments\":{{\"z\":1.0,\"command\":\"ls -la\",\"n\":9007199254740993,\"2\":0,\"z\":2.50}}}},\
+         {{\"type\":\"toolCall\",\"id\":\"c2\",\"name\":\"deep\",\"arguments\":{{\"d\":{deep}}}}}],\
+         \"api\":\"a\",\"provider\":\"p\",\"model\":\"m\",\"usage\":{{\"input\":0,\"output\":0,\"cacheRead\":0,\"cacheWrite\":0,\"totalTokens\":0,\"cost\":{{\"input\":0,\"output\":0,\"cacheRead\":0,\"cacheWrite\":0,\"total\":0}}}},\"stopReason\":\"toolUse\",\"timestamp\":1}}}}\n"
+    );
+    let file = write(&dir, "args.jsonl", &session);
+    let r = export(&["--format", "markdown", s(&file)]);
+    r.assert_code(0);
+    let out = r.stdout_text();
+    let shown =
+        "{\n  \"2\": 0,\n  \"z\": 2.5,\n  \"command\": \"ls -la\",\n  \"n\": 9007199254740992\n}";
+    assert!(out.contains(shown), "{out}");
+    assert!(out.contains("ls -la"), "{out}");
+    assert!(out.contains(&format!("{{\"d\":{deep}}}")), "{out}");
+}
+
 /// Every real session of the corpus exports to Markdown and HTML with one section per entry
 /// of its branch (counted from pi's JSONL export of the same branch, labels aside).
 #[test]
