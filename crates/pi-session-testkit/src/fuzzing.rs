@@ -323,7 +323,17 @@ fn check_cursor(line: &ModelLine, parsed: &Result<JsValue, json::ParseError>) {
     let mut cursor = json::Cursor::new(text);
     let read = cursor.rebuild().and_then(|v| cursor.end().map(|()| v));
     match (parsed, read) {
-        (Ok(a), Ok(b)) => assert_eq!(to_string(a), to_string(&b), "cursor, line {}", line.number),
+        (Ok(a), Ok(b)) => {
+            assert_eq!(to_string(a), to_string(&b), "cursor, line {}", line.number);
+            // Pretty-printed, the value reads back as the same value.
+            let pretty = json::parse(&json::to_string_pretty(a)).map(|v| to_string(&v));
+            assert_eq!(
+                pretty.as_ref(),
+                Ok(&to_string(a)),
+                "pretty, line {}",
+                line.number
+            );
+        }
         (Err(_), Err(_)) => {}
         (a, b) => panic!(
             "cursor and parser disagree on line {}: {:?} / {:?}",
