@@ -116,6 +116,51 @@ fn entry_texts(value: &JsValue) -> Vec<(Role, &'static str, String)> {
     out
 }
 
+/// The texts a search makes up for the tool calls of an entry line (`name arguments`, the
+/// arguments written again), read without parsing the rest of the line: every `toolCall`
+/// block of its `message.content` or `content`, possibly more (a caller uses them to decide
+/// whether to parse the line, so more is only slower). `None` when the line is not read this
+/// way (not an object, or its values are not as expected): parse it to know.
+pub fn tool_call_texts(line: &str) -> Option<Vec<String>> {
+    let mut texts = Vec::new();
+    let mut cursor = json::Cursor::new(line);
+    let read = cursor.object(|c, key| match key {
+        b"message" => {
+            c.object(|c, key| match key {
+                b"content" => blocks(c, &mut texts),
+                _ => Ok(()),
+            })?;
+            Ok(())
+        }
+        b"content" => blocks(c, &mut texts),
+        _ => Ok(()),
+    });
+    matches!(read, Ok(true)).then_some(texts)
+}
+
+/// The `toolCall` blocks of the array at `c` (anything else skipped), as [`tool_call_texts`]
+/// makes them up.
+fn blocks(c: &mut json::Cursor<'_>, texts: &mut Vec<String>) -> Result<(), json::ParseError> {
+    c.array(|c| {
+        let (mut is_call, mut name, mut arguments) = (false, None, None);
+        c.object(|c, key| {
+            match key {
+                b"type" => is_call |= c.exact_string()?.as_deref() == Some("toolCall"),
+                b"name" => name = c.exact_string()?,
+                b"arguments" => arguments = Some(c.value()?),
+                _ => {}
+            }
+            Ok(())
+        })?;
+        if is_call {
+            let args = arguments.as_ref().map(json::to_string).unwrap_or_default();
+            texts.push(format!("{} {args}", name.unwrap_or_default()));
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
+
 /// Every text of `session` a search looks at, in file order (see the [module](self) docs).
 pub fn texts(session: &Session<'_>) -> Vec<Text> {
     texts_where(session, &|_| true)
@@ -169,6 +214,29 @@ pub fn texts_where(session: &Session<'_>, keep: &dyn Fn(&str) -> bool) -> Vec<Te
 mod tests {
     use super::*;
     use crate::PiVersion;
+
+    /// The made-up texts of tool calls read from the line are those the parsed entry gives.
+    #[test]
+    fn tool_call_texts_are_the_entry_texts() {
+        let lines = [
+            r#"{"type":"message","message":{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"toolCall","id":"c","name":"bash","arguments":{"command": "ls", "n": 1.50, "2": 0}},{"type":"toolCall","name":"x"}]}}"#,
+            r#"{"type":"custom_message","content":[{"type":"toolCall","name":"n","arguments":[1, 2]}]}"#,
+            r#"{"type":"message","message":{"role":"toolResult","content":[{"type":"toolCall","name":"t","arguments":"s"}]}}"#,
+            r#"{"type":"message","message":{"role":"user","content":"toolCall"}}"#,
+        ];
+        for line in lines {
+            let from_value: Vec<String> = entry_texts(&json::parse(line).unwrap())
+                .into_iter()
+                .filter(|(_, field, text)| {
+                    *field == "toolCall" || (*field == "toolResult" && text.starts_with("t "))
+                })
+                .map(|(_, _, text)| text)
+                .collect();
+            assert_eq!(tool_call_texts(line), Some(from_value), "{line}");
+        }
+        assert_eq!(tool_call_texts("[1]"), None);
+        assert_eq!(tool_call_texts(r#"{"content":[}"#), None);
+    }
 
     #[test]
     fn every_kind_of_text_with_its_place() {

@@ -8,7 +8,7 @@ use crate::input::Input;
 use crate::validate::targets::{self, Target};
 use crate::{Pi, display};
 use clap::{Args, ValueEnum};
-use pi_session_format::search::{Role, texts_where};
+use pi_session_format::search::{self, Role, texts_where};
 use pi_session_format::{PiVersion, Session};
 use rayon::prelude::*;
 use regex::{Regex, RegexBuilder};
@@ -155,11 +155,12 @@ fn raw_prefilter_is_sound(pattern: &str, ignore_case: bool) -> bool {
 }
 
 /// Whether a line's texts can read otherwise than its raw text even for a pattern the raw
-/// prefilter suits: a `\u` escape (any character), a `\/` (a slash, which `JSON.stringify`
-/// never escapes), or a tool call, whose searched text is made up (`name arguments`, the
-/// arguments written again: other spacing, numbers and key order than the line's).
+/// prefilter suits: a `\u` escape (any character) or a `\/` (a slash, which `JSON.stringify`
+/// never escapes). A tool call's searched text is made up too (`name arguments`, the
+/// arguments written again: other spacing, numbers and key order than the line's): those
+/// are read on their own ([`search::tool_call_texts`]) when the line does not match raw.
 fn must_decode(line: &str) -> bool {
-    line.contains("\\u") || line.contains("\\/") || line.contains("\"toolCall\"")
+    line.contains("\\u") || line.contains("\\/")
 }
 
 fn hits_in(
@@ -175,7 +176,14 @@ fn hits_in(
         Some(RoleArg::Tool) => r == Role::Tool,
     };
     let mut hits = Vec::new();
-    let keep = |line: &str| !prefilter || must_decode(line) || regex.is_match(line);
+    let keep = |line: &str| {
+        !prefilter
+            || must_decode(line)
+            || regex.is_match(line)
+            || (line.contains("\"toolCall\"")
+                && search::tool_call_texts(line)
+                    .is_none_or(|t| t.iter().any(|t| regex.is_match(t))))
+    };
     for t in texts_where(session, &keep)
         .into_iter()
         .filter(|t| wanted(t.role))

@@ -299,7 +299,7 @@ fn arguments_read_as_javascript_reads_them() {
     let session = format!(
         "{{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\"}}\n\
          {{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"assistant\",\"content\":[\
-         {{\"type\":\"toolCall\",\"id\":\"c1\",\"name\":\"bash\",\"arguments\":{{\"z\":1.0,\"command\":\"ls -la\",\"n\":9007199254740993,\"2\":0,\"z\":2.50}}}},\
+         {{\"type\":\"toolCall\",\"id\":\"c1\",\"name\":\"bash\",\"arguments\":{{\"z\":1.0,\"command\":\"ls -la\",\"n\":9007199254740993,\"2\":0,\"z\":2.50,\"a\":\"sorted first\"}}}},\
          {{\"type\":\"toolCall\",\"id\":\"c2\",\"name\":\"deep\",\"arguments\":{{\"d\":{deep}}}}}],\
          \"api\":\"a\",\"provider\":\"p\",\"model\":\"m\",\"usage\":{{\"input\":0,\"output\":0,\"cacheRead\":0,\"cacheWrite\":0,\"totalTokens\":0,\"cost\":{{\"input\":0,\"output\":0,\"cacheRead\":0,\"cacheWrite\":0,\"total\":0}}}},\"stopReason\":\"toolUse\",\"timestamp\":1}}}}\n"
     );
@@ -307,11 +307,17 @@ fn arguments_read_as_javascript_reads_them() {
     let r = export(&["--format", "markdown", s(&file)]);
     r.assert_code(0);
     let out = r.stdout_text();
-    let shown =
-        "{\n  \"2\": 0,\n  \"z\": 2.5,\n  \"command\": \"ls -la\",\n  \"n\": 9007199254740992\n}";
+    let shown = "{\n  \"2\": 0,\n  \"z\": 2.5,\n  \"command\": \"ls -la\",\n  \"n\": 9007199254740992,\n  \"a\": \"sorted first\"\n}";
     assert!(out.contains(shown), "{out}");
-    assert!(out.contains("ls -la"), "{out}");
     assert!(out.contains(&format!("{{\"d\":{deep}}}")), "{out}");
+    // The HTML's summary line previews the first string argument, in that order.
+    let r = export(&["--format", "html", s(&file)]);
+    r.assert_code(0);
+    let html = r.stdout_text();
+    assert!(
+        html.contains("<summary>Tool call: <code>bash</code> ls -la</summary>"),
+        "{html}"
+    );
 }
 
 /// Every real session of the corpus exports to Markdown and HTML with one section per entry
