@@ -237,7 +237,7 @@ impl Transcript {
                         .unwrap_or_default()
                         .to_owned(),
                     label,
-                    body: body_of(record),
+                    body: body_of(record, &value),
                 }
             })
             .collect();
@@ -261,26 +261,22 @@ fn id_text(id: &Key) -> String {
     }
 }
 
-/// The body of one entry: typed when the typed model reads it, else its JSON.
-fn body_of(record: &crate::Record<'_>) -> Body {
+/// The body of one entry: typed when the typed model reads it, else its JSON. `value` is the
+/// record's value (as JavaScript reads it: what is shown as JSON comes from it, since typed
+/// values lose the key order and how JavaScript reads numbers).
+fn body_of(record: &crate::Record<'_>, value: &JsValue) -> Body {
     let other = |kind: &str| Body::Other {
         kind: kind.to_owned(),
-        json: pretty(&record.value()),
+        json: pretty(value),
     };
     let kind = record.entry_type().unwrap_or("(no type)").to_owned();
     let Ok(typed) = crate::TypedEntry::of(record) else {
         return other(&kind);
     };
-    // The message's content as JavaScript reads it (key order, numbers), for what is shown as
-    // JSON: a tool call's arguments, blocks without a typed model.
-    let value = record.value();
     let raw = blocks_of(value.get("message").and_then(|m| m.get("content")));
     match typed.entry {
         Entry::Message(m) => {
-            let usage = record
-                .value()
-                .get("message")
-                .and_then(|m| Usage::of(m.get("usage")));
+            let usage = value.get("message").and_then(|m| Usage::of(m.get("usage")));
             message_body(m.message, usage, raw).unwrap_or_else(|| other(&kind))
         }
         Entry::Compaction(c) => Body::Compaction {
