@@ -68,8 +68,7 @@ fn push_blocks(content: Option<&JsValue>, role: Role, out: &mut Vec<(Role, &'sta
                     }
                     Some("toolCall") => {
                         let name = b.get("name").and_then(JsValue::as_str).unwrap_or_default();
-                        let args = b.get("arguments").map(json::to_string).unwrap_or_default();
-                        out.push((role, "toolCall", format!("{name} {args}")));
+                        out.push((role, "toolCall", tool_call_text(name, b.get("arguments"))));
                     }
                     _ => {}
                 }
@@ -116,6 +115,13 @@ fn entry_texts(value: &JsValue) -> Vec<(Role, &'static str, String)> {
     out
 }
 
+/// The text a search looks at for a tool call: its name, a space, its arguments as
+/// `JSON.stringify` writes them (nothing when there are none).
+fn tool_call_text(name: &str, arguments: Option<&JsValue>) -> String {
+    let args = arguments.map(json::to_string).unwrap_or_default();
+    format!("{name} {args}")
+}
+
 /// The texts a search makes up for the tool calls of an entry line (`name arguments`, the
 /// arguments written again), read without parsing the rest of the line: every `toolCall`
 /// block of its `message.content` or `content`, possibly more (a caller uses them to decide
@@ -138,8 +144,8 @@ pub fn tool_call_texts(line: &str) -> Option<Vec<String>> {
     matches!(read, Ok(true)).then_some(texts)
 }
 
-/// The `toolCall` blocks of the array at `c` (anything else skipped), as [`tool_call_texts`]
-/// makes them up.
+/// The texts ([`tool_call_text`]) of the `toolCall` blocks of the array at `c` (anything
+/// else skipped).
 fn blocks(c: &mut json::Cursor<'_>, texts: &mut Vec<String>) -> Result<(), json::ParseError> {
     c.array(|c| {
         let (mut is_call, mut name, mut arguments) = (false, None, None);
@@ -153,8 +159,10 @@ fn blocks(c: &mut json::Cursor<'_>, texts: &mut Vec<String>) -> Result<(), json:
             Ok(())
         })?;
         if is_call {
-            let args = arguments.as_ref().map(json::to_string).unwrap_or_default();
-            texts.push(format!("{} {args}", name.unwrap_or_default()));
+            texts.push(tool_call_text(
+                name.as_deref().unwrap_or_default(),
+                arguments.as_ref(),
+            ));
         }
         Ok(())
     })?;

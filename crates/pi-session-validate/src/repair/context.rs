@@ -46,13 +46,8 @@ enum Tail {
 }
 
 fn tail_kind(text: &[u8]) -> Tail {
-    let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r');
-    let start = text.iter().position(|b| !blank(b)).unwrap_or(text.len());
-    let end = text
-        .iter()
-        .rposition(|b| !blank(b))
-        .map_or(start, |i| i + 1);
-    let Some(value) = super::value_of(&text[start..end]) else {
+    // `JSON.parse` skips the blanks around the value (a CR left by CRLF line ends among them).
+    let Some(value) = super::value_of(text) else {
         return Tail::Skipped;
     };
     let is_header = value.get("type").and_then(JsValue::as_str) == Some("session");
