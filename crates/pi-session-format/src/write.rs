@@ -13,9 +13,13 @@
 //!   advisory lock (a second writer of ours fails with [`FileError::Locked`]); `fsync` on
 //!   request ([`WriterConfig::fsync`]);
 //! - a torn last line (a crash mid-append) is ended with a newline before the next append;
-//! - a failed append cuts its partial line off and leaves the writer as it was;
-//! - rewrites (the migration of a v1/v2 file on open, a branched session) are atomic, and a
-//!   file whose header cannot be read is refused, never overwritten;
+//! - a failed append cuts its partial line off (only when nothing follows it) and leaves the
+//!   writer as it was; a batch is all or nothing even when the process is killed (the
+//!   journal of [`pi_session_fs::append`]);
+//! - the migration of a v1/v2 file on open goes through [`pi_session_fs::replace`], as
+//!   `migrate --in-place` does: atomic, under the lock, keeping mode, owner and extended
+//!   attributes, and refusing a hard-linked or read-only file; a branched session is
+//!   published atomically; a file whose header cannot be read is refused, never overwritten;
 //! - a file reopened before its first assistant message is appended to, never given a second
 //!   header (pi 0.73.1 re-appends everything).
 //!
@@ -41,7 +45,6 @@ mod append;
 mod batch;
 mod branched;
 mod build;
-mod file;
 mod ids;
 mod labels;
 mod open;
@@ -50,7 +53,7 @@ mod profile;
 mod system;
 
 pub use append::{BranchSummary, Compaction};
-pub use file::FileError;
+pub use pi_session_fs::FileError;
 pub use ids::{Clock, IdSource, ManualClock, RandomIds, SequentialIds, SystemClock};
 pub use paths::{
     agent_dir, default_session_dir, is_valid_session_id, resolve_path, session_dir_name,
@@ -63,7 +66,7 @@ use crate::date;
 use crate::json::{self, JsString, JsValue, Role};
 use crate::session::{Key, Kind, LoadError, OwnedSession, Record, Session};
 use crate::tree::Leaf;
-use file::Appender;
+use pi_session_fs::Appender;
 use labels::Labels;
 use rustc_hash::FxHashMap;
 use std::fmt;

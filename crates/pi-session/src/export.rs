@@ -8,7 +8,7 @@
 pub mod tables;
 
 use crate::input::Input;
-use crate::{Pi, display, replace};
+use crate::{Pi, display};
 use clap::{Args, ValueEnum};
 use pi_session_format::export::{Transcript, html, markdown};
 use pi_session_format::{Leaf, Session, SessionWriter, WriteProfile, WriterConfig};
@@ -116,7 +116,7 @@ fn export_one(args: &ExportArgs, file: &Path) -> Result<(), String> {
         Format::Parquet => unreachable!("dispatched in main"),
     };
     match &args.output {
-        Some(path) => replace::write_new(path, &bytes, args.force),
+        Some(path) => pi_session_fs::write_new(path, &bytes, args.force),
         None => crate::write_stdout(&bytes).map_err(|e| e.0),
     }
 }

@@ -6,7 +6,6 @@
 //! Exit codes: 0 success, 1 the input is invalid or the operation failed on it, 2 usage.
 
 mod conformance;
-pub mod display;
 mod export;
 mod generate;
 mod input;
@@ -14,7 +13,6 @@ mod ls;
 mod migrate;
 mod ops;
 mod repair;
-mod replace;
 mod schema;
 mod search;
 mod stats;
@@ -22,6 +20,7 @@ mod validate;
 mod write;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+pub(crate) use pi_session_fs::{display, replace};
 use input::Input;
 use ops::{Rejected, Settings};
 use pi_session_format::PiVersion;

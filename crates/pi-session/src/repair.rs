@@ -282,7 +282,7 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
                     warnings = done.warnings;
                 })
                 .map_err(|e| e.0),
-            None => replace::write_new(&destination, &repaired.output, args.force),
+            None => pi_session_fs::write_new(&destination, &repaired.output, args.force),
         };
         if let Err(e) = result {
             // Nothing was written: the rejects of this attempt go too.
@@ -335,7 +335,7 @@ fn save_rejects(destination: &Path, content: &[u8]) -> Result<PathBuf, String> {
         let mut name = destination.as_os_str().to_os_string();
         name.push(&suffix);
         let path = PathBuf::from(name);
-        match replace::publish(&path, content, false) {
+        match pi_session_fs::publish(&path, content, false) {
             Ok(()) => return Ok(path),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(format!("{}: {e}", display::path(&path))),

@@ -3,7 +3,7 @@
 //! writes it (or keeps it until the first conversation) and undoes everything on failure.
 
 use super::build::{self, EntryLine};
-use super::file::Appender;
+use pi_session_fs::Appender;
 use super::{SessionWriter, WriteError, id_key, ids, string_key, system};
 use crate::date;
 use crate::json::{self, JsObject, JsValue};

@@ -73,7 +73,7 @@ impl SessionWriter {
         }
         match (&self.path, self.file.is_none()) {
             (Some(path), true) => {
-                self.file = Some(super::file::Appender::open_existing(path, self.fsync)?);
+                self.file = Some(pi_session_fs::Appender::open_existing(path, self.fsync)?);
             }
             (None, _) => return Ok(()),
             _ => {}

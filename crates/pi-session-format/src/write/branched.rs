@@ -2,7 +2,7 @@
 //! its labels re-added at the end (pi's `createBranchedSession`).
 
 use super::build;
-use super::file::{self, Appender};
+use pi_session_fs::{Appender, FileError};
 use super::{
     Line, SessionWriter, WriteError, WriteProfile, id_key, ids, session_file_name, string_key,
 };
@@ -177,7 +177,13 @@ impl SessionWriter {
         let mut next = SessionWriterState::new(lines, self.profile);
         let file = match &new_path {
             Some(p) if next.conversation_started || write_now => {
-                file::publish_new(p, &next.whole_file())?;
+                pi_session_fs::publish(p, &next.whole_file(), false).map_err(|source| {
+                    FileError::Io {
+                        path: p.clone(),
+                        doing: "create",
+                        source,
+                    }
+                })?;
                 Some(Appender::open_existing(p, self.fsync)?)
             }
             _ => None,

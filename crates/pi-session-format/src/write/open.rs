@@ -4,7 +4,7 @@
 //! ([`SessionWriter::fork_from`]).
 
 use super::build::{self, stringify_record};
-use super::file::{self, Appender, FileError};
+use pi_session_fs::{Appender, FileError};
 use super::paths::{
     self, default_session_dir, is_valid_session_id, resolve_path, session_file_name,
 };
@@ -76,8 +76,10 @@ impl SessionWriter {
         if !meta.is_file() {
             return Err(FileError::NotAFile(path).into());
         }
-        let mut file = Appender::open_existing(&path, config.fsync)?;
-        if meta.len() == 0 {
+        let snapshot = pi_session_fs::Snapshot::of(&meta);
+        let file = Appender::open_existing(&path, config.fsync)?;
+        if file.is_empty()? {
+            let mut file = file;
             let cwd = current_dir();
             let id = config.session_id.take();
             let mut writer = Self::empty(Self::cwd_of(config.profile, &cwd), dir, config);
@@ -90,11 +92,22 @@ impl SessionWriter {
         }
         let loaded = read_session(&path, config.profile)?;
         let session = loaded.session();
-        if session.version.rewrite {
+        let file = if session.version.rewrite {
+            // Migrated as `migrate --in-place` does: the replacement takes the lock itself.
             drop(file);
-            file::replace(&path, &session.to_jsonl())?;
-            file = Appender::open_existing(&path, config.fsync)?;
-        }
+            let options = pi_session_fs::Options {
+                job: pi_session_fs::Job::MIGRATE,
+                ..Default::default()
+            };
+            let refused = |e: pi_session_fs::ReplaceError| FileError::Refused(path.clone(), e.0);
+            pi_session_fs::prepare(&path, snapshot, options)
+                .map_err(refused)?
+                .commit(|out| out.write_all(&session.to_jsonl()))
+                .map_err(refused)?;
+            Appender::open_existing(&path, config.fsync)?
+        } else {
+            file
+        };
         let mut writer = Self::from_session(session, dir, config);
         writer.path = Some(path);
         writer.file = Some(file);

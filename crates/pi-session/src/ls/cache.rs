@@ -10,7 +10,6 @@
 //! git's index). The cache can only make a listing faster: a cache that cannot be read is
 //! ignored, one that cannot be written is not written, and `--no-cache` does neither.
 
-use crate::replace;
 use pi_session_format::info;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -157,7 +156,7 @@ impl Cache {
         if let Some(parent) = file.parent()
             && std::fs::create_dir_all(parent).is_ok()
         {
-            let _ = replace::publish(&file, text.as_bytes(), true);
+            let _ = pi_session_fs::publish(&file, text.as_bytes(), true);
         }
     }
 }

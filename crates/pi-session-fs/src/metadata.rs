@@ -2,7 +2,7 @@
 //! attributes (ACLs, SELinux labels, `user.*` tags), then the mode bits (last: `fchown`
 //! clears the set-user-id bits, and an ACL sets the group bits).
 
-use super::sys;
+use crate::sys;
 use std::ffi::CStr;
 use std::fs::{File, Metadata, Permissions};
 use std::io;

@@ -8,7 +8,7 @@
 //! its name and removed by the next `migrate --in-place` in that directory once no process
 //! with that PID is alive ([`remove_stale`]).
 
-use super::sys;
+use crate::sys;
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};

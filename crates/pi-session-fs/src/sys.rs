@@ -1,6 +1,7 @@
 //! The few system calls that `std` does not offer, each in a small function: linking an
 //! unnamed (`O_TMPFILE`) file into a directory, renaming without replacing, asking whether a
-//! process is alive and whether we may write a file, and extended attributes.
+//! process is alive and whether we may write a file, extended attributes, and holding the stop
+//! signals while a write must complete.
 
 use std::ffi::{CStr, CString};
 use std::fs::File;
@@ -199,4 +200,42 @@ pub fn umask() -> u32 {
             u32::from_str_radix(line["Umask:".len()..].trim(), 8).ok()
         })
         .unwrap_or(0o022)
+}
+
+/// While held, the signals that ask a process to stop (`SIGINT`, `SIGTERM`, `SIGHUP`,
+/// `SIGQUIT`) wait: they are delivered when it is dropped, once the write it guards is
+/// complete. (`SIGKILL` cannot wait; the append journal covers it.)
+pub struct SignalsHeld {
+    old: libc::sigset_t,
+    held: bool,
+}
+
+/// Holds the stop signals for the calling thread until the guard is dropped.
+#[allow(unsafe_code)]
+pub fn hold_stop_signals() -> SignalsHeld {
+    // SAFETY: the sets are plain data initialised by sigemptyset before use; pthread_sigmask
+    // only reads `set` and writes `old`.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+            libc::sigaddset(&mut set, signal);
+        }
+        let held = libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old) == 0;
+        SignalsHeld { old, held }
+    }
+}
+
+impl Drop for SignalsHeld {
+    #[allow(unsafe_code)]
+    fn drop(&mut self) {
+        if self.held {
+            // SAFETY: `old` is the mask pthread_sigmask returned; restoring it delivers what
+            // waited.
+            unsafe {
+                libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
+            }
+        }
+    }
 }

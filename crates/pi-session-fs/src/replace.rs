@@ -16,16 +16,13 @@
 //! Never overridden: a file that changed while it was read (a live pi appending to it).
 //! A symlink is followed: its target is replaced (and backed up next to it), the link stays.
 
-mod metadata;
-mod sys;
-mod temp;
-
 use std::fmt;
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
-use temp::Temp;
+use crate::temp::{self, Temp};
+use crate::{metadata, sys};
 
 /// What the user asked for.
 #[derive(Clone, Copy, Debug, Default)]
@@ -191,6 +188,25 @@ pub fn prepare(
             options.job.elsewhere
         )));
     }
+    // The writers' lock, held until the replacement is done: an `append` of ours waits
+    // for it (it is refused), and one that opened the file before finds the new file after.
+    match crate::append::try_lock(&source) {
+        Ok(true) => {}
+        Ok(false) => {
+            return Err(refuse(format!(
+                "another pi-session is writing it{aka} (its lock is taken): nothing was \
+                 written; {} it again when that is done",
+                options.job.verb
+            )));
+        }
+        Err(e) => return Err(refuse(format!("cannot lock{aka}: {e}; nothing was written"))),
+    }
+    if let Some(note) = mend_interrupted_append(&target) {
+        return Err(refuse(format!(
+            "{note}{aka}. Nothing else was written; {} it again",
+            options.job.verb
+        )));
+    }
     if let Some(change) = snapshot.change(&Snapshot::of(&meta)) {
         return Err(changed(&aka, &change, options.job));
     }
@@ -241,6 +257,13 @@ pub fn prepare(
     })
 }
 
+/// Mends what an interrupted `append` left in `target` (whose lock the caller holds); the
+/// sentence says what was done.
+fn mend_interrupted_append(target: &Path) -> Option<String> {
+    let file = OpenOptions::new().read(true).write(true).open(target).ok()?;
+    crate::journal::recover(&file, target).ok().flatten()
+}
+
 fn changed(aka: &str, change: &str, job: Job) -> ReplaceError {
     let Job { verb, done, .. } = job;
     refuse(format!(
@@ -248,53 +271,6 @@ fn changed(aka: &str, change: &str, job: Job) -> ReplaceError {
          running pi, is writing it. Nothing was written; {verb} it again once that program \
          is done with it"
     ))
-}
-
-/// Writes `content` as the file `path`, atomically: into a temporary file in its directory
-/// (unnamed where the system allows, so that a killed process leaves nothing), synced, then
-/// given the name, replacing what is there only when `replace` (`AlreadyExists` otherwise;
-/// a symlink at `path` is then not followed). A new file gets the mode `0o666` less the
-/// umask, a replaced one keeps its mode.
-pub fn publish(path: &Path, content: &[u8], replace: bool) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut temp = Temp::create(dir)?;
-    temp.file().write_all(content)?;
-    // The mode a new file gets (`0o666` less the umask), or the mode of the file replaced:
-    // the temporary file's own `0o600` is only for while it is being written.
-    let mode = match fs::metadata(path) {
-        Ok(meta) if replace => meta.mode() & 0o7777,
-        _ => 0o666 & !sys::umask(),
-    };
-    temp.get()
-        .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
-    temp.get().sync_all()?;
-    if replace {
-        temp.persist_over(path)?;
-    } else {
-        temp.persist_new(path)?;
-    }
-    let _ = sync_dir(dir);
-    Ok(())
-}
-
-/// Writes `content` to the file `path`: a new file, or (with `force`) in place of one; atomic.
-pub fn write_new(path: &Path, content: &[u8], force: bool) -> Result<(), String> {
-    publish(path, content, force).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::AlreadyExists {
-            format!(
-                "{} exists: pass --force to replace it; nothing was written",
-                crate::display::path(path)
-            )
-        } else {
-            format!(
-                "cannot write {}: {e}; nothing was written",
-                crate::display::path(path)
-            )
-        }
-    })
 }
 
 /// `path` with `suffix` added to its name.
@@ -578,6 +554,6 @@ fn copy_prefix(from: &File, to: &mut File, size: u64) -> io::Result<()> {
     Ok(())
 }
 
-fn sync_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }

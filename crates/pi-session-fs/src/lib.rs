@@ -1,0 +1,30 @@
+//! The file layer of pi-session: every file the project writes goes through here, so that
+//! each guarantee is made once.
+//!
+//! - [`replace`]: replacing a file atomically, keeping its mode, owner, group and extended
+//!   attributes (or refusing what cannot be kept), under the writers' lock;
+//! - [`publish`]: a new file, complete and synced before it gets its name;
+//! - [`append`]: [`Appender`], locked appends that are all or nothing (the [`journal`]
+//!   covers a killed process);
+//! - [`display`]: names and values from outside shown safely in messages.
+//!
+//! The system calls `std` does not offer are in `sys`, the only module with `unsafe` code.
+//! Temporary files that leave nothing behind are `temp`; copying metadata is `metadata`.
+
+pub mod append;
+pub mod display;
+pub mod journal;
+mod metadata;
+pub mod publish;
+pub mod replace;
+mod sys;
+mod temp;
+
+pub use append::{Appender, FileError};
+pub use publish::{publish, write_new};
+pub use replace::{Done, Job, Options, Prepared, ReplaceError, Snapshot, prepare};
+
+/// The effective user id of this process (tests and messages about permissions).
+pub fn euid() -> u32 {
+    sys::euid()
+}

@@ -1,0 +1,58 @@
+//! Writing a new file atomically: [`publish`] (complete and synced before it gets its name,
+//! never half there) and [`write_new`], the same with the message a command prints.
+
+use crate::replace::sync_dir;
+use crate::sys;
+use crate::temp::Temp;
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// Writes `content` as the file `path`, atomically: into a temporary file in its directory
+/// (unnamed where the system allows, so that a killed process leaves nothing), synced, then
+/// given the name, replacing what is there only when `replace` (`AlreadyExists` otherwise;
+/// a symlink at `path` is then not followed). A new file gets the mode `0o666` less the
+/// umask, a replaced one keeps its mode.
+pub fn publish(path: &Path, content: &[u8], replace: bool) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let mut temp = Temp::create(dir)?;
+    temp.file().write_all(content)?;
+    // The mode a new file gets (`0o666` less the umask), or the mode of the file replaced:
+    // the temporary file's own `0o600` is only for while it is being written.
+    let mode = match fs::metadata(path) {
+        Ok(meta) if replace => meta.mode() & 0o7777,
+        _ => 0o666 & !sys::umask(),
+    };
+    temp.get()
+        .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
+    temp.get().sync_all()?;
+    if replace {
+        temp.persist_over(path)?;
+    } else {
+        temp.persist_new(path)?;
+    }
+    let _ = sync_dir(dir);
+    Ok(())
+}
+
+/// Writes `content` to the file `path`: a new file, or (with `force`) in place of one; atomic.
+pub fn write_new(path: &Path, content: &[u8], force: bool) -> Result<(), String> {
+    publish(path, content, force).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            format!(
+                "{} exists: pass --force to replace it; nothing was written",
+                crate::display::path(path)
+            )
+        } else {
+            format!(
+                "cannot write {}: {e}; nothing was written",
+                crate::display::path(path)
+            )
+        }
+    })
+}
+
