@@ -45,6 +45,7 @@ mod append;
 mod batch;
 mod branched;
 mod build;
+mod extend;
 mod ids;
 mod labels;
 mod open;
@@ -53,6 +54,7 @@ mod profile;
 mod system;
 
 pub use append::{BranchSummary, Compaction};
+pub use extend::{Commit, EntryError, FileAppend, Plan};
 pub use pi_session_fs::FileError;
 pub use ids::{Clock, IdSource, ManualClock, RandomIds, SequentialIds, SystemClock};
 pub use paths::{
@@ -187,6 +189,14 @@ pub enum WriteError {
     },
     /// The file could not be read or written.
     File(FileError),
+    /// A v1 or v2 file, which pi migrates and rewrites when it opens it: appending to it is
+    /// refused; `migrate --in-place` rewrites it first, with its safeguards.
+    OldVersion {
+        /// The file.
+        path: PathBuf,
+        /// Its `version` as pi reads it.
+        version: f64,
+    },
 }
 
 impl fmt::Display for WriteError {
@@ -227,6 +237,23 @@ impl fmt::Display for WriteError {
                 path.display()
             ),
             WriteError::File(e) => e.fmt(f),
+            WriteError::OldVersion { path, version } => write!(
+                f,
+                "{}: a version {version} session; pi migrates and rewrites such a file when it opens it, so nothing is appended to it as it is. Run `pi-session migrate --in-place {}` first (it keeps the file's mode, owner and extended attributes, and refuses what it cannot keep), then append",
+                pi_session_fs::display::path(path),
+                pi_session_fs::display::path(path)
+            ),
+        }
+    }
+}
+
+impl WriteError {
+    /// Whether the file is as it was before the failed operation (only a write that failed
+    /// half-way, with other lines after its part, leaves something: [`FileError::Partial`]).
+    pub fn wrote_nothing(&self) -> bool {
+        match self {
+            WriteError::File(e) => e.wrote_nothing(),
+            _ => true,
         }
     }
 }

@@ -42,6 +42,18 @@ pub enum FileError {
     },
     /// Another file kept taking the name while we opened it.
     KeptReplaced(PathBuf),
+    /// A write failed after part of it was in the file, and other lines follow that part, so
+    /// it stays there (cutting it away would take theirs too).
+    Partial {
+        /// The file.
+        path: PathBuf,
+        /// Where the part starts.
+        at: u64,
+        /// How long it is.
+        len: u64,
+        /// The error.
+        source: io::Error,
+    },
     /// A replacement refused (see [`crate::replace`]): the whole sentence.
     Refused(PathBuf, String),
     /// An I/O error, with what was being done.
@@ -81,6 +93,16 @@ impl std::fmt::Display for FileError {
                 name(path)
             ),
             FileError::Refused(path, why) => write!(f, "{}: {why}", name(path)),
+            FileError::Partial {
+                path,
+                at,
+                len,
+                source,
+            } => write!(
+                f,
+                "{}: cannot append to the file: {source}; {len} bytes of the lines were written at byte {at} and other lines follow them, so they stay: `pi-session repair` mends the file",
+                name(path)
+            ),
             FileError::Io {
                 path,
                 doing,
@@ -90,10 +112,18 @@ impl std::fmt::Display for FileError {
     }
 }
 
+impl FileError {
+    /// Whether the file is as it was before the failed operation: `false` only when part of a
+    /// write stayed in it ([`FileError::Partial`]).
+    pub fn wrote_nothing(&self) -> bool {
+        !matches!(self, FileError::Partial { .. })
+    }
+}
+
 impl std::error::Error for FileError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            FileError::Io { source, .. } => Some(source),
+            FileError::Io { source, .. } | FileError::Partial { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -280,19 +310,15 @@ impl Appender {
                     // A partial line stays (something follows it): end it before the next.
                     self.needs_fence = true;
                 }
-                let mut error = io_error(&self.path, "append to")(e);
-                if let Ok(Recovery::Left { at, len }) = recovery
-                    && let FileError::Io { source, .. } = &mut error
-                {
-                    *source = io::Error::new(
-                        source.kind(),
-                        format!(
-                            "{source}; {len} bytes of the lines were written at byte {at} and \
-                             other lines follow them, so they stay: `pi-session repair` \
-                             mends the file"
-                        ),
-                    );
-                }
+                let error = match recovery {
+                    Ok(Recovery::Left { at, len }) => FileError::Partial {
+                        path: self.path.clone(),
+                        at,
+                        len,
+                        source: e,
+                    },
+                    _ => io_error(&self.path, "append to")(e),
+                };
                 Err(error)
             }
         }

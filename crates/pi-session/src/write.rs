@@ -5,9 +5,14 @@
 use crate::Rejected;
 use clap::Args;
 use pi_session_format::json;
-use pi_session_format::write::{SessionWriter, WriteProfile, WriterConfig};
+use crate::display;
+use pi_session_format::migrate::RandomIds;
+use pi_session_format::session::{LoadOptions, Session};
+use pi_session_format::write::{
+    Commit, FileAppend, FileError, Plan, SessionWriter, WriteError, WriteProfile, WriterConfig,
+};
 use pi_session_validate::{Options, Severity, validate};
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::PathBuf;
 
 /// `pi-session new`.
@@ -36,9 +41,12 @@ pub struct AppendArgs {
     /// Which pi's writing rules to follow: 0.73, 0.87 or 1.5 (current pi).
     #[arg(long, default_value = "1.5")]
     pi: WriteProfile,
-    /// Sync the file's data after every entry.
+    /// Sync the file's data after appending.
     #[arg(long)]
     fsync: bool,
+    /// The most bytes of entries read from standard input (`KB`, `MB`, `GB` suffixes).
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = pi_session_testkit::generate::parse_size)]
+    max_input_size: u64,
 }
 
 /// `pi-session fork`.
@@ -83,52 +91,114 @@ struct Input {
     value: json::JsValue,
 }
 
-fn read_entries(text: &str) -> Result<Vec<Input>, Rejected> {
+
+
+
+/// Reads the entries of `input` (NDJSON, blank lines skipped), at most `max` bytes.
+fn read_entries(input: &mut dyn BufRead, max: u64) -> Result<Vec<Input>, Rejected> {
     let mut out = Vec::new();
-    for (n, line) in text.split('\n').enumerate() {
-        if line.trim().is_empty() {
+    let mut line = Vec::new();
+    let mut read = 0u64;
+    for n in 1.. {
+        line.clear();
+        let got = input
+            .take(max.saturating_sub(read) + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| Rejected(format!("cannot read the entries on stdin: {e}; nothing was written")))?;
+        if got == 0 {
+            break;
+        }
+        read += got as u64;
+        if read > max {
+            return Err(Rejected(format!(
+                "<stdin>: more than {max} bytes of entries (--max-input-size); nothing was written. \
+                 Append them in several runs, or raise --max-input-size"
+            )));
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.strip_suffix('\n').unwrap_or(&text);
+        if text.trim().is_empty() {
             continue;
         }
-        let value = json::parse(line).map_err(|e| {
-            let column = line[..e.offset.min(line.len())].chars().count() + 1;
+        let value = json::parse(text).map_err(|e| {
+            let column = text[..e.offset.min(text.len())].chars().count() + 1;
             Rejected(format!(
-                "<stdin>:{}:{column}: {}; each line of the input is one entry as a JSON object; nothing was written",
-                n + 1,
+                "<stdin>:{n}:{column}: {}; each line of the input is one entry as a JSON object; nothing was written",
                 e.message()
             ))
         })?;
-        out.push(Input { line: n + 1, value });
+        out.push(Input { line: n, value });
     }
     Ok(out)
 }
 
-/// Appends the entries of standard input (NDJSON), each checked first: in a copy of the
-/// session in memory (ids, parents and times filled in), then the whole result with the
-/// validator. Any problem: a message naming the input line, and nothing is written.
+/// Appends the entries of standard input (NDJSON): under the file's lock, each completed
+/// against the file as it is then (ids, parents, times) and checked with the validator in
+/// the context of the branch it joins; any problem, a message naming the input line, and
+/// nothing is written. The file is never held in memory (it is mapped and let go).
 pub fn append(args: AppendArgs) -> Result<(), Rejected> {
-    let mut text = String::new();
-    std::io::stdin()
-        .lock()
-        .read_to_string(&mut text)
-        .map_err(|e| Rejected(format!("cannot read the entries on stdin: {e}")))?;
-    let inputs = read_entries(&text)?;
+    let name = display::path(&args.file);
+    let inputs = read_entries(&mut std::io::stdin().lock(), args.max_input_size)?;
+    let mut target = FileAppend::lock(&args.file, args.fsync).map_err(|e| {
+        Rejected(match e {
+            WriteError::File(FileError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                format!("{name}: no such file; `pi-session new` makes a session to append to; nothing was written")
+            }
+            e => format!("{e}; nothing was written"),
+        })
+    })?;
+    for note in target.notes() {
+        eprintln!("pi-session: warning: {name}: {note}");
+    }
     if inputs.is_empty() {
         return Ok(());
     }
-    let config = || WriterConfig::default().profile(args.pi).fsync(args.fsync);
-    // The dry run: the entries completed in memory, the file untouched.
-    let mut dry = SessionWriter::load(&args.file, config()).map_err(rejected)?;
-    let before = dry.to_jsonl();
-    let lines_before = before.iter().filter(|&&b| b == b'\n').count();
-    for input in &inputs {
-        dry.append_entry(input.value.clone())
-            .map_err(|e| Rejected(format!("<stdin>:{}: {e}; nothing was written", input.line)))?;
-    }
-    let after = dry.to_jsonl();
-    let report = validate(
-        &after,
-        &Options {
+    let values: Vec<json::JsValue> = inputs.iter().map(|i| i.value.clone()).collect();
+    for _ in 0..8 {
+        let input = crate::input::Input::open(&args.file)
+            .map_err(|e| Rejected(format!("{name}: cannot read it: {e}; nothing was written")))?;
+        let bytes = input.bytes();
+        let mut ids = RandomIds;
+        let options = LoadOptions {
+            ids: &mut ids,
             pi: args.pi.reading(),
+        };
+        let session = Session::load_releasing(bytes, options, &|r| input.release(r))
+            .map_err(|e| Rejected(format!("{name}: not a pi session ({e}); nothing was written")))?;
+        let plan = target
+            .plan(&session, bytes.len() as u64, &values)
+            .map_err(|e| {
+                let line = inputs.get(e.index).map_or(0, |i| i.line);
+                match e.error {
+                    e @ WriteError::OldVersion { .. } => Rejected(format!("{e}")),
+                    e => Rejected(format!("<stdin>:{line}: {e} (appending to {name}); nothing was written")),
+                }
+            })?;
+        drop(session);
+        check(&plan, &inputs, args.pi)?;
+        match target
+            .commit(&plan)
+            .map_err(|e| Rejected(if e.wrote_nothing() { format!("{e}; nothing was written") } else { e.to_string() }))?
+        {
+            Commit::Appended => return Ok(()),
+            // A writer without a lock (a live pi) appended since the file was read: the
+            // entries are completed again against what is there now.
+            Commit::Changed => continue,
+        }
+    }
+    Err(Rejected(format!(
+        "{name}: another program keeps appending to it (a live pi?); nothing was written. Try again when it is done"
+    )))
+}
+
+/// The validator's errors on the new lines of `plan`, as `<stdin>:LINE:` messages.
+fn check(plan: &Plan, inputs: &[Input], pi: WriteProfile) -> Result<(), Rejected> {
+    let report = validate(
+        plan.check_document(),
+        &Options {
+            pi: pi.reading(),
             ..Options::default()
         },
     );
@@ -138,34 +208,18 @@ pub fn append(args: AppendArgs) -> Result<(), Rejected> {
         .filter(|d| d.severity == Severity::Error)
         .filter_map(|d| {
             let at = d.location.as_ref()?;
-            let input = inputs.get(at.line.checked_sub(lines_before + 1)?)?;
+            let input = inputs.get(at.line.checked_sub(plan.context_lines() + 1)?)?;
             Some(format!(
                 "<stdin>:{}: {} {} ({})",
                 input.line, d.code, d.message, d.help
             ))
         })
         .collect();
-    if !problems.is_empty() {
-        return Err(Rejected(format!(
-            "{}\nnothing was written",
-            problems.join("\n")
-        )));
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Rejected(format!("{}\nnothing was written", problems.join("\n"))))
     }
-    // The entries as completed, appended for real.
-    let completed: Vec<json::JsValue> = String::from_utf8_lossy(&after[before.len()..])
-        .lines()
-        .filter_map(|l| json::parse(l).ok())
-        .collect();
-    let mut writer = SessionWriter::open(&args.file, config()).map_err(rejected)?;
-    // One write for all the entries: all of them or, on any failure, none.
-    writer
-        .batch(|w| {
-            for entry in completed {
-                w.append_entry(entry)?;
-            }
-            Ok(())
-        })
-        .map_err(|e| Rejected(format!("{e}; nothing was written")))
 }
 
 /// Writes the branch ending at `--leaf` as a session of its own and prints its path.

@@ -108,80 +108,18 @@ impl SessionWriter {
     /// given `parentId` an existing entry or `null`; a label's target must exist. The rest
     /// is written as given: check it with the validator first.
     pub fn append_entry(&mut self, entry: JsValue) -> Result<String, WriteError> {
-        let bad = |why: &str| Err(WriteError::BadEntry(why.to_owned()));
-        let JsValue::Object(mut given) = entry else {
-            return bad("an entry is a JSON object");
-        };
-        let entry_type = match given.get("type") {
-            Some(JsValue::String(t)) if t.as_wtf8() == b"session" => {
-                return bad("a session header cannot be appended; it is the file's first line");
-            }
-            Some(JsValue::String(t)) => t.to_string_lossy(),
-            _ => return bad("an entry has a string `type`"),
-        };
-        if entry_type == "message" && !matches!(given.get("message"), Some(JsValue::Object(_))) {
-            return bad("a message entry has a `message` object");
-        }
-        let target = given.get("targetId").cloned();
-        if entry_type == "label"
-            && !target
-                .as_ref()
-                .is_some_and(|t| self.by_id.contains_key(&id_key(Some(t), usize::MAX)))
-        {
-            return Err(WriteError::NotFound(super::id_text(target.as_ref())));
-        }
-        let id = match given.remove("id") {
-            None => self.next_id(),
-            Some(JsValue::String(s)) if !s.is_empty() => {
-                let id = s.to_string_lossy();
-                if self.by_id.contains_key(&string_key(&id)) {
-                    return bad(&format!("the id {id:?} is taken by another entry"));
-                }
-                id
-            }
-            Some(_) => return bad("`id` is a non-empty string"),
-        };
-        let parent = match given.remove("parentId") {
-            None => self.leaf.clone(),
-            Some(JsValue::Null) => Some(JsValue::Null),
-            Some(JsValue::String(p)) => {
-                let p = p.to_string_lossy();
-                if !self.by_id.contains_key(&string_key(&p)) {
-                    return Err(WriteError::NotFound(p));
-                }
-                Some(JsValue::string(p))
-            }
-            Some(_) => return bad("`parentId` is a string or null"),
-        };
-        let timestamp = match given.remove("timestamp") {
-            None => JsValue::string(self.now().1),
-            Some(t @ JsValue::String(_)) => t,
-            Some(_) => return bad("`timestamp` is an ISO 8601 string"),
-        };
-        let ids_last = matches!(entry_type.as_str(), "custom" | "custom_message");
-        let mut out = JsObject::new();
-        out.set("type", JsValue::string(entry_type.as_str()));
-        let put_ids = |out: &mut JsObject| {
-            out.set("id", JsValue::string(id.as_str()));
-            if let Some(parent) = parent.clone() {
-                out.set("parentId", parent);
-            }
-            out.set("timestamp", timestamp.clone());
-        };
-        if !ids_last {
-            put_ids(&mut out);
-        }
-        for (key, value) in given.iter() {
-            if key.as_wtf8() != b"type" {
-                out.set(key.clone(), value.clone());
-            }
-        }
-        if ids_last {
-            put_ids(&mut out);
-        }
-        let line = build::line_of_value(&JsValue::Object(out));
-        let id = self.push(EntryLine::new(id, line))?;
-        if entry_type == "label" {
+        let by_id = &self.by_id;
+        let ids = &mut self.ids;
+        let clock = &mut self.clock;
+        let (line, is_label) = complete_entry(
+            entry,
+            &|key| by_id.contains_key(key),
+            self.leaf.as_ref(),
+            &mut || date::to_iso_string(clock.now_ms() as f64),
+            &mut || ids::entry_id(ids.as_mut(), |id| by_id.contains_key(&string_key(id))),
+        )?;
+        let id = self.push(line)?;
+        if is_label {
             let i = self.lines.len() - 1;
             self.index_label(i);
         }
@@ -509,4 +447,90 @@ pub struct BranchSummary<'a> {
     pub from_hook: Option<bool>,
     /// The summary's model usage (0.87.1+).
     pub usage: Option<&'a JsValue>,
+}
+
+/// [`SessionWriter::append_entry`]'s completion of an entry, for any holder of a session:
+/// `exists` says whether an id is taken, `leaf` is the current leaf, `now` gives the time
+/// (asked only when the entry has none) and `new_id` a fresh id (asked only when it has
+/// none). Returns the line and whether it is a label.
+pub(super) fn complete_entry(
+    entry: JsValue,
+    exists: &dyn Fn(&crate::session::Key) -> bool,
+    leaf: Option<&JsValue>,
+    now: &mut dyn FnMut() -> String,
+    new_id: &mut dyn FnMut() -> String,
+) -> Result<(EntryLine, bool), WriteError> {
+    let bad = |why: &str| Err(WriteError::BadEntry(why.to_owned()));
+    let JsValue::Object(mut given) = entry else {
+        return bad("an entry is a JSON object");
+    };
+    let entry_type = match given.get("type") {
+        Some(JsValue::String(t)) if t.as_wtf8() == b"session" => {
+            return bad("a session header cannot be appended; it is the file's first line");
+        }
+        Some(JsValue::String(t)) => t.to_string_lossy(),
+        _ => return bad("an entry has a string `type`"),
+    };
+    if entry_type == "message" && !matches!(given.get("message"), Some(JsValue::Object(_))) {
+        return bad("a message entry has a `message` object");
+    }
+    let target = given.get("targetId").cloned();
+    if entry_type == "label"
+        && !target
+            .as_ref()
+            .is_some_and(|t| exists(&id_key(Some(t), usize::MAX)))
+    {
+        return Err(WriteError::NotFound(super::id_text(target.as_ref())));
+    }
+    let id = match given.remove("id") {
+        None => new_id(),
+        Some(JsValue::String(s)) if !s.is_empty() => {
+            let id = s.to_string_lossy();
+            if exists(&string_key(&id)) {
+                return bad(&format!("the id {id:?} is taken by another entry"));
+            }
+            id
+        }
+        Some(_) => return bad("`id` is a non-empty string"),
+    };
+    let parent = match given.remove("parentId") {
+        None => leaf.cloned(),
+        Some(JsValue::Null) => Some(JsValue::Null),
+        Some(JsValue::String(p)) => {
+            let p = p.to_string_lossy();
+            if !exists(&string_key(&p)) {
+                return Err(WriteError::NotFound(p));
+            }
+            Some(JsValue::string(p))
+        }
+        Some(_) => return bad("`parentId` is a string or null"),
+    };
+    let timestamp = match given.remove("timestamp") {
+        None => JsValue::string(now()),
+        Some(t @ JsValue::String(_)) => t,
+        Some(_) => return bad("`timestamp` is an ISO 8601 string"),
+    };
+    let ids_last = matches!(entry_type.as_str(), "custom" | "custom_message");
+    let mut out = JsObject::new();
+    out.set("type", JsValue::string(entry_type.as_str()));
+    let put_ids = |out: &mut JsObject| {
+        out.set("id", JsValue::string(id.as_str()));
+        if let Some(parent) = parent.clone() {
+            out.set("parentId", parent);
+        }
+        out.set("timestamp", timestamp.clone());
+    };
+    if !ids_last {
+        put_ids(&mut out);
+    }
+    for (key, value) in given.iter() {
+        if key.as_wtf8() != b"type" {
+            out.set(key.clone(), value.clone());
+        }
+    }
+    if ids_last {
+        put_ids(&mut out);
+    }
+    let line = build::line_of_value(&JsValue::Object(out));
+    Ok((EntryLine::new(id, line), entry_type == "label"))
 }

@@ -23,6 +23,16 @@ impl EntryLine {
     pub fn into_line(self) -> Line {
         self.line
     }
+
+    /// The line's text, without its newline.
+    pub fn json(&self) -> &[u8] {
+        &self.line.json
+    }
+
+    /// The line's value.
+    pub fn value(&self) -> JsValue {
+        parse_line(&self.line)
+    }
 }
 
 /// An entry being written: members are added in the order they are called.

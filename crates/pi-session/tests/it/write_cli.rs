@@ -326,7 +326,7 @@ fn a_held_lock_a_full_disk_and_a_torn_line() {
     holder.wait().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("another writer holds this session"),
+        stderr(&out).contains("another pi-session is writing this session"),
         "{}",
         stderr(&out)
     );
@@ -349,8 +349,33 @@ fn a_held_lock_a_full_disk_and_a_torn_line() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // The journal of the lines is written first, and is what meets the limit here.
     assert!(
-        stderr(&out).contains("cannot append to the file"),
+        stderr(&out).contains("cannot save the lines to append (the journal)")
+            && stderr(&out).contains("nothing was written"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    // With room for the journal but not for the lines: the partial write is cut off.
+    let padding = ASSISTANT.replace("hello", &"p".repeat(20_000));
+    assert!(pi_session(&["append", path], &padding).status.success());
+    let before = std::fs::read(&file).unwrap();
+    let limit = before.len() + 100;
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; exec prlimit --fsize={limit} \"$0\" append \"$1\" < \"$2\""
+        ))
+        .arg(env!("CARGO_BIN_EXE_pi-session"))
+        .arg(path)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot append to the file")
+            && stderr(&out).contains("nothing was written"),
         "{}",
         stderr(&out)
     );
@@ -359,6 +384,11 @@ fn a_held_lock_a_full_disk_and_a_torn_line() {
         before,
         "the partial line was cut off"
     );
+    let journals = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with(".pi-session-append"))
+        .count();
+    assert_eq!(journals, 0, "the journal went with the append");
     // A torn last line (a writer killed mid-line) is ended before the next entry.
     let mut torn = before.clone();
     torn.extend_from_slice(br#"{"type":"message","id":"half"#);
@@ -367,9 +397,9 @@ fn a_held_lock_a_full_disk_and_a_torn_line() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = std::fs::read_to_string(&file).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines.len(), 4, "{text}");
     assert!(
-        lines[2].starts_with(r#"{"type":"message","id":""#) && lines[2].ends_with('}'),
+        lines[3].starts_with(r#"{"type":"message","id":""#) && lines[3].ends_with('}'),
         "{text}"
     );
 }

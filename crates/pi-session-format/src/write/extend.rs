@@ -1,0 +1,292 @@
+//! [`FileAppend`]: entries appended to a session file that is never held in memory — what
+//! `pi-session append` does, for any program that adds entries to a session on disk.
+//!
+//! 1. [`FileAppend::lock`] takes the writers' lock of the file (an interrupted append of
+//!    another process is mended first: [`FileAppend::notes`]).
+//! 2. The caller loads the file as it is now (any [`Session`]: read, or mapped and
+//!    released) and [`FileAppend::plan`]s the entries on it: each is completed (`id`,
+//!    `parentId`, `timestamp`, pi's key order) against the session's ids and leaf, under the
+//!    lock, so two appends never attach to the same old leaf. The plan also holds a small
+//!    document to validate the new lines in ([`Plan::check_document`]): the header, the
+//!    skeleton of the branches the entries attach to (ids, parents and tool calls) and the
+//!    new lines, so that the validator sees their context without the file's text.
+//! 3. [`FileAppend::commit`] appends the lines in one all-or-nothing write, unless the file
+//!    changed since it was loaded (a pi without a lock appended): then [`Commit::Changed`],
+//!    and the caller loads and plans again.
+//!
+//! A v1 or v2 file is refused: pi rewrites such a file when it opens it, and a rewrite is
+//! `migrate --in-place`'s job, with its safeguards.
+
+use super::append::complete_entry;
+use super::{WriteError, ids, string_key};
+use crate::date;
+use crate::json::{JsValue, JsonWriter};
+use crate::session::{Key, Session};
+use crate::write::{Clock, IdSource, RandomIds, SystemClock};
+use pi_session_fs::Appender;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::path::{Path, PathBuf};
+
+/// A session file locked for appending.
+pub struct FileAppend {
+    path: PathBuf,
+    file: Appender,
+}
+
+/// Entries completed against the file as it was loaded, ready to be appended.
+pub struct Plan {
+    /// The lines to append, each ending in a newline.
+    lines: Vec<u8>,
+    /// Each entry's id, in order.
+    pub ids: Vec<String>,
+    /// The file's length when it was loaded.
+    size: u64,
+    /// The header, the skeleton of the branches the entries join, and the new lines.
+    check_document: Vec<u8>,
+    /// How many lines of `check_document` come before the new ones.
+    context_lines: usize,
+}
+
+impl Plan {
+    /// The lines to append.
+    pub fn lines(&self) -> &[u8] {
+        &self.lines
+    }
+
+    /// A session to validate the new lines in: the file's header, a skeleton of every entry
+    /// on the branches they join (type, ids, tool calls) and of the entries they name, then
+    /// the new lines. Diagnostics on the first [`Plan::context_lines`] lines are about the
+    /// skeleton, not about the entries.
+    pub fn check_document(&self) -> &[u8] {
+        &self.check_document
+    }
+
+    /// How many lines of [`Plan::check_document`] come before the new ones.
+    pub fn context_lines(&self) -> usize {
+        self.context_lines
+    }
+}
+
+/// What [`FileAppend::commit`] did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Commit {
+    /// The lines are in the file.
+    Appended,
+    /// The file changed since it was loaded; nothing was written: load and plan again.
+    Changed,
+}
+
+/// Where a plan's entry failed: its position among the entries, and why.
+#[derive(Debug)]
+pub struct EntryError {
+    /// The entry's index in what was given to [`FileAppend::plan`].
+    pub index: usize,
+    /// Why it cannot be appended.
+    pub error: WriteError,
+}
+
+impl FileAppend {
+    /// Takes the lock of the session file at `path` (it must exist).
+    pub fn lock(path: &Path, fsync: bool) -> Result<FileAppend, WriteError> {
+        let file = Appender::open_existing(path, fsync)?;
+        Ok(FileAppend {
+            path: path.to_owned(),
+            file,
+        })
+    }
+
+    /// What taking the lock mended, one sentence each (an append a killed process left).
+    pub fn notes(&self) -> &[String] {
+        self.file.notes()
+    }
+
+    /// The file's length now.
+    pub fn len(&self) -> Result<u64, WriteError> {
+        Ok(self.file.len()?)
+    }
+
+    /// Whether the file is empty now.
+    pub fn is_empty(&self) -> Result<bool, WriteError> {
+        Ok(self.file.is_empty()?)
+    }
+
+    /// Completes `entries` against `session` (the file as loaded now, `size` bytes) with
+    /// ids drawn at random unless given, times from the system clock.
+    pub fn plan(
+        &self,
+        session: &Session<'_>,
+        size: u64,
+        entries: &[JsValue],
+    ) -> Result<Plan, EntryError> {
+        self.plan_with(
+            session,
+            size,
+            entries,
+            &mut RandomIds::new(),
+            &mut SystemClock,
+        )
+    }
+
+    /// [`FileAppend::plan`] with the ids and the clock given.
+    pub fn plan_with(
+        &self,
+        session: &Session<'_>,
+        size: u64,
+        entries: &[JsValue],
+        id_source: &mut dyn IdSource,
+        clock: &mut dyn Clock,
+    ) -> Result<Plan, EntryError> {
+        let refuse = |error| EntryError { index: 0, error };
+        if session.version.rewrite {
+            return Err(refuse(WriteError::OldVersion {
+                path: self.path.clone(),
+                version: session.version.effective,
+            }));
+        }
+        // pi's index: every entry by id (the last of a repeated id), the leaf the last entry.
+        let mut by_id: FxHashMap<Key, usize> = FxHashMap::default();
+        let mut leaf = Some(JsValue::Null);
+        let mut last_entry = None;
+        for (i, record) in session.records.iter().enumerate() {
+            if record.is_header() {
+                continue;
+            }
+            by_id.insert(record.id.clone(), i);
+            last_entry = Some(i);
+        }
+        if let Some(i) = last_entry {
+            leaf = session.records[i].value().get("id").cloned();
+        }
+        let mut new_ids: FxHashSet<Key> = FxHashSet::default();
+        let mut lines = Vec::new();
+        let mut ids_out = Vec::with_capacity(entries.len());
+        // The existing entries the new ones attach to or name.
+        let mut named: Vec<Key> = Vec::new();
+        for (index, entry) in entries.iter().enumerate() {
+            let exists = |key: &Key| by_id.contains_key(key) || new_ids.contains(key);
+            let (line, _) = complete_entry(
+                entry.clone(),
+                &exists,
+                leaf.as_ref(),
+                &mut || date::to_iso_string(clock.now_ms() as f64),
+                &mut || {
+                    ids::entry_id(id_source, |id| {
+                        let key = string_key(id);
+                        by_id.contains_key(&key) || new_ids.contains(&key)
+                    })
+                },
+            )
+            .map_err(|error| EntryError { index, error })?;
+            let value = line.value();
+            for member in ["parentId", "targetId", "firstKeptEntryId"] {
+                if let Some(v @ JsValue::String(_)) = value.get(member) {
+                    let key = Key::of(Some(v), 0);
+                    if by_id.contains_key(&key) {
+                        named.push(key);
+                    }
+                }
+            }
+            new_ids.insert(string_key(&line.id));
+            leaf = Some(JsValue::string(line.id.as_str()));
+            ids_out.push(line.id.clone());
+            lines.extend_from_slice(line.json());
+            lines.push(b'\n');
+        }
+        let (check_document, context_lines) = check_document(session, &by_id, &named, &lines);
+        Ok(Plan {
+            lines,
+            ids: ids_out,
+            size,
+            check_document,
+            context_lines,
+        })
+    }
+
+    /// Appends the plan's lines (all or nothing), unless the file changed since the plan's
+    /// session was loaded.
+    pub fn commit(&mut self, plan: &Plan) -> Result<Commit, WriteError> {
+        if self.file.len()? != plan.size {
+            return Ok(Commit::Changed);
+        }
+        self.file.append(&plan.lines)?;
+        Ok(Commit::Appended)
+    }
+}
+
+/// The document [`Plan::check_document`] describes.
+fn check_document(
+    session: &Session<'_>,
+    by_id: &FxHashMap<Key, usize>,
+    named: &[Key],
+    new_lines: &[u8],
+) -> (Vec<u8>, usize) {
+    // Every record on the branches from the named entries up to their roots, and the named
+    // entries themselves, in file order.
+    let mut wanted: FxHashSet<usize> = FxHashSet::default();
+    for key in named {
+        let mut at = by_id.get(key).copied();
+        while let Some(i) = at {
+            if !wanted.insert(i) {
+                break;
+            }
+            at = by_id.get(&session.records[i].parent_id).copied();
+        }
+    }
+    let mut order: Vec<usize> = wanted.into_iter().collect();
+    order.sort_unstable();
+    let mut out = Vec::with_capacity(new_lines.len() + order.len() * 96 + 256);
+    out.extend_from_slice(session.header().text().as_bytes());
+    out.push(b'\n');
+    for &i in &order {
+        out.extend_from_slice(&skeleton(&session.records[i].value()));
+        out.push(b'\n');
+    }
+    out.extend_from_slice(new_lines);
+    (out, order.len() + 1)
+}
+
+/// An entry reduced to what the checks of other entries look at: its type, ids and time,
+/// and an assistant message's tool calls.
+fn skeleton(value: &JsValue) -> Vec<u8> {
+    let mut w = JsonWriter::new();
+    w.begin_object();
+    for member in ["type", "id", "parentId", "timestamp"] {
+        if let Some(v) = value.get(member) {
+            w.key(member);
+            w.value(v);
+        }
+    }
+    if let Some(message) = value.get("message")
+        && message.get("role").and_then(JsValue::as_str) == Some("assistant")
+    {
+        w.key("message");
+        w.begin_object();
+        w.key("role");
+        w.string("assistant");
+        w.key("content");
+        w.begin_array();
+        if let Some(JsValue::Array(blocks)) = message.get("content") {
+            for block in blocks.0.iter() {
+                if block.get("type").and_then(JsValue::as_str) == Some("toolCall") {
+                    w.begin_object();
+                    w.key("type");
+                    w.string("toolCall");
+                    if let Some(id) = block.get("id") {
+                        w.key("id");
+                        w.value(id);
+                    }
+                    w.key("name");
+                    w.string("");
+                    w.key("arguments");
+                    w.begin_object();
+                    w.end_object();
+                    w.end_object();
+                }
+            }
+        }
+        w.end_array();
+        w.end_object();
+    }
+    w.end_object();
+    w.into_bytes()
+}
