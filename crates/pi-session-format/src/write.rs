@@ -55,12 +55,12 @@ mod system;
 
 pub use append::{BranchSummary, Compaction};
 pub use extend::{Commit, EntryError, FileAppend, Plan};
-pub use pi_session_fs::FileError;
 pub use ids::{Clock, IdSource, ManualClock, RandomIds, SequentialIds, SystemClock};
 pub use paths::{
     agent_dir, default_session_dir, is_valid_session_id, resolve_path, session_dir_name,
     session_file_name,
 };
+pub use pi_session_fs::FileError;
 pub use profile::{UnknownProfile, WriteProfile};
 pub use system::TypeError;
 
@@ -68,8 +68,8 @@ use crate::date;
 use crate::json::{self, JsString, JsValue, Role};
 use crate::session::{Key, Kind, LoadError, OwnedSession, Record, Session};
 use crate::tree::Leaf;
-use pi_session_fs::Appender;
 use labels::Labels;
+use pi_session_fs::Appender;
 use rustc_hash::FxHashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};

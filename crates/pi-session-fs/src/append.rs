@@ -282,8 +282,9 @@ impl Appender {
         let journal = if total > JOURNAL_ABOVE {
             let start = self.len()?;
             Some(
-                journal::Journal::begin(&self.file, &self.path, start, parts, self.fsync)
-                    .map_err(io_error(&self.path, "save the lines to append (the journal) of"))?,
+                journal::Journal::begin(&self.file, &self.path, start, parts, self.fsync).map_err(
+                    io_error(&self.path, "save the lines to append (the journal) of"),
+                )?,
             )
         } else {
             None
@@ -295,9 +296,10 @@ impl Appender {
                 }
                 if self.fsync {
                     // Whole in the file: nothing is taken back when only the sync fails.
-                    self.file
-                        .sync_data()
-                        .map_err(io_error(&self.path, "sync (the lines are appended but may not be on disk yet)"))?;
+                    self.file.sync_data().map_err(io_error(
+                        &self.path,
+                        "sync (the lines are appended but may not be on disk yet)",
+                    ))?;
                 }
                 Ok(())
             }
@@ -415,7 +417,10 @@ fn write_all_vectored(file: &mut File, parts: &[&[u8]]) -> Result<(), (Landed, i
                 let n = n as u64;
                 let end = file.stream_position().ok();
                 landed = match (landed, end) {
-                    (Landed::Nothing, Some(end)) => Landed::At { at: end - n, len: n },
+                    (Landed::Nothing, Some(end)) => Landed::At {
+                        at: end - n,
+                        len: n,
+                    },
                     (Landed::At { at, len }, Some(end)) if at + len + n == end => {
                         Landed::At { at, len: len + n }
                     }

@@ -53,11 +53,7 @@ fn journal_path(path: &Path, file: &File) -> io::Result<PathBuf> {
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| dir.to_path_buf());
-    Ok(dir.join(format!(
-        ".pi-session-append-{}-{}",
-        meta.dev(),
-        meta.ino()
-    )))
+    Ok(dir.join(format!(".pi-session-append-{}-{}", meta.dev(), meta.ino())))
 }
 
 impl Journal {

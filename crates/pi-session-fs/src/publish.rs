@@ -55,4 +55,3 @@ pub fn write_new(path: &Path, content: &[u8], force: bool) -> Result<(), String>
         }
     })
 }
-

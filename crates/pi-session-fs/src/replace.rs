@@ -16,13 +16,13 @@
 //! Never overridden: a file that changed while it was read (a live pi appending to it).
 //! A symlink is followed: its target is replaced (and backed up next to it), the link stays.
 
+use crate::temp::{self, Temp};
+use crate::{metadata, sys};
 use std::fmt;
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
-use crate::temp::{self, Temp};
-use crate::{metadata, sys};
 
 /// What the user asked for.
 #[derive(Clone, Copy, Debug, Default)]
@@ -199,7 +199,11 @@ pub fn prepare(
                 options.job.verb
             )));
         }
-        Err(e) => return Err(refuse(format!("cannot lock{aka}: {e}; nothing was written"))),
+        Err(e) => {
+            return Err(refuse(format!(
+                "cannot lock{aka}: {e}; nothing was written"
+            )));
+        }
     }
     if let Some(note) = mend_interrupted_append(&target) {
         return Err(refuse(format!(
@@ -260,7 +264,11 @@ pub fn prepare(
 /// Mends what an interrupted `append` left in `target` (whose lock the caller holds); the
 /// sentence says what was done.
 fn mend_interrupted_append(target: &Path) -> Option<String> {
-    let file = OpenOptions::new().read(true).write(true).open(target).ok()?;
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(target)
+        .ok()?;
     crate::journal::recover(&file, target).ok().flatten()
 }
 

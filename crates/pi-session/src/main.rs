@@ -20,11 +20,11 @@ mod validate;
 mod write;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-pub(crate) use pi_session_fs::{display, replace};
 use input::Input;
 use ops::{Rejected, Settings};
 use pi_session_format::PiVersion;
 use pi_session_format::tree;
+pub(crate) use pi_session_fs::{display, replace};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -3,9 +3,9 @@
 //! arguments and input and reports; the format logic is the library's.
 
 use crate::Rejected;
+use crate::display;
 use clap::Args;
 use pi_session_format::json;
-use crate::display;
 use pi_session_format::migrate::RandomIds;
 use pi_session_format::session::{LoadOptions, Session};
 use pi_session_format::write::{
@@ -91,9 +91,6 @@ struct Input {
     value: json::JsValue,
 }
 
-
-
-
 /// Reads the entries of `input` (NDJSON, blank lines skipped), at most `max` bytes.
 fn read_entries(input: &mut dyn BufRead, max: u64) -> Result<Vec<Input>, Rejected> {
     let mut out = Vec::new();
@@ -104,7 +101,11 @@ fn read_entries(input: &mut dyn BufRead, max: u64) -> Result<Vec<Input>, Rejecte
         let got = input
             .take(max.saturating_sub(read) + 1)
             .read_until(b'\n', &mut line)
-            .map_err(|e| Rejected(format!("cannot read the entries on stdin: {e}; nothing was written")))?;
+            .map_err(|e| {
+                Rejected(format!(
+                    "cannot read the entries on stdin: {e}; nothing was written"
+                ))
+            })?;
         if got == 0 {
             break;
         }
@@ -165,23 +166,32 @@ pub fn append(args: AppendArgs) -> Result<(), Rejected> {
             ids: &mut ids,
             pi: args.pi.reading(),
         };
-        let session = Session::load_releasing(bytes, options, &|r| input.release(r))
-            .map_err(|e| Rejected(format!("{name}: not a pi session ({e}); nothing was written")))?;
+        let session =
+            Session::load_releasing(bytes, options, &|r| input.release(r)).map_err(|e| {
+                Rejected(format!(
+                    "{name}: not a pi session ({e}); nothing was written"
+                ))
+            })?;
         let plan = target
             .plan(&session, bytes.len() as u64, &values)
             .map_err(|e| {
                 let line = inputs.get(e.index).map_or(0, |i| i.line);
                 match e.error {
                     e @ WriteError::OldVersion { .. } => Rejected(format!("{e}")),
-                    e => Rejected(format!("<stdin>:{line}: {e} (appending to {name}); nothing was written")),
+                    e => Rejected(format!(
+                        "<stdin>:{line}: {e} (appending to {name}); nothing was written"
+                    )),
                 }
             })?;
         drop(session);
         check(&plan, &inputs, args.pi)?;
-        match target
-            .commit(&plan)
-            .map_err(|e| Rejected(if e.wrote_nothing() { format!("{e}; nothing was written") } else { e.to_string() }))?
-        {
+        match target.commit(&plan).map_err(|e| {
+            Rejected(if e.wrote_nothing() {
+                format!("{e}; nothing was written")
+            } else {
+                e.to_string()
+            })
+        })? {
             Commit::Appended => return Ok(()),
             // A writer without a lock (a live pi) appended since the file was read: the
             // entries are completed again against what is there now.
@@ -218,7 +228,10 @@ fn check(plan: &Plan, inputs: &[Input], pi: WriteProfile) -> Result<(), Rejected
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(Rejected(format!("{}\nnothing was written", problems.join("\n"))))
+        Err(Rejected(format!(
+            "{}\nnothing was written",
+            problems.join("\n")
+        )))
     }
 }
 

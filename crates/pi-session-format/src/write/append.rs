@@ -3,10 +3,10 @@
 //! writes it (or keeps it until the first conversation) and undoes everything on failure.
 
 use super::build::{self, EntryLine};
-use pi_session_fs::Appender;
 use super::{SessionWriter, WriteError, id_key, ids, string_key, system};
 use crate::date;
 use crate::json::{self, JsObject, JsValue};
+use pi_session_fs::Appender;
 
 impl SessionWriter {
     fn next_id(&mut self) -> String {

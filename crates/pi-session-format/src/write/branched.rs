@@ -2,12 +2,12 @@
 //! its labels re-added at the end (pi's `createBranchedSession`).
 
 use super::build;
-use pi_session_fs::{Appender, FileError};
 use super::{
     Line, SessionWriter, WriteError, WriteProfile, id_key, ids, session_file_name, string_key,
 };
 use crate::json::JsValue;
 use crate::session::Key;
+use pi_session_fs::{Appender, FileError};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 

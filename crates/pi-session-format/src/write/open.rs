@@ -4,7 +4,6 @@
 //! ([`SessionWriter::fork_from`]).
 
 use super::build::{self, stringify_record};
-use pi_session_fs::{Appender, FileError};
 use super::paths::{
     self, default_session_dir, is_valid_session_id, resolve_path, session_file_name,
 };
@@ -14,6 +13,7 @@ use super::{
 use crate::date;
 use crate::json::JsValue;
 use crate::session::{OpenError, OwnedSession, Session};
+use pi_session_fs::{Appender, FileError};
 use std::path::{Path, PathBuf};
 
 impl SessionWriter {

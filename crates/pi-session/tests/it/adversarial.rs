@@ -7,6 +7,7 @@
 //!
 //! One module per area, each owning its tests; [`common`] holds the shared helpers.
 
+mod append;
 pub(crate) mod common;
 mod conformance;
 mod info;

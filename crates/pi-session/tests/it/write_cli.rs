@@ -386,7 +386,13 @@ fn a_held_lock_a_full_disk_and_a_torn_line() {
     );
     let journals = std::fs::read_dir(&dir)
         .unwrap()
-        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with(".pi-session-append"))
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".pi-session-append")
+        })
         .count();
     assert_eq!(journals, 0, "the journal went with the append");
     // A torn last line (a writer killed mid-line) is ended before the next entry.
