@@ -270,7 +270,7 @@ fn a_terminated_batch_is_whole_or_absent() {
         let entries = assert_one_chain(&path);
         assert!(now.starts_with(&before));
         assert!(
-            (entries - 2) % 20_000 == 0,
+            (entries - 2).is_multiple_of(20_000),
             "after SIGTERM at {delay_ms} ms: {entries} entries, a part of a batch"
         );
     }
