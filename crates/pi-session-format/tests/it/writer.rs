@@ -106,7 +106,7 @@ fn a_second_writer_of_ours_is_refused_while_the_first_holds_the_file() {
         .unwrap_err()
         .to_string();
     assert!(
-        message.contains("another writer holds this session"),
+        message.contains("another pi-session is writing this session"),
         "{message}"
     );
     drop(first);
