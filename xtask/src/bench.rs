@@ -90,6 +90,7 @@ fn generate(bin: &Path, args: &[String], out: &Path) -> Result<(), String> {
         .args(args)
         .arg("--out")
         .arg(out)
+        .arg("--force")
         .status()
         .map_err(|e| format!("{}: {e}", bin.display()))?;
     if status.success() {

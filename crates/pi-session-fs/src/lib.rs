@@ -21,8 +21,14 @@ mod sys;
 mod temp;
 
 pub use append::{Appender, FileError};
-pub use publish::{publish, write_new};
+pub use publish::{publish, publish_with, write_new, write_new_with};
 pub use replace::{Done, Job, Options, Prepared, ReplaceError, Snapshot, prepare};
+
+/// Whether standard output is open: with it closed (`>&-`), Rust's `std` drops what is
+/// written there without an error, so a command whose output is the point (a path) asks first.
+pub fn stdout_is_open() -> bool {
+    sys::fd_is_open(1)
+}
 
 /// The effective user id of this process (tests and messages about permissions).
 pub fn euid() -> u32 {

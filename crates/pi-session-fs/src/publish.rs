@@ -1,5 +1,6 @@
 //! Writing a new file atomically: [`publish`] (complete and synced before it gets its name,
-//! never half there) and [`write_new`], the same with the message a command prints.
+//! never half there; [`publish_with`] streams it) and [`write_new`], the same with the message
+//! a command prints.
 
 use crate::replace::sync_dir;
 use crate::sys;
@@ -15,12 +16,30 @@ use std::path::Path;
 /// a symlink at `path` is then not followed). A new file gets the mode `0o666` less the
 /// umask, a replaced one keeps its mode.
 pub fn publish(path: &Path, content: &[u8], replace: bool) -> io::Result<()> {
+    publish_with(path, replace, |out| out.write_all(content))
+}
+
+/// [`publish`] of what `write` writes, streamed into the temporary file (buffered), for
+/// content too large to hold (a generated session of a gigabyte).
+pub fn publish_with(
+    path: &Path,
+    replace: bool,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
+    if !replace && fs::symlink_metadata(path).is_ok() {
+        // Said before the content is made: it could take minutes.
+        return Err(io::ErrorKind::AlreadyExists.into());
+    }
     let mut temp = Temp::create(dir)?;
-    temp.file().write_all(content)?;
+    {
+        let mut out = io::BufWriter::with_capacity(1 << 20, temp.file());
+        write(&mut out)?;
+        out.flush()?;
+    }
     // The mode a new file gets (`0o666` less the umask), or the mode of the file replaced:
     // the temporary file's own `0o600` is only for while it is being written.
     let mode = match fs::metadata(path) {
@@ -41,7 +60,16 @@ pub fn publish(path: &Path, content: &[u8], replace: bool) -> io::Result<()> {
 
 /// Writes `content` to the file `path`: a new file, or (with `force`) in place of one; atomic.
 pub fn write_new(path: &Path, content: &[u8], force: bool) -> Result<(), String> {
-    publish(path, content, force).map_err(|e| {
+    write_new_with(path, force, |out| out.write_all(content))
+}
+
+/// [`write_new`] of what `write` writes, streamed ([`publish_with`]).
+pub fn write_new_with(
+    path: &Path,
+    force: bool,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), String> {
+    publish_with(path, force, write).map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
             format!(
                 "{} exists: pass --force to replace it; nothing was written",

@@ -239,3 +239,24 @@ impl Drop for SignalsHeld {
         }
     }
 }
+
+/// Whether file descriptor `fd` was open when the program started. Rust's `std` opens
+/// `/dev/null` read-write on a standard descriptor that was closed (`>&-`), so that writes
+/// there succeed silently; a descriptor that is `/dev/null` opened read-write is taken for one
+/// that was closed (a shell's `>/dev/null` opens it write-only).
+#[allow(unsafe_code)]
+pub fn fd_is_open(fd: i32) -> bool {
+    // SAFETY: F_GETFL only asks for the descriptor's flags.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags == -1 {
+        return false;
+    }
+    if flags & libc::O_ACCMODE != libc::O_RDWR {
+        return true;
+    }
+    let is_null = |m: &std::fs::Metadata| {
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        m.file_type().is_char_device() && m.rdev() == libc::makedev(1, 3)
+    };
+    !std::fs::metadata(format!("/proc/self/fd/{fd}")).is_ok_and(|m| is_null(&m))
+}

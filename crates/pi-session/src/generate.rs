@@ -2,7 +2,6 @@
 
 use clap::Args;
 use pi_session_testkit::generate::{self, FileVersion, Limit, Options};
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,9 +26,14 @@ pub struct GenArgs {
     /// The format version to write.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=3))]
     version: u32,
-    /// Write to FILE instead of standard output.
+    /// Write to FILE instead of standard output (atomically; never over an existing file
+    /// without --force).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Replace FILE when it exists (the new file is given its name; a symlink there is
+    /// replaced, not written through).
+    #[arg(long, requires = "out")]
+    force: bool,
     /// Print statistics (entries, compactions, branches, leaf path length, …) as JSON on
     /// standard error.
     #[arg(long)]
@@ -81,12 +85,18 @@ pub fn main(args: GenArgs) -> ExitCode {
         linear: args.linear,
     };
     let result = match &args.out {
-        Some(path) => File::create(path).and_then(|f| {
-            let mut w = BufWriter::with_capacity(1 << 20, f);
-            let stats = generate::generate(&options, &mut w)?;
-            w.flush()?;
-            Ok(stats)
-        }),
+        Some(path) => {
+            let mut stats = None;
+            let written = pi_session_fs::write_new_with(path, args.force, |out| {
+                stats = Some(generate::generate(&options, out)?);
+                Ok(())
+            });
+            if let Err(message) = written {
+                eprintln!("pi-session: gen: {message}");
+                return ExitCode::FAILURE;
+            }
+            Ok(stats.expect("written"))
+        }
         None => {
             let mut w = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
             generate::generate(&options, &mut w).and_then(|s| w.flush().map(|()| s))

@@ -12,7 +12,7 @@ use pi_session_format::write::{
     Commit, FileAppend, FileError, Plan, SessionWriter, WriteError, WriteProfile, WriterConfig,
 };
 use pi_session_validate::{Options, Severity, validate};
-use std::io::{BufRead, Read};
+use std::io::{BufRead, Read, Write};
 use std::path::PathBuf;
 
 /// `pi-session new`.
@@ -69,8 +69,34 @@ fn rejected(e: impl std::fmt::Display) -> Rejected {
     Rejected(e.to_string())
 }
 
+/// Refuses to start when standard output is closed: the path printed is the point.
+fn require_stdout(verb: &str) -> Result<(), Rejected> {
+    if pi_session_fs::stdout_is_open() {
+        Ok(())
+    } else {
+        Err(Rejected(format!(
+            "standard output is closed: {verb} prints the path of the session it writes; nothing was written"
+        )))
+    }
+}
+
+/// Prints the path of the session just written; failing to is an error that says the file
+/// is there.
+fn print_path(path: &std::path::Path) -> Result<(), Rejected> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", path.display())
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            Rejected(format!(
+                "{}: the session was written, but its path could not be printed: {e}",
+                display::path(path)
+            ))
+        })
+}
+
 /// Creates the session file now (pi waits for the first message) and prints its path.
 pub fn new(args: NewArgs) -> Result<(), Rejected> {
+    require_stdout("new")?;
     let mut config = WriterConfig::default().profile(args.pi);
     if let Some(id) = args.id {
         config = config.session_id(id);
@@ -78,11 +104,10 @@ pub fn new(args: NewArgs) -> Result<(), Rejected> {
     let mut writer =
         SessionWriter::create(&args.cwd, args.session_dir.as_deref(), config).map_err(rejected)?;
     writer.write_now().map_err(rejected)?;
-    let path = writer
-        .path()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
-    crate::write_stdout(format!("{path}\n").as_bytes())
+    match writer.path() {
+        Some(path) => print_path(path),
+        None => Err(Rejected("no file was written".into())),
+    }
 }
 
 /// One entry of standard input.
@@ -237,6 +262,17 @@ fn check(plan: &Plan, inputs: &[Input], pi: WriteProfile) -> Result<(), Rejected
 
 /// Writes the branch ending at `--leaf` as a session of its own and prints its path.
 pub fn fork(args: ForkArgs) -> Result<(), Rejected> {
+    if args.file.as_os_str() == "-" {
+        return Err(Rejected(
+            "fork reads a session file, not standard input (`-`): give its path; nothing was written".into(),
+        ));
+    }
+    if args.out.as_ref().is_some_and(|o| o.as_os_str() == "-") {
+        return Err(Rejected(
+            "fork writes a new session file, not standard output (`-o -`): give a path, or leave -o out for pi's name next to FILE; nothing was written".into(),
+        ));
+    }
+    require_stdout("fork")?;
     let config = WriterConfig::default().profile(args.pi);
     let mut writer = SessionWriter::load(&args.file, config).map_err(rejected)?;
     let path = match &args.out {
@@ -256,5 +292,5 @@ pub fn fork(args: ForkArgs) -> Result<(), Rejected> {
             .map_err(rejected)?
             .ok_or_else(|| Rejected("no file was written".into()))?,
     };
-    crate::write_stdout(format!("{}\n", path.display()).as_bytes())
+    print_path(&path)
 }

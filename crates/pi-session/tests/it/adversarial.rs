@@ -19,3 +19,4 @@ mod repair;
 mod stats;
 mod tree;
 mod validate;
+mod write_commands;

@@ -1,0 +1,129 @@
+//! The writing commands besides `append` (issue 25, items 9 and 15): `gen --out` never
+//! overwrites or writes through a symlink without `--force`; `new` and `fork` do not report
+//! success when the path they print cannot be printed, and never take `-` for a file name.
+
+use super::common::*;
+use std::fs;
+use std::process::Command;
+use std::time::Duration;
+
+const T: Duration = Duration::from_secs(60);
+
+fn sh(script: &str, args: &[&str]) -> std::process::Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_pi-session"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn gen_out_refuses_an_existing_file_and_a_symlink_without_force() {
+    let dir = scratch("gen-out");
+    let existing = dir.join("mine.jsonl");
+    fs::write(&existing, "precious\n").unwrap();
+    let target = dir.join("target.txt");
+    fs::write(&target, "also precious\n").unwrap();
+    let link = dir.join("link.jsonl");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for path in [&existing, &link] {
+        let run = run(&["gen", "--entries", "5", "--out", s(path)], T);
+        run.assert_code(1);
+        assert!(
+            run.stderr.contains("exists: pass --force"),
+            "{}",
+            run.stderr
+        );
+    }
+    assert_eq!(fs::read_to_string(&existing).unwrap(), "precious\n");
+    assert_eq!(fs::read_to_string(&target).unwrap(), "also precious\n");
+    // --force replaces the name: the link itself, never its target.
+    run(&["gen", "--entries", "5", "--out", s(&link), "--force"], T).assert_code(0);
+    assert!(
+        !fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read_to_string(&target).unwrap(), "also precious\n");
+    assert!(
+        fs::read_to_string(&link)
+            .unwrap()
+            .starts_with("{\"type\":\"session\"")
+    );
+    // A new name is written whole.
+    let new = dir.join("new.jsonl");
+    run(&["gen", "--entries", "5", "--out", s(&new)], T).assert_code(0);
+    assert!(fs::read_to_string(&new).unwrap().ends_with('\n'));
+}
+
+#[test]
+fn new_with_standard_output_closed_or_gone_does_not_report_success() {
+    let dir = scratch("new-stdout");
+    let sessions = dir.join("sessions");
+    // Closed: refused before anything is written.
+    let out = sh(
+        "exec \"$0\" new --cwd /x --session-dir \"$1\" >&-",
+        &[s(&sessions)],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("standard output is closed"), "{err}");
+    assert_eq!(fs::read_dir(&sessions).map_or(0, |d| d.count()), 0);
+    // A reader that went away: the file is there, and the message says so.
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg("\"$0\" new --cwd /x --session-dir \"$1\" | (exec 0<&-; sleep 0.2); exit ${PIPESTATUS[0]}")
+        .arg(env!("CARGO_BIN_EXE_pi-session"))
+        .arg(&sessions)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the session was written, but its path could not be printed"),
+        "{err}"
+    );
+    // Redirected to /dev/null on purpose: fine.
+    let out = sh(
+        "exec \"$0\" new --cwd /x --session-dir \"$1\" >/dev/null",
+        &[s(&sessions)],
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn fork_never_takes_a_dash_for_a_file_name() {
+    let dir = scratch("fork-dash");
+    let session = dir.join("s.jsonl");
+    fs::write(
+        &session,
+        format!("{HEADER}{}\n", r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#),
+    )
+    .unwrap();
+    let mut command = bin();
+    command
+        .current_dir(&dir)
+        .args(["fork", "s.jsonl", "--leaf", "a1", "-o", "-"]);
+    let run1 = run_limited(command, None, T);
+    run1.assert_code(1);
+    assert!(
+        run1.stderr.contains("not standard output"),
+        "{}",
+        run1.stderr
+    );
+    let mut command = bin();
+    command
+        .current_dir(&dir)
+        .args(["fork", "-", "--leaf", "a1"]);
+    let run2 = run_limited(command, Some(b""), T);
+    run2.assert_code(1);
+    assert!(
+        run2.stderr.contains("not standard input"),
+        "{}",
+        run2.stderr
+    );
+    assert!(!dir.join("-").exists(), "a file named - was created");
+}
