@@ -26,7 +26,7 @@ const BYTE_TARGETS: &[&str] = &[
     "repair",
     "export",
 ];
-const STRUCTURED_TARGETS: &[&str] = &["context", "to_llm", "writer"];
+const STRUCTURED_TARGETS: &[&str] = &["context", "to_llm", "writer", "append"];
 
 /// `cargo xtask fuzz …`.
 pub fn main(args: &[&str]) -> Result<(), String> {

@@ -1,0 +1,332 @@
+//! The `append` check: random batches, valid and invalid, appended with
+//! [`FileAppend`] to random session files (branches, labels, a torn last line), against a
+//! model of the expected file. A batch the model refuses is refused at its first bad entry and
+//! the file is unchanged; a batch it accepts passes the validator in the plan's check document
+//! (no error on a new line: the skeleton of the branches holds every entry they name) and
+//! leaves the file as it was, then a newline if it ended torn, then exactly the model's lines:
+//! the given ids or fresh unique ones, each parent the given one or the entry before, the
+//! given times or the clock's.
+
+use arbitrary::{Arbitrary, Result, Unstructured};
+use pi_session_format::json::{self, JsValue};
+use pi_session_format::migrate::SequentialIds as MigrationIds;
+use pi_session_format::session::{LoadOptions, Session};
+use pi_session_format::write::{Commit, FileAppend, ManualClock, SequentialIds};
+use pi_session_format::{PiVersion, date};
+use pi_session_validate::{Options, Severity, validate};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Checks one input (see the module documentation).
+pub fn append(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let _ = run(&mut u);
+}
+
+/// A scratch file of this process for one input, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir =
+            std::env::temp_dir().join(format!("pi-session-fuzz-append-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        Scratch(dir.join(format!("{}.jsonl", NEXT.fetch_add(1, Ordering::Relaxed))))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+const HEADER: &str = r#"{"type":"session","version":3,"id":"fuzz","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#;
+
+fn user(id: Option<&str>, parent: Option<&str>, text: &str) -> String {
+    let mut out = String::from(r#"{"type":"message""#);
+    if let Some(id) = id {
+        out.push_str(&format!(r#","id":"{id}""#));
+    }
+    match parent {
+        Some(p) => out.push_str(&format!(r#","parentId":"{p}""#)),
+        None if id.is_some() => out.push_str(r#","parentId":null"#),
+        None => {}
+    }
+    if id.is_some() {
+        out.push_str(r#","timestamp":"2025-01-01T00:00:01.000Z""#);
+    }
+    out.push_str(&format!(
+        r#","message":{{"role":"user","content":{},"timestamp":1}}}}"#,
+        json::to_string(&JsValue::string(text))
+    ));
+    out
+}
+
+/// What the model expects of one entry of the batch.
+enum Expect {
+    /// Refused: the batch is refused here.
+    Refused,
+    /// Accepted: the id it gets (`None`: a fresh one), its parent (`None`: the leaf), whether
+    /// its time is given.
+    Accepted {
+        id: Option<String>,
+        parent: Option<Option<String>>,
+    },
+}
+
+fn run(u: &mut Unstructured<'_>) -> Result<()> {
+    // The session: entries on branches, some labels, maybe a torn last line.
+    let mut file = format!("{HEADER}\n");
+    let mut ids: Vec<String> = Vec::new();
+    let mut leaf: Option<String> = None;
+    for i in 0..u.int_in_range(0..=12)? {
+        let id = format!("e{i}");
+        let parent = if ids.is_empty() || u.ratio(1, 6)? {
+            None
+        } else if u.ratio(2, 3)? {
+            leaf.clone()
+        } else {
+            Some(ids[u.choose_index(ids.len())?].clone())
+        };
+        file.push_str(&user(Some(&id), parent.as_deref(), "earlier"));
+        file.push('\n');
+        ids.push(id.clone());
+        leaf = Some(id);
+    }
+    let torn = u.ratio(1, 5)?;
+    if torn {
+        file.push_str(r#"{"type":"message","id":"torn"#);
+    }
+    let scratch = Scratch::new();
+    if std::fs::write(&scratch.0, &file).is_err() {
+        return Ok(());
+    }
+    // The batch, and what the model expects of each entry.
+    let mut batch: Vec<JsValue> = Vec::new();
+    let mut expect: Vec<Expect> = Vec::new();
+    let mut taken: Vec<String> = ids.clone();
+    for n in 0..u.int_in_range(1..=8)? {
+        let existing = |u: &mut Unstructured<'_>, taken: &[String]| -> Result<Option<String>> {
+            Ok(if taken.is_empty() {
+                None
+            } else {
+                Some(taken[u.choose_index(taken.len())?].clone())
+            })
+        };
+        let (text, e) = match u.int_in_range(0u8..=9)? {
+            0..=2 => (
+                user(None, None, "new"),
+                Expect::Accepted {
+                    id: None,
+                    parent: None,
+                },
+            ),
+            3 => {
+                let id = format!("given{n}");
+                let text = format!(r#"{{"type":"custom","customType":"t","id":"{id}"}}"#);
+                (
+                    text,
+                    Expect::Accepted {
+                        id: Some(id),
+                        parent: None,
+                    },
+                )
+            }
+            4 => match existing(u, &taken)? {
+                Some(p) => (
+                    format!(r#"{{"type":"custom","customType":"t","parentId":"{p}"}}"#),
+                    Expect::Accepted {
+                        id: None,
+                        parent: Some(Some(p)),
+                    },
+                ),
+                None => (
+                    r#"{"type":"custom","customType":"t","parentId":"ghost"}"#.to_owned(),
+                    Expect::Refused,
+                ),
+            },
+            5 => match existing(u, &taken)? {
+                Some(t) => (
+                    format!(r#"{{"type":"label","targetId":"{t}","label":"l"}}"#),
+                    Expect::Accepted {
+                        id: None,
+                        parent: None,
+                    },
+                ),
+                None => (
+                    r#"{"type":"label","targetId":"ghost","label":"l"}"#.to_owned(),
+                    Expect::Refused,
+                ),
+            },
+            6 => match existing(u, &taken)? {
+                Some(id) => (
+                    format!(r#"{{"type":"custom","customType":"t","id":"{id}"}}"#),
+                    Expect::Refused,
+                ),
+                None => (
+                    r#"{"type":"session","version":3}"#.to_owned(),
+                    Expect::Refused,
+                ),
+            },
+            7 => ("[1,2]".to_owned(), Expect::Refused),
+            8 => (r#"{"type":"message"}"#.to_owned(), Expect::Refused),
+            _ => (
+                r#"{"type":"custom","customType":"t","parentId":null}"#.to_owned(),
+                Expect::Accepted {
+                    id: None,
+                    parent: Some(None),
+                },
+            ),
+        };
+        let Ok(value) = json::parse(&text) else {
+            return Ok(());
+        };
+        if let Expect::Accepted { id: Some(id), .. } = &e {
+            taken.push(id.clone());
+        }
+        batch.push(value);
+        let refused = matches!(e, Expect::Refused);
+        expect.push(e);
+        if refused {
+            break;
+        }
+    }
+    check(&scratch, &file, torn, leaf, &batch, &expect);
+    Ok(())
+}
+
+fn check(
+    scratch: &Scratch,
+    before: &str,
+    torn: bool,
+    mut leaf: Option<String>,
+    batch: &[JsValue],
+    expect: &[Expect],
+) {
+    let Ok(mut target) = FileAppend::lock(&scratch.0, false) else {
+        panic!("a fresh file of ours cannot be locked elsewhere");
+    };
+    let bytes = std::fs::read(&scratch.0).expect("our file");
+    let session = Session::load_with(
+        &bytes,
+        LoadOptions {
+            ids: &mut MigrationIds::default(),
+            pi: PiVersion::V0_87,
+        },
+    )
+    .expect("a v3 file with a header loads");
+    let clock = ManualClock::at(1_775_030_400_000);
+    let plan = target.plan_with(
+        &session,
+        bytes.len() as u64,
+        batch,
+        &mut SequentialIds::new(),
+        &mut clock.clone(),
+    );
+    let refused_at = expect.iter().position(|e| matches!(e, Expect::Refused));
+    let plan = match (plan, refused_at) {
+        (Err(e), Some(at)) => {
+            assert_eq!(e.index, at, "refused at another entry: {:?}", e.error);
+            assert_eq!(std::fs::read(&scratch.0).unwrap(), before.as_bytes());
+            return;
+        }
+        (Err(e), None) => panic!(
+            "entry {} refused ({}) but the model accepts it",
+            e.index, e.error
+        ),
+        (Ok(_), Some(at)) => panic!("entry {at} accepted but the model refuses it"),
+        (Ok(plan), None) => plan,
+    };
+    // The check document: no error on a new line.
+    let report = validate(
+        plan.check_document(),
+        &Options {
+            pi: PiVersion::V0_87,
+            ..Options::default()
+        },
+    );
+    for d in &report.diagnostics {
+        if d.severity == Severity::Error
+            && let Some(at) = &d.location
+        {
+            assert!(
+                at.line <= plan.context_lines(),
+                "the check document finds {} {} on a new line (line {}):\n{}",
+                d.code,
+                d.message,
+                at.line,
+                String::from_utf8_lossy(plan.check_document())
+            );
+        }
+    }
+    assert_eq!(target.commit(&plan).expect("the write"), Commit::Appended);
+    // The file: as it was, a fence, then exactly the model's lines.
+    let after = std::fs::read_to_string(&scratch.0).expect("our file");
+    let mut expected_start = before.to_owned();
+    if torn {
+        expected_start.push('\n');
+    }
+    assert!(
+        after.starts_with(&expected_start),
+        "the file's old bytes changed"
+    );
+    let new: Vec<&str> = after[expected_start.len()..].lines().collect();
+    assert_eq!(new.len(), batch.len(), "{after}");
+    assert!(after.ends_with('\n'));
+    let now = date::to_iso_string(1_775_030_400_000.0);
+    let mut seen: Vec<String> = Vec::new();
+    for ((line, e), given) in new.iter().zip(expect).zip(batch) {
+        let value = json::parse(line).expect("a new line is JSON");
+        let Expect::Accepted { id, parent } = e else {
+            unreachable!("refused batches returned above");
+        };
+        let got_id = value.get("id").and_then(JsValue::as_str).map(str::to_owned);
+        let got_id = got_id.expect("every new entry has an id");
+        if let Some(id) = id {
+            assert_eq!(&got_id, id);
+        }
+        assert!(!seen.contains(&got_id), "id {got_id} given twice");
+        assert!(
+            !before.contains(&format!("\"id\":\"{got_id}\"")),
+            "id {got_id} taken"
+        );
+        seen.push(got_id.clone());
+        let want_parent = match parent {
+            Some(p) => p.clone(),
+            None => leaf.clone(),
+        };
+        let got_parent = value
+            .get("parentId")
+            .and_then(JsValue::as_str)
+            .map(str::to_owned);
+        assert_eq!(got_parent, want_parent, "{line}");
+        if given.get("timestamp").is_none() {
+            assert_eq!(
+                value.get("timestamp").and_then(JsValue::as_str),
+                Some(now.as_str())
+            );
+        }
+        leaf = Some(got_id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn batches_of_every_kind_are_checked() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..300 {
+            let data: Vec<u8> = (0..256)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state as u8
+                })
+                .collect();
+            super::append(&data);
+        }
+    }
+}
