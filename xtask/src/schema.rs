@@ -50,7 +50,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
 }
 
 fn schemas_dir() -> PathBuf {
-    root().join("crates/pi-session-validate/schemas")
+    root().join("schemas")
 }
 
 /// Every schema file: name (`entry-message.schema.json`) → contents.

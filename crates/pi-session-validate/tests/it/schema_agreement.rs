@@ -330,7 +330,7 @@ fn schema_files_are_valid_schemas_with_their_ids() {
 #[test]
 fn the_readme_lists_every_schema() {
     let readme = std::fs::read_to_string(
-        crate::schema_support::root().join("crates/pi-session-validate/schemas/README.md"),
+        crate::schema_support::root().join("schemas/README.md"),
     )
     .expect("schemas/README.md");
     for name in schema_files().keys() {

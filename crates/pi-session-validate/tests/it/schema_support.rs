@@ -24,7 +24,7 @@ pub fn root() -> PathBuf {
 
 /// Every committed `schemas/*.schema.json`, by file name.
 pub fn schema_files() -> BTreeMap<String, Value> {
-    let dir = root().join("crates/pi-session-validate/schemas");
+    let dir = root().join("schemas");
     let mut files = BTreeMap::new();
     for entry in std::fs::read_dir(&dir).expect("schemas/ exists") {
         let path = entry.unwrap().path();
