@@ -11,6 +11,9 @@
 //!   `` `session` ``); every `` `….rs` `` path it names exists;
 //! - the library example of the workspace's README is the one of `pi-session-format`'s README,
 //!   which the crate's doctests compile;
+//! - `ARCHITECTURE.md`'s `deps` block names, for every workspace crate, exactly the workspace
+//!   crates it depends on (normal and build dependencies, from `cargo metadata`), each only on
+//!   crates listed before it: the map of the dependencies is the code's, and has no circle;
 //! - `.ci/run`'s header comment lists the steps it runs: each step's number (`3a`, or `4`
 //!   for `4c`) is in the header, each number of the header has a step, and every step says
 //!   how many there are (`/6`).
@@ -42,8 +45,87 @@ pub fn problems(root: &Path) -> Vec<String> {
         problems.extend(file_problems(root, &file));
     }
     problems.extend(architecture_problems(root, &crates));
+    problems.extend(dependency_problems(root));
     problems.extend(ci_header_problems(root));
     problems.extend(readme_problems(root));
+    problems
+}
+
+/// The `deps` block of ARCHITECTURE.md against `cargo metadata` (see the module docs).
+fn dependency_problems(root: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap_or_default();
+    let Some(block) = text
+        .split_once("```deps\n")
+        .and_then(|(_, rest)| rest.split_once("```").map(|(b, _)| b))
+    else {
+        return vec!["ARCHITECTURE.md: no ```deps block (the workspace's dependency map)".into()];
+    };
+    let mut claimed: Vec<(String, BTreeSet<String>)> = Vec::new();
+    for line in block.lines().filter(|l| !l.trim().is_empty()) {
+        let Some((name, deps)) = line.split_once(':') else {
+            return vec![format!("ARCHITECTURE.md: deps line without a colon: {line}")];
+        };
+        claimed.push((
+            name.trim().to_owned(),
+            deps.split_whitespace().map(str::to_owned).collect(),
+        ));
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args(["metadata", "--no-deps", "--format-version", "1", "--offline"])
+        .current_dir(root)
+        .output();
+    let metadata: serde_json::Value = match output {
+        Ok(o) if o.status.success() => match serde_json::from_slice(&o.stdout) {
+            Ok(v) => v,
+            Err(e) => return vec![format!("cargo metadata: {e}")],
+        },
+        Ok(o) => return vec![format!("cargo metadata: {}", String::from_utf8_lossy(&o.stderr))],
+        Err(e) => return vec![format!("cargo metadata: {e}")],
+    };
+    let packages = metadata["packages"].as_array().cloned().unwrap_or_default();
+    let members: BTreeSet<String> = packages
+        .iter()
+        .filter_map(|p| p["name"].as_str().map(str::to_owned))
+        .collect();
+    let mut actual: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for p in &packages {
+        let name = p["name"].as_str().unwrap_or_default().to_owned();
+        let deps = p["dependencies"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["kind"].is_null() || d["kind"] == "build")
+            .filter_map(|d| d["name"].as_str())
+            .filter(|d| members.contains(*d))
+            .map(str::to_owned)
+            .collect();
+        actual.insert(name, deps);
+    }
+    let mut problems = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    for (name, deps) in &claimed {
+        match actual.get(name) {
+            None => problems.push(format!(
+                "ARCHITECTURE.md: the deps block names {name}, which is not a workspace crate"
+            )),
+            Some(real) if real != deps => problems.push(format!(
+                "ARCHITECTURE.md: the deps block says {name} depends on {deps:?}; cargo metadata says {real:?}"
+            )),
+            Some(_) => {}
+        }
+        for dep in deps.difference(&seen) {
+            problems.push(format!(
+                "ARCHITECTURE.md: {name} depends on {dep}, which the deps block lists after it (or not at all): dependencies point down the list"
+            ));
+        }
+        seen.insert(name.clone());
+    }
+    for name in actual.keys().filter(|n| !seen.contains(*n)) {
+        problems.push(format!(
+            "ARCHITECTURE.md: the deps block does not name the workspace crate {name}"
+        ));
+    }
     problems
 }
 
