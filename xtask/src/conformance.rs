@@ -2,6 +2,7 @@
 //! reference against `pi-session`, and compare how two pi versions read the corpus; the writing half of `check-reference` is
 //! `cargo xtask bless cases` ([`crate::bless`]).
 
+use crate::cases_dir;
 use crate::reference::{self, Request, Response};
 use crate::root;
 use pi_session_conformance::corpus::{self, Case, Op};
@@ -35,10 +36,6 @@ pub fn only(args: &[&str]) -> Result<Vec<String>, String> {
         }
     }
     Ok(globs)
-}
-
-pub fn cases_dir() -> PathBuf {
-    root().join("conformance/cases")
 }
 
 /// Builds `pi-session` and returns the protocol command line for it.

@@ -7,7 +7,7 @@
 //! (v1, v2) gets new entry ids, random in `pi-session` and counted up in the reference, so
 //! those exports are compared with each id named by the order it first appears in.
 
-use crate::conformance::cases_dir;
+use crate::cases_dir;
 use crate::reference::{self, Request};
 use crate::root;
 use pi_session_conformance::corpus;

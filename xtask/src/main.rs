@@ -60,6 +60,11 @@ pub fn root() -> PathBuf {
         .unwrap_or_default()
 }
 
+/// The conformance corpus's cases (`conformance/cases`).
+pub fn cases_dir() -> PathBuf {
+    root().join("conformance/cases")
+}
+
 const USAGE: &str = "usage:
   cargo xtask bless cases [--only GLOB]...
   cargo xtask bless validate

@@ -6,7 +6,7 @@
 //! (`crates/pi-session/tests/it/stats_cli.rs`) checks that `pi-session stats` reports the same
 //! numbers for each session and pi.
 
-use crate::conformance::cases_dir;
+use crate::cases_dir;
 use crate::reference::{self, Request};
 use crate::root;
 use pi_session_conformance::corpus;

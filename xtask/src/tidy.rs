@@ -63,7 +63,9 @@ fn dependency_problems(root: &Path) -> Vec<String> {
     let mut claimed: Vec<(String, BTreeSet<String>)> = Vec::new();
     for line in block.lines().filter(|l| !l.trim().is_empty()) {
         let Some((name, deps)) = line.split_once(':') else {
-            return vec![format!("ARCHITECTURE.md: deps line without a colon: {line}")];
+            return vec![format!(
+                "ARCHITECTURE.md: deps line without a colon: {line}"
+            )];
         };
         claimed.push((
             name.trim().to_owned(),
@@ -72,7 +74,13 @@ fn dependency_problems(root: &Path) -> Vec<String> {
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = std::process::Command::new(cargo)
-        .args(["metadata", "--no-deps", "--format-version", "1", "--offline"])
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
         .current_dir(root)
         .output();
     let metadata: serde_json::Value = match output {
@@ -80,7 +88,12 @@ fn dependency_problems(root: &Path) -> Vec<String> {
             Ok(v) => v,
             Err(e) => return vec![format!("cargo metadata: {e}")],
         },
-        Ok(o) => return vec![format!("cargo metadata: {}", String::from_utf8_lossy(&o.stderr))],
+        Ok(o) => {
+            return vec![format!(
+                "cargo metadata: {}",
+                String::from_utf8_lossy(&o.stderr)
+            )];
+        }
         Err(e) => return vec![format!("cargo metadata: {e}")],
     };
     let packages = metadata["packages"].as_array().cloned().unwrap_or_default();

@@ -18,10 +18,10 @@
 //! its bytes, read from a path).
 
 use crate::PiVersion;
-use crate::tree::Index;
 use std::ops::Range;
 use std::sync::OnceLock;
 
+pub mod index;
 pub mod key;
 mod load;
 mod open;
@@ -31,6 +31,7 @@ pub mod record;
 pub mod records;
 pub(crate) mod rewrite;
 
+pub use index::Index;
 pub use key::{Key, KeyBytes, QUOTE_MAX, quoted};
 pub use load::{
     DroppedLine, HeaderProblem, LoadError, LoadOptions, ReadAt, SkippedValue, VersionInfo,

@@ -19,7 +19,7 @@
 //!
 //! [`journal`]: crate::journal
 
-use crate::journal::{self, Recovery};
+use crate::journal::{self, Landed, Recovery};
 use crate::sys;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{self, IoSlice, Read, Seek, SeekFrom, Write};
@@ -373,22 +373,6 @@ fn open_locked(path: &Path) -> Result<(File, std::fs::Metadata), FileError> {
         return Err(FileError::Locked(path.to_owned()));
     }
     Ok((file, meta))
-}
-
-/// Where the bytes of a failed write landed.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Landed {
-    /// Nothing was written.
-    Nothing,
-    /// `len` bytes at offset `at`, contiguous.
-    At {
-        /// The offset of the first byte.
-        at: u64,
-        /// How many bytes.
-        len: u64,
-    },
-    /// Bytes were written but another writer's came between them: we no longer know which.
-    Unknown,
 }
 
 /// `write_all` of the concatenation of `parts` (at most three), with as few `writev` calls as

@@ -9,7 +9,6 @@
 //! when nothing follows it; a part that other lines follow (a live pi appended after it) is
 //! left where it is and said, because cutting it away would take theirs too.
 
-use crate::append::Landed;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
@@ -17,6 +16,22 @@ use std::path::{Path, PathBuf};
 
 /// The first line of a journal: this, the offset the append started at, and its length.
 const MAGIC: &str = "pi-session append journal 1";
+
+/// Where the bytes of a failed write landed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Landed {
+    /// Nothing was written.
+    Nothing,
+    /// `len` bytes at offset `at`, contiguous.
+    At {
+        /// The offset of the first byte.
+        at: u64,
+        /// How many bytes.
+        len: u64,
+    },
+    /// Bytes were written but another writer's came between them: we no longer know which.
+    Unknown,
+}
 
 /// What a recovery found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,8 +6,8 @@
 
 use super::catalogue::{Code, PiEffect};
 use super::entry::{Facts, LineKind};
-use super::lines::{self, location};
 use super::locate::locate;
+use super::parsed::{self, location};
 use super::report::Diagnostic;
 use super::schema::LineSchema;
 use super::{Options, PiVersion};
@@ -75,11 +75,11 @@ impl Header {
 pub fn find(bytes: &[u8], options: &Options<'_>) -> Header {
     let current = options.pi == PiVersion::V0_87;
     for line in read::lines_with(bytes, !current) {
-        let Ok(parsed) = lines::parse(&line.text) else {
+        let Ok(parsed) = parsed::parse(&line.text) else {
             continue;
         };
         // pi 0.87.1 keeps only truthy values.
-        if current && !lines::truthy(&parsed.value) {
+        if current && !parsed::truthy(&parsed.value) {
             continue;
         }
         return Header {

@@ -24,6 +24,7 @@ mod layout;
 mod lines;
 mod locate;
 mod output;
+mod parsed;
 pub mod repair;
 mod report;
 mod resume;

@@ -473,9 +473,7 @@ impl<'a> Session<'a> {
 /// the last one kept one core busy alone for about 2 ms of a 47 ms run).
 const PIECE_MAX: usize = 1 << 20;
 
-/// `read_at(buf, at)` fills `buf` with the input's bytes from `at` (see
-/// [`Session::load_reading`]).
-pub type ReadAt<'f> = dyn Fn(&mut [u8], usize) -> bool + Sync + 'f;
+pub use super::record::ReadAt;
 
 /// How the loader gets at the bytes it scans.
 pub(super) enum Pieces<'r, 'a> {

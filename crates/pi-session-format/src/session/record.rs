@@ -2,12 +2,15 @@
 //! and its text, from which its value is parsed (and migrated) when asked for.
 
 use super::key::Key;
-use super::load::ReadAt;
 use crate::json::{self, JsValue, MessageScan};
 use crate::migrate;
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::{Deref, Range};
+
+/// `read_at(buf, at)` fills `buf` with the input's bytes from `at` (see
+/// [`super::Session::load_reading`]).
+pub type ReadAt<'f> = dyn Fn(&mut [u8], usize) -> bool + Sync + 'f;
 
 /// What a parsed line is.
 #[derive(Debug, Clone, PartialEq, Eq)]

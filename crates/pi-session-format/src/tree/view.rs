@@ -88,7 +88,7 @@ impl Tree {
                     ROOT
                 } else if r.parent_id.is_truthy() {
                     match index.parents[i] {
-                        super::NO_PARENT => ROOT,
+                        crate::session::index::NO_PARENT => ROOT,
                         parent => parent,
                     }
                 } else {

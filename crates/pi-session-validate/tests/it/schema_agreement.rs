@@ -329,10 +329,8 @@ fn schema_files_are_valid_schemas_with_their_ids() {
 /// `schemas/README.md` documents every file.
 #[test]
 fn the_readme_lists_every_schema() {
-    let readme = std::fs::read_to_string(
-        crate::schema_support::root().join("schemas/README.md"),
-    )
-    .expect("schemas/README.md");
+    let readme = std::fs::read_to_string(crate::schema_support::root().join("schemas/README.md"))
+        .expect("schemas/README.md");
     for name in schema_files().keys() {
         assert!(
             readme.contains(name.as_str()),
