@@ -140,3 +140,20 @@ pub fn truthy(value: &Value) -> bool {
         _ => true,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_offsets_through_replacement_characters() {
+        let raw = b"a\xe2\x82b\xffc";
+        // Decoded: a, U+FFFD (for the 2-byte truncated sequence), b, U+FFFD, c.
+        assert_eq!(raw_offset(raw, 0), 0);
+        assert_eq!(raw_offset(raw, 1), 1);
+        assert_eq!(raw_offset(raw, 4), 3);
+        assert_eq!(raw_offset(raw, 5), 4);
+        assert_eq!(raw_offset(raw, 8), 5);
+        assert_eq!(raw_offset(raw, 9), 6);
+    }
+}

@@ -7,7 +7,7 @@
 //! the given ids or fresh unique ones, each parent the given one or the entry before, the
 //! given times or the clock's.
 
-use arbitrary::{Arbitrary, Result, Unstructured};
+use arbitrary::{Result, Unstructured};
 use pi_session_format::json::{self, JsValue};
 use pi_session_format::migrate::SequentialIds as MigrationIds;
 use pi_session_format::session::{LoadOptions, Session};
