@@ -372,12 +372,19 @@ fn defuse(mut section: String) -> String {
         if spots.is_empty() {
             return section;
         }
+        if spots.contains(&NO_SPOT) {
+            break;
+        }
         spots.sort_unstable();
         spots.dedup();
         section = entities(&section, |i| spots.binary_search(&i).is_ok());
     }
     entities(&section, |_| true)
 }
+
+/// What [`unsafe_spots`] adds for markup it finds without the character that makes it (not
+/// expected): [`defuse`] then escapes every `<`, `[` and `{`.
+const NO_SPOT: usize = usize::MAX;
 
 /// `text` with the `<`, `[` and `{` at the byte offsets `at` accepts written as entities.
 fn entities(text: &str, at: impl Fn(usize) -> bool) -> String {
@@ -426,19 +433,18 @@ fn unsafe_spots(text: &str, options: pulldown_cmark::Options, spots: &mut Vec<us
                     LinkType::Autolink | LinkType::Email => b'<',
                     _ => b'[',
                 };
-                spots.extend(first(range, opener));
+                spots.push(first(range, opener).unwrap_or(NO_SPOT));
             }
-            Event::Start(Tag::Image { .. }) => spots.extend(first(range, b'[')),
+            Event::Start(Tag::Image { .. }) => spots.push(first(range, b'[').unwrap_or(NO_SPOT)),
             Event::Start(Tag::Heading {
                 id, classes, attrs, ..
             }) if id.is_some() || !classes.is_empty() || !attrs.is_empty() => {
-                let line = text.as_bytes().get(range.clone()).unwrap_or_default();
-                let line_end = line.iter().position(|&b| b == b'\n').unwrap_or(line.len());
-                spots.extend(
-                    line[..line_end]
+                let heading = text.as_bytes().get(range.clone()).unwrap_or_default();
+                spots.push(
+                    heading
                         .iter()
                         .rposition(|&b| b == b'{')
-                        .map(|p| range.start + p),
+                        .map_or(NO_SPOT, |p| range.start + p),
                 );
             }
             _ => {}
@@ -446,7 +452,7 @@ fn unsafe_spots(text: &str, options: pulldown_cmark::Options, spots: &mut Vec<us
     }
     for (_, def) in parser.reference_definitions().iter() {
         if !super::safe_url(&def.dest) {
-            spots.extend(first(def.span.clone(), b'['));
+            spots.push(first(def.span.clone(), b'[').unwrap_or(NO_SPOT));
         }
     }
 }
@@ -528,6 +534,7 @@ mod tests {
                 "# hi {onclick=alert(1)}\n",
                 "# hi &#123;onclick=alert(1)}\n",
             ),
+            ("hi {onclick=x}\n==\n", "hi &#123;onclick=x}\n==\n"),
             ("a ` b\nc ` <i>x</i> `\n", "a ` b\nc ` &lt;i>x&lt;/i> `\n"),
             ("\\`<i>`\n", "\\`&lt;i>`\n"),
             (
