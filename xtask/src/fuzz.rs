@@ -1,12 +1,13 @@
 //! `cargo xtask fuzz seed`: the seed corpus of the cargo-fuzz targets (`fuzz/corpus/<target>/`).
 //!
 //! - the byte targets (`parse_bytes`, `roundtrip`, `migrate`, `streaming_eq_whole`, `validate`,
-//!   `tree`, `info`, `repair`)
+//!   `tree`, `info`, `repair`, `export`, `search`)
 //!   get every `conformance/cases/<area>/<case>/session.jsonl`,
 //!   `conformance/validate/<case>/session.jsonl` and `conformance/repair/<case>/input.jsonl`,
 //!   named `<area>-<case>`, cut at the last
 //!   line end within the target's `max_len` (`fuzz/options/<target>.options`);
-//!   `streaming_eq_whole` inputs start with a chunk-size prefix (1, 7 and 64 bytes);
+//!   `streaming_eq_whole` inputs start with a chunk-size prefix (1, 7 and 64 bytes),
+//!   `info` inputs with a mode byte, `search` inputs with a mode byte and a pattern line;
 //! - the structured targets (`context`, `to_llm`) read their input through `arbitrary`, for
 //!   which session text is poor entropy: they get 64 seeded pseudo-random inputs of 16 bytes
 //!   up to `max_len`.
@@ -25,6 +26,11 @@ const BYTE_TARGETS: &[&str] = &[
     "info",
     "repair",
     "export",
+    "search",
+];
+/// The patterns of the `search` seeds: some the raw-line prefilter takes, some it must not.
+const SEARCH_PATTERNS: &[&str] = &[
+    "e", "\"", r"\w+\s", r"^\{", "user", r"\bthe\b", "a|é", r"\\",
 ];
 const STRUCTURED_TARGETS: &[&str] = &["context", "to_llm", "writer", "append"];
 
@@ -117,12 +123,20 @@ fn seed() -> Result<(), String> {
         let max = max_len(&fuzz, target)?;
         let dir = fuzz.join("corpus").join(target);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        for (name, path) in &cases {
+        for (i, (name, path)) in cases.iter().enumerate() {
             let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
             if *target == "streaming_eq_whole" {
                 // Three chunk sizes (see fuzzing::split_chunk_sizes): 1, 7 and 64 bytes.
                 let mut input = vec![3, 0, 6, 63];
                 input.extend_from_slice(cut(&bytes, max - 4));
+                write(dir.join(name), &input)?;
+            } else if *target == "search" {
+                // The mode byte and the pattern (see fuzzing::search), one of a few by case.
+                let pattern = SEARCH_PATTERNS[i % SEARCH_PATTERNS.len()];
+                let mut input = vec![(i % 8) as u8];
+                input.extend_from_slice(pattern.as_bytes());
+                input.push(b'\n');
+                input.extend_from_slice(cut(&bytes, max - input.len()));
                 write(dir.join(name), &input)?;
             } else if *target == "info" {
                 // The mode byte (see fuzzing::info): raw bytes, pieces of 7 bytes.

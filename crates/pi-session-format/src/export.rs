@@ -7,8 +7,9 @@
 //! and extension state, are kept as their JSON. The JSONL export (pi's `/export FILE.jsonl`)
 //! is the writer's ([`crate::SessionWriter::export_branch`]).
 //!
-//! Everything that came from the session is text to the renderers: the Markdown keeps
-//! message text as Markdown but turns raw HTML into text, and the HTML page escapes every
+//! Everything that came from the session is text to the renderers: the Markdown escapes
+//! every string (or puts it in a code span) and keeps message text as Markdown but turns raw
+//! HTML, links to unsafe schemes and images into text, and the HTML page escapes every
 //! string and forbids scripts and network access with its content security policy.
 
 pub mod html;
@@ -38,4 +39,17 @@ fn write_items(
         }
     }
     Ok(())
+}
+
+/// Whether a link may stay a link: `http:`, `https:`, `mailto:`, or no scheme (a fragment
+/// or a relative path).
+pub(crate) fn safe_url(url: &str) -> bool {
+    let url = url.trim_start_matches(|c: char| c.is_ascii_whitespace() || c.is_control());
+    match url.find([':', '/', '?', '#']) {
+        Some(at) if url.as_bytes()[at] == b':' => {
+            let scheme = url[..at].to_ascii_lowercase();
+            matches!(scheme.as_str(), "http" | "https" | "mailto")
+        }
+        _ => true,
+    }
 }

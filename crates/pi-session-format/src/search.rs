@@ -1,11 +1,17 @@
-//! The texts of a session a search looks at ([`texts`]): every message's text and thinking,
-//! every tool call (its name and arguments as JSON) and tool result, custom messages, branch
-//! and compaction summaries — each with its line, entry id, role, and whether it is on the
-//! branch pi resumes. The matching itself is the caller's (the CLI uses the `regex` crate).
+//! Searching a session: the texts a search looks at ([`texts`]): every message's text and
+//! thinking, every tool call (its name and arguments as JSON) and tool result, custom
+//! messages, branch and compaction summaries — each with its line, entry id, role, and whether
+//! it is on the branch pi resumes; and a regular expression ([`Pattern`], the `regex` crate)
+//! matched over them ([`find`], [`any`]), skipping unparsed the lines in which the pattern
+//! cannot match (the raw-line prefilter, where `regex-syntax` shows the pattern cannot match
+//! across JSON's escapes). Linear in the texts: a match's snippet is read back from where it
+//! starts, never counted from the start of its text.
 
 use crate::json::{self, JsValue};
 use crate::session::{Key, Session};
 use crate::tree::Leaf;
+use regex::{Regex, RegexBuilder};
+use std::ops::ControlFlow;
 
 /// Whose text it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,6 +184,21 @@ pub fn texts(session: &Session<'_>) -> Vec<Text> {
 /// a caller whose pattern cannot match across JSON's escapes can skip, unparsed, the lines in
 /// which the pattern does not even occur raw.
 pub fn texts_where(session: &Session<'_>, keep: &dyn Fn(&str) -> bool) -> Vec<Text> {
+    let mut out = Vec::new();
+    let _ = visit(session, keep, &mut |text| {
+        out.push(text);
+        ControlFlow::Continue(())
+    });
+    out
+}
+
+/// Hands `f` the texts of the entries whose line `keep` accepts, in file order, until it
+/// breaks.
+fn visit(
+    session: &Session<'_>,
+    keep: &dyn Fn(&str) -> bool,
+    f: &mut dyn FnMut(Text) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     let index = session.index();
     let mut on_path = vec![false; session.records.len()];
     if let Some(leaf) = index.leaf_record(session, &Leaf::Current)
@@ -189,7 +210,6 @@ pub fn texts_where(session: &Session<'_>, keep: &dyn Fn(&str) -> bool) -> Vec<Te
             }
         }
     }
-    let mut out = Vec::new();
     for (i, record) in session.records.iter().enumerate() {
         if !matches!(
             record.entry_type(),
@@ -205,17 +225,211 @@ pub fn texts_where(session: &Session<'_>, keep: &dyn Fn(&str) -> bool) -> Vec<Te
             _ => None,
         };
         for (role, field, text) in entry_texts(&record.value()) {
-            out.push(Text {
+            f(Text {
                 line: record.line,
                 id: id.clone(),
                 role,
                 field,
-                on_path: on_path[i],
+                on_path: on_path.get(i).copied().unwrap_or(false),
                 text,
-            });
+            })?;
         }
     }
-    out
+    ControlFlow::Continue(())
+}
+
+/// A regular expression to search sessions with (Rust's `regex` syntax), and whether the
+/// lines in which it does not occur raw can be skipped unparsed.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    regex: Regex,
+    raw_prefilter: bool,
+}
+
+/// A pattern that is not a regular expression (or one too big to compile).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternError(String);
+
+impl std::fmt::Display for PatternError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PatternError {}
+
+impl Pattern {
+    /// Compiles `pattern`, without regard to case when `ignore_case`.
+    pub fn new(pattern: &str, ignore_case: bool) -> Result<Pattern, PatternError> {
+        let regex = RegexBuilder::new(pattern)
+            .case_insensitive(ignore_case)
+            .build()
+            .map_err(|e| PatternError(e.to_string()))?;
+        Ok(Pattern {
+            regex,
+            raw_prefilter: raw_prefilter_is_sound(pattern, ignore_case),
+        })
+    }
+
+    /// Whether a line in which the pattern does not occur raw is skipped unparsed (see
+    /// [`raw_prefilter_is_sound`]).
+    pub fn uses_raw_prefilter(&self) -> bool {
+        self.raw_prefilter
+    }
+
+    /// Whether the entry line `line` may hold a match once decoded: false only when the
+    /// prefilter is sound and neither the line nor its tool calls' made-up texts match.
+    fn may_match(&self, line: &str) -> bool {
+        !self.raw_prefilter
+            || must_decode(line)
+            || self.regex.is_match(line)
+            || (line.contains("\"toolCall\"")
+                && tool_call_texts(line).is_none_or(|t| t.iter().any(|t| self.regex.is_match(t))))
+    }
+}
+
+/// Whether a line in which `pattern` does not occur raw cannot hold a match once decoded: no
+/// look-around (`^`, `$`, `\b` see the JSON around and inside escapes differently) and nothing
+/// that matches a character JSON escapes (`"`, `\`, control characters). The lines that
+/// [`must_decode`] names are always decoded.
+fn raw_prefilter_is_sound(pattern: &str, ignore_case: bool) -> bool {
+    use regex_syntax::hir::{Class, HirKind};
+    let Ok(hir) = regex_syntax::ParserBuilder::new()
+        .case_insensitive(ignore_case)
+        .build()
+        .parse(pattern)
+    else {
+        return false;
+    };
+    let escaped = |c: u32| c < 0x20 || c == u32::from('"') || c == u32::from('\\');
+    // Whether the range `start..=end` holds a character JSON escapes.
+    let covers = |start: u32, end: u32| {
+        start < 0x20
+            || [u32::from('"'), u32::from('\\')]
+                .iter()
+                .any(|&c| start <= c && c <= end)
+    };
+    let mut stack = vec![&hir];
+    while let Some(h) = stack.pop() {
+        match h.kind() {
+            HirKind::Look(_) => return false,
+            HirKind::Class(Class::Unicode(class)) => {
+                if class
+                    .ranges()
+                    .iter()
+                    .any(|r| covers(u32::from(r.start()), u32::from(r.end())))
+                {
+                    return false;
+                }
+            }
+            HirKind::Class(Class::Bytes(class)) => {
+                if class
+                    .ranges()
+                    .iter()
+                    .any(|r| covers(u32::from(r.start()), u32::from(r.end())))
+                {
+                    return false;
+                }
+            }
+            HirKind::Literal(lit) => {
+                if lit.0.iter().any(|&b| escaped(u32::from(b))) {
+                    return false;
+                }
+            }
+            HirKind::Repetition(r) => stack.push(&r.sub),
+            HirKind::Capture(c) => stack.push(&c.sub),
+            HirKind::Concat(hs) | HirKind::Alternation(hs) => stack.extend(hs.iter()),
+            HirKind::Empty => {}
+        }
+    }
+    true
+}
+
+/// Whether a line's texts can read otherwise than its raw text even for a pattern the raw
+/// prefilter suits: a `\u` escape (any character) or a `\/` (a slash, which `JSON.stringify`
+/// never escapes). A tool call's searched text is made up too (`name arguments`, the
+/// arguments written again: other spacing, numbers and key order than the line's): those
+/// are read on their own ([`tool_call_texts`]) when the line does not match raw.
+fn must_decode(line: &str) -> bool {
+    line.contains("\\u") || line.contains("\\/")
+}
+
+/// The characters of context a [`Match`] shows on each side.
+pub const CONTEXT_CHARS: usize = 40;
+
+/// One match of a [`Pattern`] in a text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match {
+    /// The line of the entry (1-based).
+    pub line: usize,
+    /// The entry's id, when it is a string.
+    pub id: Option<String>,
+    /// Whose text it is.
+    pub role: Role,
+    /// What part of the entry (see [`Text::field`]).
+    pub field: &'static str,
+    /// Whether the entry is on the branch pi resumes.
+    pub on_path: bool,
+    /// Up to [`CONTEXT_CHARS`] characters of the text before the match, as the text holds
+    /// them.
+    pub before: String,
+    /// The matched text.
+    pub matched: String,
+    /// Up to [`CONTEXT_CHARS`] characters of the text after the match.
+    pub after: String,
+}
+
+/// The last `n` characters of `s`, read back from its end.
+fn last_chars(s: &str, n: usize) -> &str {
+    let start = s
+        .char_indices()
+        .rev()
+        .nth(n.saturating_sub(1))
+        .map_or(0, |(i, _)| i);
+    if n == 0 { "" } else { &s[start..] }
+}
+
+/// The first `n` characters of `s`.
+fn first_chars(s: &str, n: usize) -> &str {
+    let end = s.char_indices().nth(n).map_or(s.len(), |(i, _)| i);
+    &s[..end]
+}
+
+/// Every match of `pattern` in the texts of `session` ([`texts`]) of role `role` (any role
+/// when `None`), in file order and, within a text, in order; lines that cannot hold a match
+/// are not parsed. Time is linear in the texts read and the matches.
+pub fn find(session: &Session<'_>, pattern: &Pattern, role: Option<Role>) -> Vec<Match> {
+    let mut found = Vec::new();
+    let _ = visit(session, &|line| pattern.may_match(line), &mut |t| {
+        if role.is_none_or(|r| r == t.role) {
+            for m in pattern.regex.find_iter(&t.text) {
+                found.push(Match {
+                    line: t.line,
+                    id: t.id.clone(),
+                    role: t.role,
+                    field: t.field,
+                    on_path: t.on_path,
+                    before: last_chars(&t.text[..m.start()], CONTEXT_CHARS).to_owned(),
+                    matched: m.as_str().to_owned(),
+                    after: first_chars(&t.text[m.end()..], CONTEXT_CHARS).to_owned(),
+                });
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    found
+}
+
+/// Whether [`find`] would find anything: stops at the first match.
+pub fn any(session: &Session<'_>, pattern: &Pattern, role: Option<Role>) -> bool {
+    visit(session, &|line| pattern.may_match(line), &mut |t| {
+        if role.is_none_or(|r| r == t.role) && pattern.regex.is_match(&t.text) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .is_break()
 }
 
 #[cfg(test)]
@@ -268,6 +482,79 @@ mod tests {
                 (3, "assistant", "toolCall", false, r#"grep {"q":"bug"}"#),
                 (4, "tool", "toolResult", true, "bug.rs:1"),
             ]
+        );
+    }
+
+    fn session_with_user_text(text: &str) -> Vec<u8> {
+        let mut file = br#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"#.to_vec();
+        json::write_string(&mut file, text.as_bytes());
+        file.extend_from_slice(b",\"timestamp\":1}}\n");
+        file
+    }
+
+    /// Many matches in one text, among characters of every width: each snippet is the 40
+    /// characters before and after the match, as counting from the start of the text gives.
+    #[test]
+    fn snippets_of_many_matches_in_one_text() {
+        let text: String = (0..500)
+            .map(|i| format!("é{i}🦀 x{}\n", "ab".repeat(i % 30)))
+            .collect();
+        let file = session_with_user_text(&text);
+        let s = Session::from_bytes(&file, PiVersion::V0_73).expect("loads");
+        for (pattern, ignore_case) in [("x", false), ("X(ab)*", true), ("🦀|é", false), ("", false)]
+        {
+            let p = Pattern::new(pattern, ignore_case).expect("a pattern");
+            let found = find(&s, &p, None);
+            let regex = RegexBuilder::new(pattern)
+                .case_insensitive(ignore_case)
+                .build()
+                .expect("a pattern");
+            let expected: Vec<(String, String, String)> = regex
+                .find_iter(&text)
+                .map(|m| {
+                    let head = &text[..m.start()];
+                    let n = head.chars().count();
+                    (
+                        head.chars().skip(n.saturating_sub(40)).collect(),
+                        m.as_str().to_owned(),
+                        text[m.end()..].chars().take(40).collect(),
+                    )
+                })
+                .collect();
+            assert!(expected.len() >= 500, "{pattern}");
+            let got: Vec<(String, String, String)> = found
+                .into_iter()
+                .map(|m| (m.before, m.matched, m.after))
+                .collect();
+            assert_eq!(got, expected, "{pattern}");
+            assert!(any(&s, &p, None), "{pattern}");
+            assert!(!any(&s, &p, Some(Role::Tool)), "{pattern}");
+        }
+        assert!(!any(
+            &s,
+            &Pattern::new("zz", false).expect("a pattern"),
+            None
+        ));
+        assert_eq!(last_chars("abc", 0), "");
+        assert_eq!(last_chars("aé🦀", 2), "é🦀");
+        assert_eq!(last_chars("aé🦀", 9), "aé🦀");
+        assert_eq!(first_chars("aé🦀", 2), "aé");
+    }
+
+    #[test]
+    fn a_pattern_that_is_not_a_regular_expression() {
+        let e = Pattern::new("(", false).expect_err("refused");
+        assert!(e.to_string().contains("unclosed group"), "{e}");
+        assert!(
+            Pattern::new("abc", false)
+                .expect("a pattern")
+                .uses_raw_prefilter()
+        );
+        assert!(
+            !Pattern::new("^abc", false)
+                .expect("a pattern")
+                .uses_raw_prefilter()
         );
     }
 }

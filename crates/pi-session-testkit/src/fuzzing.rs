@@ -22,7 +22,8 @@
 //! | [`info()`] | the streamed listing entry, read in pieces of any size, equals the former whole-file implementation ([`pi_session_format::info::oracle`]) on any bytes and on generated sessions, and is bounded by the input's size |
 //! | [`append()`] | random batches (valid and invalid) appended with `FileAppend` to random sessions: a refused batch is refused at its first bad entry and changes nothing; an accepted one passes the validator in the plan's check document and leaves the old bytes, a fence after a torn line, then exactly the model's lines (ids, parents, times) |
 //! | [`writer()`] | arbitrary operations on a `SessionWriter` never panic, a refused one changes nothing, and the file is strict-valid, loads whole and holds exactly the entries appended, in order |
-//! | [`export()`] | any loadable bytes export to Markdown and HTML without a panic, and every tag of the HTML is one the exporter writes, with no event handler, no `javascript:` URL and images only as `data:` URLs |
+//! | [`export()`] | any loadable bytes export to Markdown and HTML without a panic, and every tag of the HTML, and of the Markdown rendered by pulldown-cmark, is one the exporter writes, with no event handler, no `javascript:` URL and images only as `data:` URLs (none in the Markdown) |
+//! | [`search()`] | a match is found iff the pattern matches the decoded text: `search::find`, raw-line prefilter and all, equals the pattern over every text `search::texts` decodes, snippets included; `search::any` agrees |
 //! | [`validate`] | the validator never panics, its report is consistent (counts, verdicts, locations inside the file), a file without errors loads without dropping or skipping a line and builds its context, and a pi-loadable file also loads without a rewrite |
 
 mod append;
@@ -30,6 +31,7 @@ mod export;
 mod info;
 pub mod model;
 mod repair;
+mod search;
 pub mod spec;
 mod tree;
 mod writer;
@@ -38,6 +40,7 @@ pub use append::append;
 pub use export::export;
 pub use info::{check_info, info};
 pub use repair::repair;
+pub use search::search;
 pub use spec::{LlmSpec, SessionSpec};
 pub use tree::tree;
 pub use writer::writer;

@@ -3,7 +3,9 @@
 //! size and working directory, newest first, in pi's order (`info::list`).
 //!
 //! Files are read on every core; a file pi would leave out of its list (not a session, or one
-//! on which its listing throws) is left out here too, and counted in the footer.
+//! on which its listing throws) is left out here too, and counted in the footer. A file that
+//! cannot be read (no permission, a link that loops or leads nowhere) is named on standard
+//! error with the reason, as `stats` does, and the exit status is 1.
 
 mod cache;
 
@@ -64,41 +66,71 @@ struct Found {
 }
 
 /// The `*.jsonl` names directly in `dir`, as pi's `readdir` finds them (regular files and
-/// links to them; anything else pi would fail to read, and drop).
-fn session_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
+/// links to them; directories, FIFOs and the like are not session files, and pi drops them),
+/// and those that cannot be read (a link that loops or leads nowhere, a directory that cannot
+/// be read), each with the reason.
+fn session_files(dir: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        // A project without a sessions directory has no sessions (`ls --cwd`).
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Vec::new(), Vec::new()),
+        Err(e) => return (Vec::new(), vec![(dir.to_path_buf(), e.to_string())]),
     };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
-        .collect();
+    let (mut files, mut unreadable) = (Vec::new(), Vec::new());
+    for entry in entries {
+        let path = match entry {
+            Ok(entry) => entry.path(),
+            Err(e) => {
+                unreadable.push((dir.to_path_buf(), e.to_string()));
+                continue;
+            }
+        };
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => files.push(path),
+            Ok(_) => {}
+            // Gone since it was listed: nothing to say.
+            Err(_) if std::fs::symlink_metadata(&path).is_err() => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                unreadable.push((path, "a symbolic link to nothing".to_owned()));
+            }
+            Err(e) => unreadable.push((path, e.to_string())),
+        }
+    }
     files.sort();
-    files
+    unreadable.sort();
+    (files, unreadable)
 }
 
-/// A file's listing entry: from the cache when the file is unchanged, else read. `None`: not
-/// readable now (gone, changed while read): left out, and not cached.
-fn read(path: &Path, dir: &str, pi: PiVersion, cache: &Cache) -> Option<Known> {
-    let (stamp, mtime) = Stamp::of(path)?;
+/// A file's listing entry: from the cache when the file is unchanged, else read. `Ok(None)`:
+/// not there now (gone, changed while read): left out, and not cached; `Err`: it cannot be
+/// opened or read (the reason).
+fn read(path: &Path, dir: &str, pi: PiVersion, cache: &Cache) -> Result<Option<Known>, String> {
+    let Some((stamp, mtime)) = Stamp::of(path) else {
+        return Ok(None);
+    };
     if let Some(text) = cache.get(path, &stamp) {
         let entry = text.and_then(|t| found(path, dir, t, stamp.size(), mtime));
         let text = text.map(str::to_owned);
-        return Some(Known { entry, stamp, text });
+        return Ok(Some(Known { entry, stamp, text }));
     }
-    let input = Input::open(path).ok()?;
+    let input = match Input::open(path) {
+        Ok(input) => input,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
     let text = info::session_info_json_without_texts(input.bytes(), input.modified_ms(), pi);
     // A file that changed while it was read is left out, and not cached.
     if input.verify().is_err() || input.bytes().len() as u64 != stamp.size() {
-        return None;
+        return Ok(None);
     }
     let text = String::from_utf8(text).ok().filter(|t| t != "null");
     let entry = text
         .as_deref()
         .and_then(|t| found(path, dir, t, stamp.size(), input.modified_ms()));
-    Some(Known { entry, stamp, text })
+    Ok(Some(Known { entry, stamp, text }))
 }
 
 /// What [`read`] knows of a file: the entry (from the cache or read now), the file's stamp
@@ -180,29 +212,37 @@ pub fn main(args: LsArgs) -> ExitCode {
             pi_session_format::write::default_session_dir(&cwd),
         )]
     };
-    let files: Vec<(String, PathBuf)> = dirs
-        .iter()
-        .flat_map(|(name, dir)| {
-            session_files(dir)
-                .into_iter()
-                .map(move |f| (name.clone(), f))
-        })
-        .collect();
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    let mut unreadable = Vec::new();
+    for (name, dir) in &dirs {
+        let (found, failed) = session_files(dir);
+        files.extend(found.into_iter().map(|f| (name.clone(), f)));
+        unreadable.extend(failed);
+    }
     let mut cache = Cache::open(pi.release(), !args.no_cache);
     cache.listing(dirs.iter().map(|(_, d)| d.clone()));
-    let reads: Vec<Option<Known>> = files
+    let reads: Vec<Result<Option<Known>, String>> = files
         .par_iter()
         .map(|(dir, path)| read(path, dir, pi, &cache))
         .collect();
     let mut found = Vec::with_capacity(reads.len());
+    let mut failed = 0;
     for ((_, path), read) in files.iter().zip(reads) {
-        if let Some(known) = read {
-            cache.found(path, known.stamp, known.text);
-            found.extend(known.entry);
+        match read {
+            Ok(Some(known)) => {
+                cache.found(path, known.stamp, known.text);
+                found.extend(known.entry);
+            }
+            Ok(None) => {}
+            Err(reason) => {
+                failed += 1;
+                unreadable.push((path.clone(), reason));
+            }
         }
     }
     cache.save();
-    let left_out = files.len() - found.len();
+    // What could not be read is said, not counted as left out by pi.
+    let left_out = files.len() - found.len() - failed;
     let listed: Vec<list::Listed> = found.iter().map(|f| f.order.clone()).collect();
     let mut slots: Vec<Option<Found>> = found.into_iter().map(Some).collect();
     let sorted: Vec<Found> = list::order(&listed, pi, args.all)
@@ -216,7 +256,18 @@ pub fn main(args: LsArgs) -> ExitCode {
     if let Err(code) = crate::print_report(&text) {
         return code;
     }
-    ExitCode::SUCCESS
+    for (path, reason) in &unreadable {
+        eprintln!(
+            "pi-session: {}: skipped: {}",
+            display::path(path),
+            display::text(reason, 300)
+        );
+    }
+    if unreadable.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 fn as_json(found: &[Found]) -> String {

@@ -274,7 +274,10 @@ pub fn tree<'a>(
     if let (tree::Form::Once(why), Some((line, id))) = (view.form(), view.first_duplicate()) {
         let pi = match why {
             tree::Why::Cycle => "loop forever".to_owned(),
-            tree::Why::Size(bytes) => format!("print {} bytes", bytes.saturating_add(1)),
+            // The count saturates: u64::MAX is anything from there on, and the newline
+            // makes it at least 2^64.
+            tree::Why::Size(u64::MAX) => "print at least 2^64 bytes".to_owned(),
+            tree::Why::Size(bytes) => format!("print {} bytes", bytes + 1),
         };
         warnings.push(format!(
             "{line}: warning: the id {} is reused by a later entry; pi's tree repeats a reused id's subtree at each of its places; each entry is listed once here, at its first place (pi would {pi})",

@@ -190,6 +190,19 @@ pub fn main(args: StatsArgs) -> ExitCode {
         Ok(t) => t,
         Err(message) => return usage(&format!("--until: {message}")),
     };
+    if let (Some(since), Some(until), Some(a), Some(b)) = (
+        since_ms,
+        until_ms,
+        args.since.as_deref(),
+        args.until.as_deref(),
+    ) && since >= until
+    {
+        return usage(&format!(
+            "--since {} is not before --until {}: no entry is in between",
+            display::text(a, 100),
+            display::text(b, 100)
+        ));
+    }
     let collected = match targets::collect_said(
         &args.paths,
         targets::Walk {

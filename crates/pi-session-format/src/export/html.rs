@@ -7,7 +7,7 @@
 //! security policy allows no script and no network at all (`default-src 'none'`, images
 //! from `data:` only), so even a renderer bug could not load or run anything.
 
-use super::markdown::heading;
+use super::markdown::{heading, one_line};
 use super::transcript::{Block, Body, Item, Transcript, bash_notes, compaction_note, usage_line};
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 use std::io::{self, Write};
@@ -100,7 +100,7 @@ fn write_item(item: &Item, out: &mut dyn Write) -> io::Result<()> {
     write!(
         out,
         ">\n<div class=\"meta\"><span class=\"role\">{}</span>",
-        escape(&heading(&item.body))
+        escape(&heading(&item.body, &one_line))
     )?;
     if !item.timestamp.is_empty() {
         write!(out, "<time>{}</time>", escape(&item.timestamp))?;
@@ -296,7 +296,7 @@ fn markdown(text: &str, out: &mut dyn Write) -> io::Result<()> {
             title,
             id,
         }) => {
-            if safe_url(&dest_url) {
+            if super::safe_url(&dest_url) {
                 Some(Event::Start(Tag::Link {
                     link_type,
                     dest_url,
@@ -321,19 +321,6 @@ fn markdown(text: &str, out: &mut dyn Write) -> io::Result<()> {
     let mut html = String::with_capacity(text.len() + text.len() / 4);
     pulldown_cmark::html::push_html(&mut html, events);
     writeln!(out, "<div class=\"text\">{html}</div>")
-}
-
-/// Whether a link may stay a link: `http:`, `https:`, `mailto:`, or no scheme (a fragment
-/// or a relative path).
-fn safe_url(url: &str) -> bool {
-    let url = url.trim_start_matches(|c: char| c.is_ascii_whitespace() || c.is_control());
-    match url.find([':', '/', '?', '#']) {
-        Some(at) if url.as_bytes()[at] == b':' => {
-            let scheme = url[..at].to_ascii_lowercase();
-            matches!(scheme.as_str(), "http" | "https" | "mailto")
-        }
-        _ => true,
-    }
 }
 
 /// Whether `data` is base64 of an image of type `mime_type` that browsers show: the type is

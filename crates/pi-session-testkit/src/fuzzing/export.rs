@@ -1,7 +1,8 @@
 //! The `export` target: any bytes that load export to Markdown and HTML without a panic, and
 //! the HTML holds no markup from the session: every tag is one the exporter writes, without
 //! an event handler, links only to `http`, `https` and `mailto` (or without a scheme), and
-//! sources only `data:image/` URLs.
+//! sources only `data:image/` URLs. The same holds of the Markdown rendered by pulldown-cmark,
+//! as CommonMark and with its extensions (but metadata blocks), with no image at all.
 
 use pi_session_format::PiVersion;
 use pi_session_format::export::{Transcript, html, markdown};
@@ -56,6 +57,7 @@ const TAGS: &[&str] = &[
     "td",
     "input",
     "sup",
+    "sub",
     "section",
 ];
 
@@ -71,14 +73,27 @@ pub fn export(data: &[u8]) {
         };
         let mut md = Vec::new();
         markdown::write(&transcript, &mut md).expect("writing to a vector");
-        assert!(
-            std::str::from_utf8(&md).is_ok(),
-            "the Markdown is not UTF-8"
-        );
+        let md = String::from_utf8(md).expect("the Markdown is not UTF-8");
+        check_markdown(&md);
         let mut page = Vec::new();
         html::write(&transcript, &mut page).expect("writing to a vector");
         let page = String::from_utf8(page).expect("the HTML is not UTF-8");
         check_markup(&page);
+    }
+}
+
+/// The Markdown rendered as CommonMark and with pulldown-cmark's extensions (but metadata
+/// blocks, which only a document's start has) holds no markup from the session and no image.
+fn check_markdown(md: &str) {
+    use pulldown_cmark::{Options, Parser, html};
+    let extensions = Options::all()
+        - Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
+        - Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS;
+    for options in [Options::empty(), extensions] {
+        let mut page = String::new();
+        html::push_html(&mut page, Parser::new_ext(md, options));
+        check_markup(&page);
+        assert!(!page.contains("<img"), "an image in the rendered Markdown");
     }
 }
 

@@ -288,6 +288,22 @@ fn export() {
 }
 
 #[test]
+fn search() {
+    // Corpus files, mutated files and noise as sessions, each searched (mode and pattern
+    // chosen by its length) for patterns the raw-line prefilter takes and those it must not.
+    const PATTERNS: [&str; 8] = [
+        "e", "\"", r"\w+\s", r"^\{", "USER", r"\bthe\b", "a|é", r"\\",
+    ];
+    bytes_target("search", 12, 1500, 64 * 1024, |data| {
+        let mut input = vec![(data.len() % 8) as u8];
+        input.extend_from_slice(PATTERNS[data.len() % PATTERNS.len()].as_bytes());
+        input.push(b'\n');
+        input.extend_from_slice(data);
+        fuzzing::search(&input);
+    });
+}
+
+#[test]
 fn info() {
     // Corpus files, mutated files and noise as raw bytes (checked with pieces of 1, 7 and
     // 1 MiB bytes, chosen by length), then generated sessions through the target's own

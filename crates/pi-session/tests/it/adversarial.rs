@@ -16,6 +16,7 @@ mod messages;
 mod migrate_file;
 mod migrate_stream;
 mod repair;
+mod search;
 mod stats;
 mod tree;
 mod validate;

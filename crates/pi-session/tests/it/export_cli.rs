@@ -32,7 +32,7 @@ fn markdown_keeps_the_branch_and_turns_html_into_text() {
     let md = r.stdout_text();
     assert_eq!(md.matches("\n## ").count(), MAIN_BRANCH, "{md}");
     assert!(
-        md.starts_with("# <script>window.__pwned=2</script> named\n"),
+        md.starts_with("# \\<script\\>window.\\_\\_pwned=2\\</script\\> named\n"),
         "{md}"
     );
     // Raw HTML of message text is text; HTML inside fences and code spans stays as written.
@@ -65,7 +65,80 @@ fn markdown_keeps_the_branch_and_turns_html_into_text() {
     );
     assert!(!md.contains("The other branch."), "{md}");
     // An unknown entry type is kept as its JSON.
-    assert!(md.contains("## Entry: mystery<script>"), "{md}");
+    assert!(md.contains("## Entry: mystery\\<script\\>"), "{md}");
+}
+
+/// The Markdown of the hostile fixture rendered by a CommonMark renderer (pulldown-cmark, as
+/// CommonMark and with its extensions): no element, attribute or link from the session
+/// survives (the session name, the model and the entry type were raw HTML in headings, and
+/// a `javascript:` link in a message was a link), and ordinary Markdown still renders.
+#[test]
+fn markdown_rendered_holds_no_markup_from_the_session() {
+    use pulldown_cmark::{Options, Parser, html};
+    let r = export(&["--format", "markdown", s(&hostile())]);
+    r.assert_code(0);
+    let md = r.stdout_text();
+    let extensions = Options::all()
+        - Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
+        - Options::ENABLE_PLUSES_DELIMITED_METADATA_BLOCKS;
+    for options in [Options::empty(), extensions] {
+        let mut page = String::new();
+        html::push_html(&mut page, Parser::new_ext(&md, options));
+        for tag in page.split('<').skip(1) {
+            let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
+            let name = tag
+                .trim_start_matches('/')
+                .split_whitespace()
+                .next()
+                .unwrap_or("");
+            assert!(
+                [
+                    "h1",
+                    "h2",
+                    "p",
+                    "ul",
+                    "li",
+                    "hr",
+                    "code",
+                    "pre",
+                    "strong",
+                    "em",
+                    "blockquote",
+                    "a",
+                    "table",
+                    "thead",
+                    "tbody",
+                    "tr",
+                    "th",
+                    "td",
+                    "del",
+                ]
+                .contains(&name.to_ascii_lowercase().as_str()),
+                "an element from the session: <{tag}>"
+            );
+            assert!(
+                !tag.split_whitespace()
+                    .skip(1)
+                    .any(|a| a.to_lowercase().starts_with("on")),
+                "an event handler in <{tag}>"
+            );
+            assert!(!tag.to_lowercase().contains("javascript:"), "<{tag}>");
+        }
+        // What the session's strings and texts say still reads as text.
+        for text in [
+            "<h1>&lt;script&gt;window.__pwned=2&lt;/script&gt; named</h1>",
+            "<h2>Entry: mystery&lt;script&gt;",
+            "Assistant (anthropic/claude-&lt;b&gt;x&lt;/b&gt;)",
+            "Hello &lt;script&gt;window.__pwned=4&lt;/script&gt;",
+            "[click me](javascript:window.__pwned=7)",
+            "![tracker](http://127.0.0.1:9/track.png)",
+            "<strong>bold</strong>",
+            "<a href=\"https://example.org/\">safe link</a>",
+            "<code>code &lt;script&gt;</code>",
+        ] {
+            assert!(page.contains(text), "{text}\n{page}");
+        }
+    }
 }
 
 #[test]

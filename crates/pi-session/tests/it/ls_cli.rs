@@ -195,3 +195,60 @@ fn the_cache_lists_what_a_full_read_lists() {
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap(), listed);
 }
+
+/// A `*.jsonl` that cannot be read (a link that loops, a link to nothing, a file without
+/// read permission) was counted among the files pi leaves out, and `ls` exited 0: it is named
+/// on standard error with the reason, the rest is listed, and the exit status is 1, as
+/// `stats` does for a file it cannot read.
+#[test]
+fn unreadable_files_are_said() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
+    let dir = scratch("ls-unreadable");
+    fs::copy(
+        root().join("conformance/cases/real/recorded-tool-use/session.jsonl"),
+        dir.join("one.jsonl"),
+    )
+    .unwrap();
+    symlink("loop.jsonl", dir.join("loop.jsonl")).unwrap();
+    symlink("nowhere", dir.join("dangling.jsonl")).unwrap();
+    let r = run(&["ls", s(&dir), "--no-cache"], T);
+    r.assert_code(1);
+    assert!(
+        r.stdout_text().ends_with("\n1 session\n"),
+        "{}",
+        r.stdout_text()
+    );
+    for (name, reason) in [
+        ("loop.jsonl", "symbolic links"),
+        ("dangling.jsonl", "a symbolic link to nothing"),
+    ] {
+        let line = r
+            .stderr
+            .lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("{name}: {}", r.stderr));
+        assert!(line.contains(reason) && line.contains("skipped"), "{line}");
+    }
+    // Without read permission: root reads any file, so only a user can see this.
+    let locked = dir.join("locked.jsonl");
+    fs::copy(dir.join("one.jsonl"), &locked).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    let root_user = fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    if root_user {
+        eprintln!("unreadable_files_are_said: running as root, the permission case is skipped");
+    } else {
+        for cache in [&["--no-cache"][..], &[]] {
+            let mut args = vec!["ls", s(&dir)];
+            args.extend_from_slice(cache);
+            let r = run(&args, T);
+            r.assert_code(1);
+            assert!(
+                r.stderr
+                    .contains("locked.jsonl: skipped: Permission denied"),
+                "{}",
+                r.stderr
+            );
+        }
+    }
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o644)).unwrap();
+}

@@ -175,3 +175,51 @@ fn a_fifo_and_an_odd_name() {
         format!("{}\n", s(&dir.join("odd\\nname.jsonl")))
     );
 }
+
+/// Many matches in one text, among characters of one to four bytes: each snippet is the 40
+/// characters before and after its match, as counting from the start of the text gives.
+#[test]
+fn many_matches_in_one_text_keep_their_snippets() {
+    let dir = scratch("search-many");
+    let text: String = (0..400)
+        .map(|i| format!("é{i}🦀 ab{} x ", "·".repeat(i % 50)))
+        .collect();
+    let file = write(
+        &dir,
+        "s.jsonl",
+        format!(
+            "{}{}\n",
+            SESSION.lines().next().unwrap(),
+            format_args!(
+                "\n{{\"type\":\"message\",\"id\":\"a1\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":{},\"timestamp\":1}}}}",
+                serde_json::to_string(&text).unwrap()
+            )
+        ),
+    );
+    for pattern in ["x", "ab·*", "🦀|é"] {
+        let (found, r) = hits(&[pattern, s(&file)]);
+        r.assert_code(0);
+        let regex = regex::Regex::new(pattern).unwrap();
+        let expected: Vec<(String, String, String)> = regex
+            .find_iter(&text)
+            .map(|m| {
+                let head = &text[..m.start()];
+                let n = head.chars().count();
+                (
+                    head.chars().skip(n.saturating_sub(40)).collect(),
+                    m.as_str().to_owned(),
+                    text[m.end()..].chars().take(40).collect(),
+                )
+            })
+            .collect();
+        assert!(expected.len() >= 400, "{pattern}");
+        let got: Vec<(String, String, String)> = found
+            .iter()
+            .map(|h| {
+                let s = |k: &str| h[k].as_str().unwrap().to_owned();
+                (s("before"), s("match"), s("after"))
+            })
+            .collect();
+        assert_eq!(got, expected, "{pattern}");
+    }
+}

@@ -196,6 +196,26 @@ fn groupings_and_dates() {
     let bad = run(&["stats", "--since", "yesterday", s(&original)], T);
     bad.assert_code(2);
     assert!(bad.stderr.contains("--since"), "{}", bad.stderr);
+    // --since after --until is a usage error naming both (it counted nothing, exit 0).
+    let reversed = run(
+        &[
+            "stats",
+            "--since",
+            "2026-02-02",
+            "--until",
+            "2026-02-01",
+            s(&original),
+        ],
+        T,
+    );
+    reversed.assert_code(2);
+    assert!(
+        reversed
+            .stderr
+            .contains("--since 2026-02-02 is not before --until 2026-02-01"),
+        "{}",
+        reversed.stderr
+    );
 }
 
 #[test]

@@ -90,6 +90,30 @@ fn tree_duplicate_id_dag_of_24_levels_writes_each_node_once() {
     );
 }
 
+/// Item 2 at 70 levels: pi's output size no longer fits in 64 bits, and the warning said
+/// "pi would print 18446744073709551615 bytes" (the saturated count); it says at least 2^64.
+#[test]
+fn tree_duplicate_id_dag_of_70_levels_says_how_big_pi_would_be() {
+    let dir = scratch("tree-duplicate-id-dag-70");
+    let path = write(&dir, "dag.jsonl", duplicate_id_dag(70));
+    for format in ["json", "text"] {
+        let run = run(&["tree", "--format", format, s(&path)], TIMEOUT);
+        run.assert_code(0);
+        assert!(
+            run.stderr.contains("(pi would print at least 2^64 bytes)")
+                && !run.stderr.contains("18446744073709551615"),
+            "{}",
+            run.stderr
+        );
+    }
+    // Below the saturation, the exact count: 24 levels.
+    let path = write(&dir, "dag24.jsonl", duplicate_id_dag(24));
+    let run = run(&["tree", s(&path)], TIMEOUT);
+    let said = run.stderr.split("pi would print ").nth(1).unwrap_or("");
+    let bytes: u64 = said.split(' ').next().unwrap_or("").parse().unwrap_or(0);
+    assert!(bytes > 1 << 30 && bytes < 1 << 40, "{}", run.stderr);
+}
+
 /// Item 2, its sibling: duplicate ids that link a node below itself made pi's `getTree()`
 /// loop forever; a long such loop is listed once per node, promptly.
 #[test]
