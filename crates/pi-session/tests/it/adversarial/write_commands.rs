@@ -73,11 +73,11 @@ fn new_with_standard_output_closed_or_gone_does_not_report_success() {
     assert!(err.contains("standard output is closed"), "{err}");
     assert_eq!(fs::read_dir(&sessions).map_or(0, |d| d.count()), 0);
     // A reader that went away: the file is there, and the message says so.
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg("\"$0\" new --cwd /x --session-dir \"$1\" | (exec 0<&-; sleep 0.2); exit ${PIPESTATUS[0]}")
-        .arg(env!("CARGO_BIN_EXE_pi-session"))
-        .arg(&sessions)
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_pi-session"))
+        .args(["new", "--cwd", "/x", "--session-dir", s(&sessions)])
+        .stdout(writer)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
