@@ -5,10 +5,10 @@
 use super::common::*;
 use std::time::Duration;
 
-/// A session whose one tool result is `matches` times `needle` and 74 bytes of text: 16 MB
-/// for 200,000 matches.
+/// A session whose one tool result is `matches` times `needle` and 73 more bytes of text
+/// (80 bytes each): 16 MB for 200,000 matches.
 fn one_huge_text(dir: &std::path::Path, matches: usize) -> std::path::PathBuf {
-    let piece = format!("needle {}é ", "x".repeat(64));
+    let piece = format!("needle {}é ", "x".repeat(70));
     let text = piece.repeat(matches);
     let line = format!(
         r#"{{"type":"message","id":"r1","parentId":null,"timestamp":"2026-01-01T00:00:03.000Z","message":{{"role":"toolResult","toolCallId":"c","toolName":"x","content":[{{"type":"text","text":"{text}"}}],"isError":false,"timestamp":3}}}}"#
