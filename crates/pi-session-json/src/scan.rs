@@ -236,6 +236,21 @@ impl LineScanner {
     /// Validates `bytes` (one line) exactly as [`super::parse()`] does and finds where the
     /// members the loader needs are.
     pub fn scan(&mut self, bytes: &[u8]) -> Result<RawSkeleton, ParseError> {
+        let (skeleton, mut p) = self.scan_value(bytes)?;
+        p.expect_end()?;
+        Ok(skeleton)
+    }
+
+    /// Validates the JSON value `bytes` start with (blanks before it allowed) as
+    /// [`super::parse()`] would, and says where it ends; what follows it is not looked at.
+    /// The work is the value's, however long the text after it is (`repair` takes glued
+    /// lines apart with it).
+    pub fn scan_first(&mut self, bytes: &[u8]) -> Result<(RawSkeleton, usize), ParseError> {
+        let (skeleton, p) = self.scan_value(bytes)?;
+        Ok((skeleton, p.pos))
+    }
+
+    fn scan_value<'a>(&mut self, bytes: &'a [u8]) -> Result<(RawSkeleton, Parser<'a>), ParseError> {
         let track = self.track_canonical;
         let b = &mut self.buffers;
         b.key_ranges.clear();
@@ -284,8 +299,7 @@ impl LineScanner {
                 skeleton.is_falsy = !value.is_truthy();
             }
         }
-        s.p.expect_end()?;
-        Ok(skeleton)
+        Ok((skeleton, s.p))
     }
 }
 
@@ -736,6 +750,26 @@ mod tests {
     use super::*;
 
     use crate::{parse, to_string};
+
+    #[test]
+    fn scan_first_says_where_the_first_value_ends() {
+        let mut scanner = LineScanner::default();
+        let (raw, end) = scanner
+            .scan_first(br#" {"type":"a","timestamp":1} {"type":"#)
+            .expect("a value first");
+        assert_eq!(end, 27);
+        assert!(raw.object && raw.type_.is_some() && raw.timestamp.is_some());
+        // Bytes that are not UTF-8 in a string are as pi's U+FFFD: the value is whole.
+        let (_, end) = scanner
+            .scan_first(b"{\"a\":\"\xFF\"}\xFF")
+            .expect("a value first");
+        assert_eq!(end, 9);
+        assert!(scanner.scan_first(br#"{"a":"#).is_err());
+        assert!(
+            scanner.scan(br#"{"a":1}{"b":2}"#).is_err(),
+            "scan wants one value"
+        );
+    }
 
     fn message(line: &str) -> MessageScan {
         scan_skeleton(line)

@@ -32,6 +32,7 @@ mod tool_calls;
 
 use crate::{Code, Options, Report, validate};
 use pi_session_format::migrate::IdGenerator;
+use pi_session_format::read;
 use pi_session_format::session::LoadOptions;
 use pi_session_format::{PiVersion, Session};
 use std::path::Path;
@@ -222,6 +223,11 @@ impl Line {
     }
 
     /// The text as it was before any repair edited it.
+    fn original(&self) -> &[u8] {
+        self.unedited.as_deref().unwrap_or(&self.text)
+    }
+
+    /// The text as it was before any repair edited it.
     fn into_unedited(self) -> Vec<u8> {
         self.unedited.unwrap_or(self.text)
     }
@@ -396,26 +402,47 @@ fn migrate(lines: Vec<Line>, pi: PiVersion, out: &mut Repairs) -> Vec<Line> {
     {
         return lines;
     }
+    let mut migrated_lines: Vec<&[u8]> = migrated.split(|&b| b == b'\n').collect();
+    if migrated.last() == Some(&b'\n') {
+        migrated_lines.pop();
+    }
+    // The migration writes one line for each line pi reads, in order, and drops the blank
+    // ones: the lines it wrote are those lines, each the migrated form of one input line.
+    let read: Vec<usize> = read::lines_with(&bytes, pi != PiVersion::V0_87)
+        .map(|l| l.number - 1)
+        .collect();
+    if read.len() != migrated_lines.len() {
+        out.unrepaired(
+            code,
+            lines.first().map_or(0, |l| l.origin),
+            "a version 1 or 2 file whose migration could not be matched with its lines: left as it is (pi migrates it when it opens it)",
+        );
+        return lines;
+    }
     out.fix(Fix::new(
         code,
         lines.first().map_or(0, |l| l.origin),
         FixAction::Migrated,
         "a version 1 or 2 file (pi migrates it and rewrites it in place when it opens it): migrated to version 3, as pi does",
     ));
-    let origins: Vec<usize> = lines.iter().map(|l| l.origin).collect();
-    let mut migrated_lines: Vec<Line> = migrated
-        .split(|&b| b == b'\n')
-        .map(|text| Line::new(text.to_vec(), 0))
-        .collect();
-    if migrated.last() == Some(&b'\n') {
-        migrated_lines.pop();
-    }
-    if migrated_lines.len() == origins.len() {
-        for (line, origin) in migrated_lines.iter_mut().zip(origins) {
-            line.origin = origin;
+    let mut migrated_lines = read.into_iter().zip(migrated_lines).peekable();
+    let mut result = Vec::with_capacity(lines.len());
+    for (i, mut line) in lines.into_iter().enumerate() {
+        // A blank line (pi skips it; its rewrite drops it) stays as it was.
+        let Some((_, text)) = migrated_lines.next_if(|&(at, _)| at == i) else {
+            result.push(line);
+            continue;
+        };
+        // A line written as it is but for the whole text's trim (a line that is not JSON
+        // ending the file with a CR) stays as it was, byte for byte: pi reads both alike.
+        let start = read::trim_start(&line.text);
+        let trimmed = &line.text[start..start + read::trim_end(&line.text[start..])];
+        if text != trimmed {
+            line.edit(text.to_vec());
         }
+        result.push(line);
     }
-    migrated_lines
+    result
 }
 
 /// What repair does about a code: `yes` (always), `opt-in` (asked for, it changes the tree or
@@ -809,6 +836,110 @@ mod tests {
         assert!(r.fixes.is_empty(), "{:?}", r.fixes);
         assert_eq!(r.unrepaired.len(), 1);
         assert!(r.unrepaired[0].message.contains("targetId of line 4"));
+    }
+
+    const V1_HEADER: &str = r#"{"type":"session","id":"0195f3a4-0000-7000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+
+    fn v1_entry(role: &str, extra: &str) -> String {
+        format!(
+            r#"{{"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"{role}","content":"x"{extra},"timestamp":1}}}}"#
+        )
+    }
+
+    /// A migrated file keeps the bytes pi's rewrite drops: the CR of a last line that is not
+    /// JSON (the whole text's trim), and blank lines.
+    #[test]
+    fn a_migrated_file_keeps_its_last_cr_and_blank_lines() {
+        let input = format!(
+            "{V1_HEADER}\n{}\n \t\n{}\n{{\"type\":\"mess\r\n",
+            v1_entry("user", ""),
+            v1_entry("user", "")
+        );
+        let r = fixed(input.as_bytes(), &RepairOptions::default());
+        assert!(r.fixes.iter().any(|f| f.action == FixAction::Migrated));
+        let output = String::from_utf8_lossy(&r.output);
+        assert!(output.ends_with("\n{\"type\":\"mess\r\n"), "{output:?}");
+        assert!(output.contains("\n \t\n"), "{output:?}");
+        assert_eq!(r.kept_torn_line, Some(5));
+    }
+
+    /// What a later repair takes out of a migrated file goes to the rejects as it was in the
+    /// input, not as the migration wrote it.
+    #[test]
+    fn rejects_of_a_migrated_file_are_its_own_bytes() {
+        let orphan = v1_entry("toolResult", r#","toolCallId":"gone","toolName":"bash""#);
+        let input = format!(
+            "{V1_HEADER}\n{}\n{orphan}\n{}\n",
+            v1_entry("user", ""),
+            v1_entry("user", "")
+        );
+        let options = RepairOptions {
+            tool_results: true,
+            ..RepairOptions::default()
+        };
+        let r = fixed(input.as_bytes(), &options);
+        let rejected: Vec<_> = r.rejects.iter().map(|j| (j.line, j.text.clone())).collect();
+        assert_eq!(rejected, [(3, orphan.into_bytes())]);
+
+        let v2 = V1_HEADER.replace(r#""session","#, r#""session","version":2,"#);
+        let input = format!(
+            "{v2}\n{}\n{{\"type\": \"leaf\"}}\n",
+            entry("aaaaaaa1", None, "a")
+        );
+        let r = fixed(input.as_bytes(), &RepairOptions::default());
+        let rejected: Vec<_> = r.rejects.iter().map(|j| (j.line, j.text.clone())).collect();
+        assert_eq!(rejected, [(3, br#"{"type": "leaf"}"#.to_vec())]);
+    }
+
+    /// Two spellings of one entry that the migration writes alike: the second is not a
+    /// repeat of the first in the input, so its bytes go to the rejects.
+    #[test]
+    fn a_repeat_made_by_the_migration_is_kept_in_the_rejects() {
+        let v2 = V1_HEADER.replace(r#""session","#, r#""session","version":2,"#);
+        let first = entry("aaaaaaa1", None, "a");
+        let second = first.replace(r#""type":"message","#, r#""type": "message","#);
+        let input = file(&[v2, first, second.clone()]);
+        let r = fixed(&input, &RepairOptions::default());
+        assert!(
+            r.fixes.iter().any(|f| f.action == FixAction::RemovedRepeat),
+            "{:?}",
+            r.fixes
+        );
+        let rejected: Vec<_> = r.rejects.iter().map(|j| (j.line, j.text.clone())).collect();
+        assert_eq!(rejected, [(3, second.into_bytes())]);
+    }
+
+    /// A short torn fragment glued before a complete entry (on the line before it, or on
+    /// its line): only the fragment goes, and the entry's child keeps its parent.
+    #[test]
+    fn a_short_fragment_before_an_entry_is_all_that_goes() {
+        for torn in ["{\"ty", "{", "{\"", "{\"type\""] {
+            for glue in ["", "\n"] {
+                let input = file(&[
+                    HEADER.into(),
+                    entry("aaaaaaa1", None, "a"),
+                    format!("{torn}{glue}{}", entry("aaaaaaa2", Some("aaaaaaa1"), "b")),
+                    entry("aaaaaaa3", Some("aaaaaaa2"), "c"),
+                ]);
+                let r = fixed(&input, &RepairOptions::default());
+                let rejected: Vec<_> = r.rejects.iter().map(|j| j.text.clone()).collect();
+                assert_eq!(rejected, [torn.as_bytes().to_vec()], "{torn:?} {glue:?}");
+                assert_eq!(
+                    r.output,
+                    file(&[
+                        HEADER.into(),
+                        entry("aaaaaaa1", None, "a"),
+                        entry("aaaaaaa2", Some("aaaaaaa1"), "b"),
+                        entry("aaaaaaa3", Some("aaaaaaa2"), "c"),
+                    ])
+                );
+                assert!(
+                    r.is_complete() && r.after.verdict.strict,
+                    "{:?}",
+                    r.after.diagnostics
+                );
+            }
+        }
     }
 
     #[test]

@@ -89,7 +89,7 @@ FILE.repair-rejects.jsonl (OUT.repair-rejects.jsonl with -o), never overwriting 
 
 Exit codes: 0 nothing to repair, or repaired (or repairable, in a dry run) so that pi loses \
 nothing; 1 something could not be repaired (said per file), or a file could not be read or \
-written; 2 usage error.";
+written (said on stderr); 2 usage error.";
 
 /// `--format`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -192,12 +192,11 @@ fn parse_codes(given: &[String]) -> Result<Option<Vec<Code>>, String> {
 /// Repairs one file; prints its plan (human format) as it goes.
 fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn Write) -> Outcome {
     let name = target.display();
+    // An error is said on stderr, as `migrate` says it; the JSON report holds it too.
     let failed = |message: String, out: &mut dyn Write| {
-        if args.format == Format::Human {
-            let _ = writeln!(out, "{name}: error: {message}");
-        } else {
-            eprintln!("pi-session: {name}: {message}");
-        }
+        // What came before it on stdout first.
+        let _ = out.flush();
+        eprintln!("pi-session: {name}: {message}");
         Outcome {
             json: serde_json::json!({ "path": name, "error": message }),
             ok: false,
@@ -306,8 +305,9 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
             )
             .as_bytes(),
         );
+        let _ = out.flush();
         for w in &warnings {
-            let _ = writeln!(out, "{name}: {w}");
+            eprintln!("pi-session: {name}: {w}");
         }
     }
     Outcome {

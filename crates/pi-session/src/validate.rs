@@ -130,10 +130,15 @@ impl Color {
     /// [`anstream::AutoStream::choice`] makes of NO_COLOR, CLICOLOR_FORCE, CLICOLOR, TERM
     /// and whether standard output is a terminal.
     fn enabled(self) -> bool {
+        self.enabled_on(&std::io::stdout())
+    }
+
+    /// [`Color::enabled`] for another stream (stderr).
+    fn enabled_on(self, stream: &impl anstream::stream::RawStream) -> bool {
         let choice = match self {
             Color::Always => ColorChoice::Always,
             Color::Never => ColorChoice::Never,
-            Color::Auto => anstream::AutoStream::choice(&std::io::stdout()),
+            Color::Auto => anstream::AutoStream::choice(stream),
         };
         choice != ColorChoice::Never
     }
@@ -144,6 +149,9 @@ struct Checked {
     report: FileReport,
     /// The output of the file in the human, quiet or github format.
     text: String,
+    /// Why the file could not be read, for stderr (the report on stdout holds it too, in
+    /// the machine formats).
+    error: Option<String>,
     /// For SARIF and github: the end column of each diagnostic.
     end_columns: Vec<Option<usize>>,
     /// For SARIF: the file's URI.
@@ -159,6 +167,8 @@ struct Run {
     format: Format,
     quiet: bool,
     color: bool,
+    /// Whether errors on stderr get colour.
+    color_stderr: bool,
 }
 
 impl Run {
@@ -204,6 +214,7 @@ impl Run {
         Checked {
             report,
             text,
+            error: None,
             end_columns,
             uri,
         }
@@ -211,15 +222,22 @@ impl Run {
 
     fn unreadable(&self, name: String, uri: String, error: &str) -> Checked {
         let report = FileReport::unreadable(name, error);
+        // An error, not a diagnostic of the file: on stderr. GitHub's workflow commands are
+        // read from stdout, and the machine formats report it too.
         let text = match self.format {
-            Format::Human if self.quiet => human::quiet(&report.path, &report),
-            Format::Human => human::unreadable(&report.path, error, self.color),
             Format::Github => github::file(&report, &[]),
-            Format::Json | Format::Sarif => String::new(),
+            Format::Human | Format::Json | Format::Sarif => String::new(),
         };
+        let error = Some(match self.format {
+            Format::Human if !self.quiet => {
+                human::unreadable(&report.path, error, self.color_stderr)
+            }
+            _ => human::quiet(&report.path, &report),
+        });
         Checked {
             report,
             text,
+            error,
             end_columns: Vec::new(),
             uri,
         }
@@ -258,6 +276,9 @@ pub fn main(args: ValidateArgs) -> ExitCode {
         format: args.format,
         quiet: args.quiet,
         color: args.format == Format::Human && !args.quiet && args.color.enabled(),
+        color_stderr: args.format == Format::Human
+            && !args.quiet
+            && args.color.enabled_on(&std::io::stderr()),
     };
     let version = env!("CARGO_PKG_VERSION");
     let tool = Tool {
@@ -287,6 +308,9 @@ pub fn main(args: ValidateArgs) -> ExitCode {
             }
             summary.add(&checked.report);
             writer.file(&mut out, &checked);
+            if let Some(error) = &checked.error {
+                eprint!("{error}");
+            }
         },
     );
     if let Some(bar) = progress {

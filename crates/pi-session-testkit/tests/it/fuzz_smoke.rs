@@ -393,7 +393,91 @@ fn repair() {
             fuzzing::repair,
         );
     }
+    for (i, input) in hostile_to_repair().iter().enumerate() {
+        run("repair", &format!("hostile-{i}"), input, fuzzing::repair);
+    }
+    // Torn appends glued to the next line, in corpus files (v1, v2 and v3), some with CRLF
+    // line ends, some mutated further.
+    let corpus = self::cases();
+    let small: Vec<&[u8]> = corpus
+        .iter()
+        .map(|(_, b, _)| b.as_slice())
+        .filter(|b| b.len() <= 16 * 1024 && b.contains(&b'\n'))
+        .collect();
+    let mut rng = Rng(12);
+    for i in 0..200 {
+        let mut input = small[rng.below(small.len())].to_vec();
+        for _ in 0..1 + rng.below(3) {
+            let at = rng.below(input.len());
+            if let Some(newline) = input[at..].iter().position(|&b| b == b'\n') {
+                input.drain(at..at + newline + 1);
+            }
+        }
+        if rng.below(4) == 0 {
+            input = input
+                .split(|&b| b == b'\n')
+                .collect::<Vec<_>>()
+                .join(&b"\r\n"[..]);
+        }
+        if rng.below(2) == 0 {
+            input = mutate(&mut rng, &input);
+        }
+        run("repair", &format!("torn-12-{i}"), &input, fuzzing::repair);
+    }
     bytes_target("repair", 11, 100, usize::MAX, fuzzing::repair);
+}
+
+/// Files that made repair lose bytes or entries (issue 25).
+fn hostile_to_repair() -> Vec<Vec<u8>> {
+    const V1: &str = r#"{"type":"session","id":"019a0000-0000-7000-8000-000000000001","timestamp":"2026-01-01T10:00:00.000Z","cwd":"/w"}"#;
+    const V2: &str = r#"{"type":"session","version":2,"id":"019a0000-0000-7000-8000-000000000001","timestamp":"2026-01-01T10:00:00.000Z","cwd":"/w"}"#;
+    const V3: &str = r#"{"type":"session","version":3,"id":"019a0000-0000-7000-8000-000000000001","timestamp":"2026-01-01T10:00:00.000Z","cwd":"/w"}"#;
+    let v1_entry = |text: &str| {
+        format!(
+            r#"{{"type":"message","timestamp":"2026-01-01T10:00:01.000Z","message":{{"role":"user","content":"{text}","timestamp":1}}}}"#
+        )
+    };
+    let entry = |id: &str, parent: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T10:00:01.000Z","message":{{"role":"user","content":"x","timestamp":1}}}}"#
+        )
+    };
+    let orphan = r#"{"type":"message","timestamp":"2026-01-01T10:00:02.000Z","message":{"role":"toolResult","toolCallId":"gone","toolName":"bash","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":2}}"#;
+    let (e1, e2, e3) = (
+        entry("aaaaaaa1", "null"),
+        entry("aaaaaaa2", r#""aaaaaaa1""#),
+        entry("aaaaaaa3", r#""aaaaaaa2""#),
+    );
+    let texts = [
+        // A v1 file whose last line, not JSON, ends with CRLF: the CR was lost.
+        format!("{V1}\n{}\n{{\"type\":\"mess\r\n", v1_entry("a")),
+        // Rejects of a v1 file held the migrated line.
+        format!("{V1}\n{}\n{orphan}\n{}\n", v1_entry("a"), v1_entry("b")),
+        format!("{V2}\n{e1}\n{{\"type\": \"leaf\"}}\n"),
+        // A blank line in a v1 file.
+        format!("{V1}\n{}\n \t\n{}\n", v1_entry("a"), v1_entry("b")),
+        // Short fragments glued before a complete entry.
+        format!("{V3}\n{e1}\n{{\"ty{e2}\n{e3}\n"),
+        format!("{V3}\n{e1}\n{{{e2}\n{e3}\n"),
+        format!("{V3}\n{e1}\n{{\"type\"{e2}\n{e3}\n"),
+        format!("{V3}\n{e1}\n{{\"ty\n{e2}\n{e3}\n"),
+        // Glued entries in a CRLF file: the CR between them.
+        format!("{V3}\r\n{e1}\r\n{e2}{e3}\r\n"),
+        format!("{V3}\r\n{e1}\r\n{{\"ty{e2}\r{e3}\r\n"),
+    ];
+    let mut inputs: Vec<Vec<u8>> = texts.into_iter().map(String::into_bytes).collect();
+    // Glued lines with a byte that is not UTF-8.
+    let mut glued = format!("{V3}\n{e1}\n").into_bytes();
+    glued.extend_from_slice(&e2.as_bytes()[..40]);
+    glued.push(0xFF);
+    let mut with_ff = e2.replace("\"x\"", "\"x#\"").into_bytes();
+    if let Some(at) = with_ff.iter().position(|&b| b == b'#') {
+        with_ff[at] = 0xFF;
+    }
+    glued.extend_from_slice(&with_ff);
+    glued.extend_from_slice(format!("\n{e3}\n").as_bytes());
+    inputs.push(glued);
+    inputs
 }
 
 #[test]

@@ -5,78 +5,111 @@
 
 use super::{Fix, FixAction, Line, Reject, Repairs};
 use crate::Code;
-use pi_session_format::json::{self, LineScanner, ParseErrorKind};
+use pi_session_format::json::LineScanner;
 use rustc_hash::FxHashMap;
 
-/// How many places a glued line is tried at for the start of a complete entry after a torn
-/// one (each try parses the rest of the line, so this bounds the work per line).
+/// How many places a glued line is tried at, in all, for the start of a complete entry that
+/// turns out not to be one (each try may read the rest of the line, so this bounds the work
+/// per line; tries that find entries cost only the entries' bytes).
 const SPLIT_TRIES: usize = 64;
 
-/// What a line that is not JSON is made of: complete JSON objects, with a torn fragment before
-/// them (the entry a crash cut short) or after them.
-struct Glued<'t> {
-    fragment_before: Option<&'t str>,
-    parts: Vec<&'t str>,
-    fragment_after: Option<&'t str>,
+/// One piece of a glued line.
+#[derive(Debug, PartialEq, Eq)]
+enum Piece<'t> {
+    /// A complete JSON object, with the blanks after it (a line of its own).
+    Part(&'t [u8]),
+    /// A torn fragment (an entry a crash cut short) or other bytes that are not an object.
+    Fragment(&'t [u8]),
 }
 
-/// The complete objects `text` is a concatenation of (whitespace between them allowed), and
-/// what follows them when that is not one (a fragment).
-fn objects(text: &str) -> (Vec<&str>, Option<&str>) {
+/// The bytes of the JSON blanks (`JSON.parse`'s whitespace; a CR left by CRLF among them).
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn skip_blanks(text: &[u8], mut at: usize) -> usize {
+    while text.get(at).copied().is_some_and(is_blank) {
+        at += 1;
+    }
+    at
+}
+
+/// The run of complete objects `text` starts with (blanks before, between and after them
+/// allowed), each with the blanks that follow it (the first also with those before it), and
+/// whether the first looks like an entry: a `type` string and a `timestamp`, which every
+/// header and entry pi writes has and no content block has. Only the objects' bytes are read.
+fn objects<'t>(scanner: &mut LineScanner, text: &'t [u8]) -> (Vec<&'t [u8]>, bool) {
     let mut parts = Vec::new();
-    let mut rest = text.trim_start_matches([' ', '\t', '\r']);
-    while !rest.is_empty() {
-        if !rest.starts_with('{') {
-            return (parts, Some(rest));
+    let mut entry_like = false;
+    let mut start = 0;
+    let mut at = skip_blanks(text, 0);
+    while text.get(at) == Some(&b'{') {
+        let Ok((raw, len)) = scanner.scan_first(&text[at..]) else {
+            break;
+        };
+        if parts.is_empty() {
+            entry_like = raw
+                .type_
+                .is_some_and(|(s, _)| text.get(at + s) == Some(&b'"'))
+                && raw.timestamp.is_some();
         }
-        match json::parse(rest) {
-            Ok(_) => {
-                parts.push(rest.trim_end_matches([' ', '\t', '\r']));
-                return (parts, None);
-            }
-            Err(e) if e.kind == ParseErrorKind::TrailingText && e.offset > 0 => {
-                let (head, tail) = rest.split_at(e.offset);
-                parts.push(head.trim_end_matches([' ', '\t', '\r']));
-                rest = tail.trim_start_matches([' ', '\t', '\r']);
-            }
-            Err(_) => return (parts, Some(rest)),
-        }
+        let end = skip_blanks(text, at + len);
+        parts.push(&text[start..end]);
+        start = end;
+        at = end;
     }
-    (parts, None)
+    (parts, entry_like)
 }
 
-/// How a line that `JSON.parse` refuses comes apart, if it is glued entries: at least one
-/// complete object, and more than one piece.
-fn glued(text: &str) -> Option<Glued<'_>> {
-    let (parts, after) = objects(text);
-    if !parts.is_empty() {
-        return (parts.len() > 1 || after.is_some()).then_some(Glued {
-            fragment_before: None,
-            parts,
-            fragment_after: after,
-        });
+/// How a line that `JSON.parse` refuses comes apart, if it is glued entries: complete objects
+/// and torn fragments, at least one object and more than one piece. The pieces are the line,
+/// byte for byte, in order. Bytes that are not UTF-8 are taken as pi takes them (U+FFFD, a
+/// character like any other in a string).
+///
+/// Objects are taken from the start of the line; after a fragment, the next object is where
+/// a `{"type":` starts a run of complete objects whose first looks like an entry (a content
+/// block of the torn entry, `{"type":"text",…}`, is complete too, but has no `timestamp`).
+fn glued<'t>(scanner: &mut LineScanner, text: &'t [u8]) -> Option<Vec<Piece<'t>>> {
+    let finder = memchr::memmem::Finder::new(b"{\"type\":");
+    let mut pieces = Vec::new();
+    let mut tries = 0;
+    // Where the piece being looked at starts.
+    let mut at = 0;
+    let (parts, _) = objects(scanner, text);
+    for part in parts {
+        at += part.len();
+        pieces.push(Piece::Part(part));
     }
-    // A torn entry first: the next entry starts where `{"type":` starts a run of complete
-    // objects. The run that reaches the end of the line wins (the append after the torn one
-    // wrote a whole line); a content block of the torn entry (`{"type":"text",…}`) is complete
-    // too, but what follows it is the rest of the torn entry.
-    let mut first = None;
-    for (at, _) in text.match_indices("{\"type\":").skip(1).take(SPLIT_TRIES) {
-        let (parts, after) = objects(&text[at..]);
-        if parts.is_empty() {
-            continue;
+    'fragments: while at < text.len() {
+        // A fragment starts at `at`: it ends where the next entry starts, or at the end.
+        let mut from = at + 1;
+        while let Some(found) = finder.find(&text[from.min(text.len())..]) {
+            let next = from + found;
+            from = next + 1;
+            if tries == SPLIT_TRIES {
+                break;
+            }
+            let (parts, entry_like) = objects(scanner, &text[next..]);
+            if parts.is_empty() || !entry_like {
+                tries += 1;
+                continue;
+            }
+            pieces.push(Piece::Fragment(&text[at..next]));
+            at = next;
+            for part in parts {
+                at += part.len();
+                pieces.push(Piece::Part(part));
+            }
+            continue 'fragments;
         }
-        let glued = Glued {
-            fragment_before: Some(&text[..at]),
-            parts,
-            fragment_after: after,
-        };
-        if glued.fragment_after.is_none() {
-            return Some(glued);
-        }
-        first.get_or_insert(glued);
+        pieces.push(Piece::Fragment(&text[at..]));
+        break;
     }
-    first
+    let parts = pieces
+        .iter()
+        .filter(|p| matches!(p, Piece::Part(_)))
+        .count();
+    (parts > 0 && pieces.len() > 1).then_some(pieces)
 }
 
 /// The UTF-8 byte order mark.
@@ -126,9 +159,7 @@ pub(super) fn split_glued(lines: Vec<Line>, final_newline: bool, out: &mut Repai
             kept.push(Line::new(rest.to_vec(), line.origin));
             continue;
         }
-        let pieces = fixing
-            .then(|| std::str::from_utf8(&line.text).ok().and_then(glued))
-            .flatten();
+        let pieces = fixing.then(|| glued(&mut scanner, &line.text)).flatten();
         let Some(pieces) = pieces else {
             if last {
                 // A torn last line: kept, as pi keeps it (and ignores it).
@@ -162,18 +193,23 @@ pub(super) fn split_glued(lines: Vec<Line>, final_newline: bool, out: &mut Repai
             continue;
         };
         let origin = line.origin;
-        for (fragment, place) in [
-            (pieces.fragment_before, "before"),
-            (pieces.fragment_after, "after"),
-        ] {
-            if let Some(fragment) = fragment {
-                out.reject(Reject {
-                    line: origin,
-                    text: fragment.as_bytes().to_vec(),
-                    reason: format!(
-                        "a torn entry (an interrupted write) glued {place} complete ones"
-                    ),
-                });
+        let mut parts = 0;
+        let (mut fragments, mut torn) = (0, 0);
+        for piece in &pieces {
+            match piece {
+                Piece::Part(_) => parts += 1,
+                Piece::Fragment(fragment) => {
+                    fragments += 1;
+                    torn += fragment.len();
+                    out.reject(Reject {
+                        line: origin,
+                        text: fragment.to_vec(),
+                        reason: format!(
+                            "a torn entry (an interrupted write) glued {} complete ones",
+                            if parts == 0 { "before" } else { "after" }
+                        ),
+                    });
+                }
             }
         }
         out.fix(Fix::new(
@@ -181,24 +217,19 @@ pub(super) fn split_glued(lines: Vec<Line>, final_newline: bool, out: &mut Repai
             origin,
             FixAction::Split,
             format!(
-                "glued entries (a write that followed a torn one): split into {} line{}{}",
-                pieces.parts.len(),
-                if pieces.parts.len() == 1 { "" } else { "s" },
-                match (pieces.fragment_before, pieces.fragment_after) {
-                    (None, None) => String::new(),
-                    (before, after) => format!(
-                        "; the torn fragment ({} bytes) goes to the rejects",
-                        before.map_or(0, str::len) + after.map_or(0, str::len)
-                    ),
+                "glued entries (a write that followed a torn one): split into {parts} line{}{}",
+                if parts == 1 { "" } else { "s" },
+                match fragments {
+                    0 => String::new(),
+                    1 => format!("; the torn fragment ({torn} bytes) goes to the rejects"),
+                    n => format!("; the {n} torn fragments ({torn} bytes) go to the rejects"),
                 }
             ),
         ));
-        kept.extend(
-            pieces
-                .parts
-                .into_iter()
-                .map(|p| Line::new(p.as_bytes().to_vec(), origin)),
-        );
+        kept.extend(pieces.into_iter().filter_map(|p| match p {
+            Piece::Part(p) => Some(Line::new(p.to_vec(), origin)),
+            Piece::Fragment(_) => None,
+        }));
     }
     kept
 }
@@ -214,7 +245,8 @@ fn repeatable(text: &[u8]) -> Option<bool> {
 /// Removes every header or entry line that repeats an earlier line byte for byte.
 pub(super) fn remove_repeats(lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
     let mut seen: FxHashMap<&[u8], usize> = FxHashMap::default();
-    let mut drop = vec![false; lines.len()];
+    // Per line: the line it repeats, when it goes.
+    let mut drop: Vec<Option<usize>> = vec![None; lines.len()];
     let mut fixes = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         if line.text.iter().all(u8::is_ascii_whitespace) {
@@ -231,7 +263,7 @@ pub(super) fn remove_repeats(lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
                     Code::DuplicateId
                 };
                 if out.wants(code) {
-                    drop[i] = true;
+                    drop[i] = Some(first);
                     fixes.push(Fix::new(
                         code,
                         line.origin,
@@ -256,42 +288,135 @@ pub(super) fn remove_repeats(lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
     for fix in fixes {
         out.fix(fix);
     }
+    // A line that became a repeat on the way (two spellings pi's migration writes alike) was
+    // not one in the input: its bytes go to the rejects.
+    for (i, first) in drop.iter().enumerate() {
+        if let Some(first) = *first
+            && lines[i].original() != lines[first].original()
+        {
+            out.reject(Reject {
+                line: lines[i].origin,
+                text: lines[i].original().to_vec(),
+                reason: format!(
+                    "the same entry as line {} once migrated, spelled otherwise",
+                    lines[first].origin
+                ),
+            });
+        }
+    }
     lines
         .into_iter()
         .zip(drop)
-        .filter_map(|(line, dropped)| (!dropped).then_some(line))
+        .filter_map(|(line, dropped)| dropped.is_none().then_some(line))
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use Piece::{Fragment, Part};
+
+    fn pieces(text: &[u8]) -> Option<Vec<Piece<'_>>> {
+        let pieces = glued(&mut LineScanner::default(), text)?;
+        let whole: Vec<u8> = pieces
+            .iter()
+            .flat_map(|p| match p {
+                Part(b) | Fragment(b) => b.iter().copied(),
+            })
+            .collect();
+        assert_eq!(whole, text, "the pieces are the line, byte for byte");
+        Some(pieces)
+    }
+
+    const NEXT: &[u8] = br#"{"type":"message","id":"y","timestamp":"t"}"#;
 
     #[test]
     fn glued_lines_come_apart() {
-        let g = glued(r#"{"a":1}{"b":2}"#).expect("glued");
-        assert_eq!(g.parts, [r#"{"a":1}"#, r#"{"b":2}"#]);
-        assert!(g.fragment_before.is_none() && g.fragment_after.is_none());
+        let g = pieces(br#"{"a":1}{"b":2}"#).expect("glued");
+        assert_eq!(g, [Part(br#"{"a":1}"#), Part(br#"{"b":2}"#)]);
 
-        let g = glued(r#"{"type":"mess{"type":"message","id":"x"}"#).expect("torn first");
-        assert_eq!(g.fragment_before, Some(r#"{"type":"mess"#));
-        assert_eq!(g.parts, [r#"{"type":"message","id":"x"}"#]);
+        let line = [br#"{"type":"mess"#.as_slice(), NEXT].concat();
+        let g = pieces(&line).expect("torn first");
+        assert_eq!(g, [Fragment(br#"{"type":"mess"#), Part(NEXT)]);
 
-        let g = glued(r#"{"a":1}{"type":"mes"#).expect("torn after");
-        assert_eq!(g.parts, [r#"{"a":1}"#]);
-        assert_eq!(g.fragment_after, Some(r#"{"type":"mes"#));
+        let g = pieces(br#"{"a":1}{"type":"mes"#).expect("torn after");
+        assert_eq!(g, [Part(br#"{"a":1}"#), Fragment(br#"{"type":"mes"#)]);
 
         // A content block of the torn entry is complete too; the entry after it is the split.
-        let torn = r#"{"type":"message","message":{"content":[{"type":"text","text":"hi"},{"type":"toolCall","id":"c"#;
-        let next = r#"{"type":"message","id":"y"}"#;
-        let line = format!("{torn}{next}");
-        let g = glued(&line).expect("torn first, with blocks");
-        assert_eq!(g.fragment_before, Some(torn));
-        assert_eq!(g.parts, [next]);
-        assert!(g.fragment_after.is_none());
+        let torn = br#"{"type":"message","message":{"content":[{"type":"text","text":"hi"},{"type":"toolCall","id":"c"#;
+        let line = [torn.as_slice(), NEXT].concat();
+        let g = pieces(&line).expect("torn first, with blocks");
+        assert_eq!(g, [Fragment(torn), Part(NEXT)]);
 
-        assert!(glued(r#"{"type":"mess"#).is_none(), "a torn line alone");
-        assert!(glued("1 2").is_none(), "only objects are split");
-        assert!(glued("garbage").is_none());
+        assert!(pieces(br#"{"type":"mess"#).is_none(), "a torn line alone");
+        assert!(pieces(b"1 2").is_none(), "only objects are split");
+        assert!(pieces(b"garbage").is_none());
+    }
+
+    /// A torn fragment that holds no `{"type":` of its own (`{"ty`, `{`, `{"type"`) before a
+    /// complete entry: the entry was skipped as if it were the torn one's own start.
+    #[test]
+    fn a_short_fragment_before_an_entry_is_the_only_reject() {
+        for torn in [
+            &b"{\"ty"[..],
+            b"{",
+            b"{\"",
+            b"{\"type\"",
+            b"{\"type\":",
+            b"x",
+        ] {
+            let line = [torn, NEXT].concat();
+            let g = pieces(&line).expect("glued");
+            assert_eq!(g, [Fragment(torn), Part(NEXT)], "{}", line.escape_ascii());
+        }
+    }
+
+    /// Torn appends on both sides of a complete entry, and two in a row: every complete
+    /// entry is kept.
+    #[test]
+    fn fragments_between_entries_come_apart() {
+        let line = [&b"{\"ty"[..], NEXT, b"{\"type\":\"mes", NEXT].concat();
+        let g = pieces(&line).expect("glued");
+        assert_eq!(
+            g,
+            [
+                Fragment(b"{\"ty"),
+                Part(NEXT),
+                Fragment(b"{\"type\":\"mes"),
+                Part(NEXT)
+            ]
+        );
+    }
+
+    /// The blanks between glued objects (a CR of a CRLF file) stay with the object before.
+    #[test]
+    fn blanks_between_objects_are_kept() {
+        let g = pieces(b" {\"a\":1} \t{\"b\":2}\r").expect("glued");
+        assert_eq!(g, [Part(b" {\"a\":1} \t"), Part(b"{\"b\":2}\r")]);
+    }
+
+    /// A byte that is not UTF-8 in a string is a character to pi (U+FFFD): the line still
+    /// comes apart, and the byte stays where it was.
+    #[test]
+    fn glued_lines_with_bytes_not_utf8_come_apart() {
+        let first = b"{\"type\":\"message\",\"id\":\"x\xFF\",\"timestamp\":\"t\"}";
+        let line = [&first[..], NEXT].concat();
+        assert_eq!(pieces(&line).expect("glued"), [Part(first), Part(NEXT)]);
+        let line = [&b"{\"type\":\"mes\xFF"[..], NEXT].concat();
+        assert_eq!(
+            pieces(&line).expect("glued"),
+            [Fragment(b"{\"type\":\"mes\xFF"), Part(NEXT)]
+        );
+    }
+
+    /// A line `JSON.parse` refuses for a value (`NaN`) inside a whole entry is not glued
+    /// entries: its content blocks are not split out of it.
+    #[test]
+    fn a_content_block_is_not_split_out_of_a_line_that_is_not_json() {
+        let line = br#"{"type":"message","id":"x","timestamp":"t","message":{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"toolCall","id":"c","name":"n","arguments":{}}],"usage":NaN}}"#;
+        assert_eq!(pieces(line), None);
+        // Nor out of a torn last line that ends with one.
+        let line = br#"{"type":"message","id":"x","timestamp":"t","message":{"role":"assistant","content":[{"type":"text","text":"hi"}"#;
+        assert_eq!(pieces(line), None);
     }
 }

@@ -308,6 +308,7 @@ mod tests {
             end_columns: vec![Some(3); report.diagnostics.len()],
             report,
             text: String::new(),
+            error: None,
             uri,
         }
     }

@@ -127,10 +127,10 @@ fn in_place_with_backup_keeps_the_old_file_and_the_rejected_bytes() {
     fs::write(&file, &text).unwrap();
     let refused = run(&["repair", s(&file), "--in-place", "--backup"], T);
     refused.assert_code(1);
+    assert!(refused.stderr.contains("--force"), "{}", refused.stderr);
     assert!(
-        refused.stdout_text().contains("--force"),
-        "{}",
-        refused.stdout_text()
+        !refused.stdout_text().contains("--force"),
+        "errors go to stderr"
     );
     run(
         &["repair", s(&file), "--in-place", "--backup", "--force"],
@@ -170,9 +170,9 @@ fn out_writes_a_new_file_and_refuses_to_replace_one() {
     let again = run(&["repair", s(&file), "-o", s(&out)], T);
     again.assert_code(1);
     assert!(
-        again.stdout_text().contains("exists: pass --force"),
+        again.stderr.contains("exists: pass --force"),
         "{}",
-        again.stdout_text()
+        again.stderr
     );
     run(&["repair", s(&file), "-o", s(&out), "--force"], T).assert_code(0);
 }
@@ -494,4 +494,58 @@ fn tool_calls_gives_null_arguments_an_object_on_request() {
             .contains(r#""arguments":{}"#)
     );
     run(&["validate", "--strict", s(&file)], T).assert_code(0);
+}
+
+/// A file that cannot be read is an error, said on stderr; stdout holds the plans (and, with
+/// `--format json`, the report, which names the error too).
+#[test]
+fn a_file_that_cannot_be_read_is_said_on_stderr() {
+    let dir = scratch("repair-unreadable");
+    let (text, _) = torn();
+    let file = write(&dir, "s.jsonl", text.as_bytes());
+    let missing = dir.join("missing.jsonl");
+    let r = run(&["repair", s(&file), s(&missing)], T);
+    r.assert_code(1);
+    assert!(
+        r.stderr.contains("missing.jsonl") && r.stderr.contains("cannot read"),
+        "{}",
+        r.stderr
+    );
+    let out = r.stdout_text();
+    assert!(out.contains("2 fixes"), "the other file's plan: {out}");
+    assert!(!out.contains("missing.jsonl"), "{out}");
+    let r = run(&["repair", "--format", "json", s(&missing)], T);
+    r.assert_code(1);
+    assert!(r.stderr.contains("cannot read"), "{}", r.stderr);
+    let report: serde_json::Value = serde_json::from_str(&r.stdout_text()).unwrap();
+    assert!(report["files"][0]["error"].is_string(), "{report}");
+}
+
+/// A short torn fragment (`{"ty`) glued before a complete entry: the entry is kept, its child
+/// keeps its parent, and only the fragment goes to the rejects.
+#[test]
+fn a_short_torn_fragment_takes_nothing_else_with_it() {
+    let dir = scratch("repair-short-fragment");
+    let text = lines(&[
+        header(),
+        entry("aaaaaaa1", None, "a"),
+        format!("{{\"ty{}", entry("aaaaaaa2", Some("aaaaaaa1"), "b")),
+        entry("aaaaaaa3", Some("aaaaaaa2"), "c"),
+    ]);
+    let file = write(&dir, "s.jsonl", text.as_bytes());
+    let out = dir.join("out.jsonl");
+    run(&["repair", s(&file), "-o", s(&out)], T).assert_code(0);
+    assert_eq!(
+        fs::read_to_string(&out).unwrap(),
+        lines(&[
+            header(),
+            entry("aaaaaaa1", None, "a"),
+            entry("aaaaaaa2", Some("aaaaaaa1"), "b"),
+            entry("aaaaaaa3", Some("aaaaaaa2"), "c"),
+        ])
+    );
+    let rejects = fs::read_to_string(dir.join("out.jsonl.repair-rejects.jsonl")).unwrap();
+    assert_eq!(rejects.lines().count(), 1, "{rejects}");
+    assert!(rejects.contains(r#""text":"{\"ty""#), "{rejects}");
+    run(&["validate", "--strict", s(&out)], T).assert_code(0);
 }

@@ -107,9 +107,23 @@ fn exit_codes() {
     let out = validate(&[&good, missing.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
-    assert!(text.contains("cannot read"), "{text}");
     assert!(text.contains("1 unreadable"), "{text}");
+    // The error on stderr; stdout holds the diagnostics asked for.
+    assert!(!text.contains("cannot read"), "{text}");
+    assert!(stderr(&out).contains("cannot read"), "{}", stderr(&out));
+    for quiet in [vec!["--quiet"], vec!["--format", "github"]] {
+        let mut args = quiet.clone();
+        args.push(missing.to_str().unwrap());
+        let out = validate(&args);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            stderr(&out).contains("cannot read"),
+            "{quiet:?}: {}",
+            stderr(&out)
+        );
+    }
     let out = validate(&["--format", "json", missing.to_str().unwrap()]);
+    assert!(stderr(&out).contains("cannot read"), "{}", stderr(&out));
     let report = json(&out);
     assert_eq!(report["files"][0]["valid"], false);
     assert!(report["files"][0]["readError"].is_string());

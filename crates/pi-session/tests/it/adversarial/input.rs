@@ -84,7 +84,7 @@ fn every_command_survives_the_file_being_truncated_while_it_is_read() {
                 Some(code) if code == error_code => {
                     // Either the shrink was caught, or the file was already short when
                     // opened (then it is simply an ordinary file of 4096 bytes).
-                    // (`validate` reports it in its report, on stdout.)
+                    // (`validate --format json` also reports it in its report, on stdout.)
                     let said = run.stderr.clone() + &run.stdout_text();
                     if said.contains("shrank while it was read") {
                         shrank += 1;
