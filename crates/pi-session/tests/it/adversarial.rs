@@ -16,5 +16,6 @@ mod migrate_file;
 mod migrate_stream;
 mod repair;
 mod stats;
+mod tables;
 mod tree;
 mod validate;
