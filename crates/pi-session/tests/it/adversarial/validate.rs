@@ -524,7 +524,7 @@ fn validate_a_line_of_800000_tiny_blocks_within_10_times_its_size() {
     let line = format!(
         r#"{{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{{"role":"assistant","content":[{content}],"provider":"p","model":"m","api":"x","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":1}}}}"#
     );
-    let file = write(&dir, "s.jsonl", &format!("{HEADER}{line}\n"));
+    let file = write(&dir, "s.jsonl", format!("{HEADER}{line}\n"));
     let run = run(&["validate", "--format", "json", s(&file)], LONG);
     // Pi-loadable (the default verdict), with one error.
     run.assert_code(0);
