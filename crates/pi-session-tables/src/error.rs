@@ -22,6 +22,8 @@ pub enum Error {
     },
     /// The file to write already exists: nothing is ever overwritten.
     Exists(PathBuf),
+    /// The export was interrupted (a signal) before this file was written.
+    Interrupted(PathBuf),
 }
 
 impl Error {
@@ -48,6 +50,11 @@ impl fmt::Display for Error {
                 "{}: already exists (nothing is overwritten)",
                 path.display()
             ),
+            Error::Interrupted(path) => write!(
+                f,
+                "{}: not written: the export was interrupted",
+                path.display()
+            ),
         }
     }
 }
@@ -57,7 +64,7 @@ impl std::error::Error for Error {
         match self {
             Error::Io { source, .. } => Some(source),
             Error::Parquet { source, .. } => Some(source),
-            Error::Exists(_) => None,
+            Error::Exists(_) | Error::Interrupted(_) => None,
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod ownership;
 pub mod part;
 pub mod partition;
 pub mod rows;
+pub mod run;
 pub mod sink;
 pub mod tables;
 pub mod text;
@@ -25,6 +26,7 @@ pub use ownership::{Ownership, SessionKeys};
 pub use part::Stamp;
 pub use partition::PartitionBy;
 pub use rows::{Options, Source, Verdicts, Written, write_session};
+pub use run::{Contents, Removed, Run};
 pub use sink::{Layout, Sink, write_empty_tables};
 pub use tables::Table;
 

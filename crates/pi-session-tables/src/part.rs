@@ -1,7 +1,8 @@
 //! One Parquet part file being written: rows collected into a builder, written as one row
 //! group whenever they reach [`ROW_GROUP_BYTES`] (so memory stays flat), zstd-compressed,
 //! into a hidden temporary file that becomes the part file only when it is complete — by a
-//! hard link, which fails instead of replacing a file that exists.
+//! hard link, which fails instead of replacing a file that exists. Neither the temporary is
+//! made nor the part put in place once the run is abandoned ([`crate::run`]).
 
 use crate::error::Error;
 use crate::tables::Builder;
@@ -103,11 +104,14 @@ impl<B: Builder> Part<B> {
         if self.path.exists() {
             return Err(Error::Exists(self.path.clone()));
         }
+        // Not once the run is abandoned (a signal): its files are being removed.
+        let guard = crate::run::guard(&self.path)?;
         let file = OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&self.temp)
             .map_err(Error::io(&self.temp))?;
+        drop(guard);
         let mut metadata = vec![
             KeyValue::new(SCHEMA_VERSION_KEY.to_owned(), SCHEMA_VERSION.to_string()),
             KeyValue::new(
@@ -176,6 +180,8 @@ impl<B: Builder> Drop for Part<B> {
 
 /// Moves the complete file `temp` to `path`, atomically, failing if `path` exists.
 fn place(temp: &Path, path: &Path) -> Result<(), Error> {
+    // Not once the run is abandoned (a signal): its files are being removed.
+    let _guard = crate::run::guard(path)?;
     match std::fs::hard_link(temp, path) {
         Ok(()) => std::fs::remove_file(temp).map_err(Error::io(temp)),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {

@@ -360,12 +360,7 @@ fn message(
     match role {
         "assistant" => {
             if let Some(Value::Array(blocks)) = message.get("content") {
-                facts.tool_calls = blocks
-                    .iter()
-                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
-                    .filter_map(|b| b.get("id").and_then(Value::as_str))
-                    .map(Box::from)
-                    .collect();
+                facts.tool_calls = tool_call_ids(blocks).collect();
             }
             usage(message.get("usage"), "/message/usage", out);
         }
@@ -392,6 +387,26 @@ fn message(
             format!("unknown role {}; pi keeps the message in the context and drops it before it reaches the model", quoted(role)),
         )),
     }
+}
+
+/// The ids of the tool calls among an assistant message's content `blocks`, in order.
+pub fn tool_call_ids(blocks: &[Value]) -> impl Iterator<Item = Box<str>> + '_ {
+    blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+        .filter_map(|b| b.get("id").and_then(Value::as_str))
+        .map(Box::from)
+}
+
+/// Whether `entry` is a `message` entry whose message is an assistant's (the one whose
+/// content's tool calls are facts).
+pub fn is_assistant_message(entry: &Map<String, Value>) -> bool {
+    entry.get("type").and_then(Value::as_str) == Some("message")
+        && entry
+            .get("message")
+            .and_then(|m| m.get("role"))
+            .and_then(Value::as_str)
+            == Some("assistant")
 }
 
 /// A timestamp string: parseable, and in `toISOString` form.

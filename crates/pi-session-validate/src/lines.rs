@@ -1,5 +1,8 @@
 //! The line pass: every line pi reads, in parallel — JSON, encoding, line endings, blank
 //! lines, the line's schema and its entry checks — each line leaving its [`Facts`].
+//! A long line's content blocks are checked a piece at a time (`lines/chunks.rs`).
+
+mod chunks;
 
 use super::aggregate::Sink;
 use super::catalogue::{Code, PiEffect, Severity};
@@ -10,6 +13,7 @@ use super::parsed::{MAX_DEPTH, line_len, location, parse, truthy};
 use super::report::{Diagnostic, Location};
 use super::schema::{self, LineSchema};
 use super::{Options, PiVersion};
+use chunks::Pieces;
 use pi_session_format::json::ParseError;
 use pi_session_format::migrate::lossy::{self, LossyKind};
 use pi_session_format::read::{self, Line};
@@ -172,13 +176,28 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
             ));
         }
     }
-    let parsed = match parse(text) {
+    // A long line's content blocks are checked a piece at a time (`chunks`): the value
+    // built is the first piece's, the others are checked next.
+    let mut pieces = Pieces::of(text);
+    let first = match &pieces {
+        Some(p) => parse(&p.line(0)).ok(),
+        None => None,
+    };
+    if first.is_none() {
+        // Not expected (the pieces are cut from a valid line); checked whole then.
+        pieces = None;
+    }
+    let parsed = match first.map_or_else(|| parse(text), Ok) {
         Ok(parsed) => parsed,
         Err(error) => {
             out.push(not_json(cx, &line, &error));
             return (None, out);
         }
     };
+    let rest = pieces
+        .as_ref()
+        .map(|pieces| other_pieces(cx.schema, pieces));
+    let deep = parsed.deep || rest.as_ref().is_some_and(|r| r.deep);
     if !cx.options.schema_only && !lossy::is_canonical(text) {
         out.extend(lossy_values(text, &at));
     }
@@ -207,7 +226,7 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
         }
         return (Some(facts), out);
     };
-    if parsed.deep {
+    if deep {
         out.push(Diagnostic::new(
             Code::DeepNesting,
             Some(at(0..text.len())),
@@ -256,10 +275,16 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
     }
     // A value deeper than MAX_DEPTH was cut there (its containers emptied): what lies
     // above the cut is checked, violations at or below it are not real.
-    let violations: Vec<_> = schema::check(cx.schema, &value)
+    let mut violations: Vec<_> = schema::check(cx.schema, &value)
         .into_iter()
         .filter(|v| !parsed.deep || v.pointer.matches('/').count() < MAX_DEPTH)
         .collect();
+    if let Some(rest) = &rest {
+        violations.extend(rest.violations.iter().cloned());
+        violations.sort_by(|a, b| a.pointer.cmp(&b.pointer).then(a.code.cmp(&b.code)));
+        violations
+            .dedup_by(|a, b| a.pointer == b.pointer && a.code == b.code && a.message == b.message);
+    }
     if cx.options.schema_only {
         out.extend(violations.into_iter().map(|v| {
             diagnose(Finding {
@@ -291,6 +316,11 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
             pi: cx.options.pi,
         };
         let own = entry::check_entry(object, cx_entry, &mut facts);
+        if let Some(rest) = rest
+            && entry::is_assistant_message(object)
+        {
+            facts.tool_calls.extend(rest.tool_calls);
+        }
         let message_missing = own.iter().any(|f| f.code == Code::MessageMissing);
         let mut findings: Vec<Finding> = violations
             .into_iter()
@@ -313,6 +343,44 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
     };
     out.extend(findings.into_iter().map(diagnose));
     (Some(facts), out)
+}
+
+/// What the pieces of a long line after the first say (see `chunks`).
+struct OtherPieces {
+    /// Their schema violations, pointers into the content renumbered for the whole line.
+    violations: Vec<schema::Violation>,
+    /// The ids of their tool calls, in order.
+    tool_calls: Vec<Box<str>>,
+    /// Whether one was cut at [`MAX_DEPTH`].
+    deep: bool,
+}
+
+/// Checks the pieces of a long line after the first against the line's schema, one at a
+/// time (each value dropped before the next is built).
+fn other_pieces(schema: LineSchema, pieces: &Pieces<'_>) -> OtherPieces {
+    let mut rest = OtherPieces {
+        violations: Vec::new(),
+        tool_calls: Vec::new(),
+        deep: false,
+    };
+    for i in 1..pieces.len() {
+        let Ok(piece) = parse(&pieces.line(i)) else {
+            continue;
+        };
+        rest.deep |= piece.deep;
+        let by = pieces.first_element(i);
+        for mut v in schema::check(schema, &piece.value) {
+            if piece.deep && v.pointer.matches('/').count() >= MAX_DEPTH {
+                continue;
+            }
+            chunks::shift(&mut v.pointer, &mut v.message, by);
+            rest.violations.push(v);
+        }
+        if let Some(Value::Array(blocks)) = piece.value.pointer("/message/content") {
+            rest.tool_calls.extend(entry::tool_call_ids(blocks));
+        }
+    }
+    rest
 }
 
 /// PS0011 and PS0012: what `JSON.parse` loses of the line (nothing, when the line is in
@@ -438,6 +506,47 @@ fn not_json(cx: &Context<'_, '_, '_>, line: &Line<'_>, error: &ParseError) -> Di
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line long enough to be checked in pieces says what it says checked whole: the same
+    /// violations (pointers and messages into later pieces renumbered), every tool call.
+    #[test]
+    fn a_long_line_checked_in_pieces_says_what_it_says_whole() {
+        let n = 60_000;
+        let blocks: Vec<String> = (0..n)
+            .map(|i| match i {
+                7 | 30_000 | 59_999 => r#"{"type":"text"}"#.to_owned(),
+                45_000 => r#"{"type":"text","text":5}"#.to_owned(),
+                10 | 40_000 | 59_998 => {
+                    format!(r#"{{"type":"toolCall","id":"t{i}","name":"x","arguments":{{}}}}"#)
+                }
+                _ => r#"{"type":"text","text":"a"}"#.to_owned(),
+            })
+            .collect();
+        let text = format!(
+            r#"{{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{{"role":"assistant","content":[{}],"provider":"p","model":"m","api":"x","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":1}}}}"#,
+            blocks.join(",")
+        );
+        let whole_value: Value = serde_json::from_str(&text).unwrap();
+        let whole = schema::check(LineSchema::V3, &whole_value);
+        assert!(whole.len() >= 4, "{whole:?}");
+        let pieces = Pieces::of(&text).expect("long enough");
+        assert!(pieces.len() > 2);
+        let first = parse(&pieces.line(0)).unwrap();
+        let rest = other_pieces(LineSchema::V3, &pieces);
+        let mut merged = schema::check(LineSchema::V3, &first.value);
+        merged.extend(rest.violations);
+        merged.sort_by(|a, b| a.pointer.cmp(&b.pointer).then(a.code.cmp(&b.code)));
+        merged
+            .dedup_by(|a, b| a.pointer == b.pointer && a.code == b.code && a.message == b.message);
+        assert_eq!(merged, whole);
+        let Value::Array(first_blocks) = &first.value["message"]["content"] else {
+            panic!("an array");
+        };
+        let mut calls: Vec<Box<str>> = entry::tool_call_ids(first_blocks).collect();
+        calls.extend(rest.tool_calls);
+        let expected: Vec<Box<str>> = vec!["t10".into(), "t40000".into(), "t59998".into()];
+        assert_eq!(calls, expected);
+    }
 
     #[test]
     fn locations_on_a_line_with_invalid_utf8_point_at_the_raw_bytes() {

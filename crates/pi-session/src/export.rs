@@ -5,6 +5,7 @@
 //! The format work is the library's (`pi_session_format::export`); this module picks the
 //! input, the output and reports errors.
 
+mod signals;
 pub mod tables;
 
 use crate::input::Input;

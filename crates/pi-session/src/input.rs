@@ -5,6 +5,11 @@
 //! when it is a stream: standard input (`-`), a pipe, a FIFO, `/dev/stdin` or a process
 //! substitution (`<(…)`).
 //!
+//! A stream is held in memory as a whole, so it is read up to a cap ([`stream_cap`]: 4 GiB,
+//! or `PI_SESSION_MAX_INPUT_SIZE`), past which it is refused with a message saying so, instead
+//! of reading `/dev/zero` or an endless pipe until memory runs out. Regular files have no cap:
+//! they are mapped, not copied.
+//!
 //! A mapped file that another program truncates while we read it does not crash us
 //! ([`fault`]): the pages past the new end read as zeros, and [`Input::verify`] reports the
 //! file as changed so that the caller discards what it computed; a small file read shorter
@@ -15,6 +20,7 @@ mod fault;
 use fault::Guard;
 use memmap2::{Mmap, UncheckedAdvice};
 use pi_session_format::info;
+use pi_session_testkit::generate::parse_size;
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
@@ -34,6 +40,13 @@ const BLOCK: usize = 256 << 10;
 
 /// Regular files up to this size are read into memory instead of mapped.
 pub const READ_LIMIT: u64 = 4 << 20;
+
+/// The most bytes read from a stream when `PI_SESSION_MAX_INPUT_SIZE` is not set: 4 GiB, four
+/// times the largest real sessions seen (1 GB), held in memory as a whole.
+pub const STREAM_CAP: u64 = 4 << 30;
+
+/// The environment variable that sets the cap on a stream's size ([`stream_cap`]).
+pub const STREAM_CAP_VARIABLE: &str = "PI_SESSION_MAX_INPUT_SIZE";
 
 /// The bytes of one input.
 pub enum Input {
@@ -75,7 +88,7 @@ impl Input {
     /// as a stream, to its end.
     pub fn open(path: &Path) -> io::Result<Input> {
         if path.as_os_str() == "-" {
-            return read_stream(io::stdin().lock());
+            return read_stream(io::stdin().lock(), stream_cap()?);
         }
         let metadata = std::fs::metadata(path)?;
         if metadata.is_dir() {
@@ -88,13 +101,13 @@ impl Input {
         let file = File::open(path)?;
         let metadata = file.metadata()?;
         if !metadata.is_file() {
-            return read_stream(file);
+            return read_stream(file, stream_cap()?);
         }
         let mtime = metadata.modified().map_or(0.0, info::mtime_ms);
         if metadata.len() == 0 {
-            // Empty, or a file whose size the kernel does not know (procfs): read it.
-            let mut bytes = Vec::new();
-            (&file).read_to_end(&mut bytes)?;
+            // Empty, or a file whose size the kernel does not know (procfs): read it as the
+            // stream it may be.
+            let bytes = read_capped(&file, stream_cap()?)?;
             return Ok(Input::Owned(bytes, Some(mtime)));
         }
         if metadata.len() <= READ_LIMIT {
@@ -254,11 +267,69 @@ impl Input {
     }
 }
 
-/// Reads a stream to its end.
-fn read_stream(mut stream: impl Read) -> io::Result<Input> {
+/// Reads a stream to its end, refusing it past `cap` bytes.
+fn read_stream(stream: impl Read, cap: u64) -> io::Result<Input> {
+    Ok(Input::Owned(read_capped(stream, cap)?, None))
+}
+
+/// Reads to the end, but no more than `cap` bytes: a longer input is an error that says what
+/// the cap is and how to raise it.
+fn read_capped(stream: impl Read, cap: u64) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    stream.read_to_end(&mut bytes)?;
-    Ok(Input::Owned(bytes, None))
+    stream.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!(
+                "read as a stream, it is larger than {}, the most read from a stream (which is \
+                 held in memory as a whole): set {STREAM_CAP_VARIABLE} to a larger size (e.g. \
+                 {STREAM_CAP_VARIABLE}=16GiB) to read it, or save it to a regular file first \
+                 (files are not capped)",
+                size(cap)
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The most bytes read from a stream: `PI_SESSION_MAX_INPUT_SIZE` (`500MB`, `8GiB`, bytes;
+/// see `pi_session_testkit::generate::parse_size`) or [`STREAM_CAP`]. An unreadable value is an error
+/// rather than silently the default.
+pub fn stream_cap() -> io::Result<u64> {
+    let Some(value) = std::env::var_os(STREAM_CAP_VARIABLE) else {
+        return Ok(STREAM_CAP);
+    };
+    value
+        .to_str()
+        .ok_or_else(|| format!("{value:?} is not a size"))
+        .and_then(|text| parse_size(text).map_err(|e| e.to_string()))
+        .map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{STREAM_CAP_VARIABLE}: {e}: give the most bytes to read from a stream as \
+                     e.g. 500MB, 8GiB or a number of bytes"
+                ),
+            )
+        })
+}
+
+/// A cap as people read it: `4 GiB (4294967296 bytes)`.
+fn size(bytes: u64) -> String {
+    let units = [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    match units.iter().find(|(_, m)| bytes >= *m) {
+        Some((unit, m)) => {
+            let whole = bytes / m;
+            let tenths = (bytes % m) * 10 / m;
+            let number = if tenths == 0 {
+                format!("{whole}")
+            } else {
+                format!("{whole}.{tenths}")
+            };
+            format!("{number} {unit} ({bytes} bytes)")
+        }
+        None => format!("{bytes} bytes"),
+    }
 }
 
 #[cfg(test)]
@@ -279,6 +350,23 @@ mod tests {
         std::fs::write(&large, vec![b' '; READ_LIMIT as usize + 1]).unwrap();
         assert!(matches!(Input::open(&large).unwrap(), Input::Mapped(_)));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_stream_is_read_up_to_its_cap() {
+        let bytes = read_capped(io::repeat(b'x').take(1000), 1000).unwrap();
+        assert_eq!(bytes.len(), 1000);
+        let error = read_capped(io::repeat(b'x'), 1 << 20).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::FileTooLarge);
+        let error = error.to_string();
+        assert!(
+            error.contains("larger than 1 MiB (1048576 bytes)")
+                && error.contains("PI_SESSION_MAX_INPUT_SIZE=16GiB"),
+            "{error}"
+        );
+        assert_eq!(size(STREAM_CAP), "4 GiB (4294967296 bytes)");
+        assert_eq!(size(1_500_000), "1.4 MiB (1500000 bytes)");
+        assert_eq!(size(10), "10 bytes");
     }
 
     /// A small file that shrank between its size being taken and its bytes being read is

@@ -33,7 +33,10 @@ use std::process::ExitCode;
 #[command(
     name = "pi-session",
     version,
-    about = "Read, migrate and check pi coding-agent session files"
+    about = "Read, migrate and check pi coding-agent session files",
+    after_help = "Environment: PI_SESSION_MAX_INPUT_SIZE (default 4GiB): the most bytes read from \
+                  standard input, a pipe, a FIFO or a device (held in memory as a whole), e.g. \
+                  500MB, 16GiB; regular files are not capped."
 )]
 struct Cli {
     #[command(subcommand)]

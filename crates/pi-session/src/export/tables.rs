@@ -4,7 +4,12 @@
 //! forked history), then the rows, each thread writing its own part files. A file that is
 //! not a session is reported and skipped, the others still exported, and the exit code
 //! says so. Standard input and FIFOs are read once and kept for the second pass.
+//!
+//! All or nothing: an export that stops (a write error; Ctrl-C, `SIGTERM`, `SIGHUP`:
+//! [`signals`]) removes the files it wrote, and one that was killed is cleaned up by the next
+//! export into the directory (`pi_session_tables::run`).
 
+use super::signals;
 use crate::input::Input;
 use crate::validate::targets::{self, Target};
 use crate::{Pi, display};
@@ -13,7 +18,7 @@ use pi_session_format::migrate::RandomIds;
 use pi_session_format::session::LoadOptions;
 use pi_session_format::{PiVersion, Session};
 use pi_session_tables::{
-    Layout, Options, Ownership, PartitionBy, SessionKeys, Sink, Stamp, Verdicts, Written,
+    Layout, Options, Ownership, PartitionBy, Run, SessionKeys, Sink, Stamp, Verdicts, Written, run,
 };
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -122,21 +127,44 @@ fn first(target: &Target, source: usize, pi: PiVersion) -> Result<First, String>
     })
 }
 
-/// Why the output directory cannot be written to; `None` when it can.
+/// Why the output directory cannot be written to; `None` when it can. Table directories
+/// holding nothing but directories (what an export that failed early leaves) count as empty.
 fn refuse_output(out: &Path, adding: bool) -> Option<String> {
-    match std::fs::read_dir(out) {
-        Ok(mut entries) => {
-            if entries.next().is_some() && !adding {
-                return Some(format!(
-                    "{}: the directory is not empty: nothing is overwritten; choose an empty or new directory, or add entries to an earlier export with --since",
-                    display::path(out)
-                ));
-            }
-            None
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => Some(format!("{}: {e}", display::path(out))),
+    if let Err(e) = std::fs::read_dir(out)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        return Some(format!("{}: {e}", display::path(out)));
     }
+    match run::contents(out, &signals::alive) {
+        Ok(contents) if !contents.running.is_empty() => Some(format!(
+            "{}: another export is writing into this directory (it holds {contents}); wait for it to finish, or choose another directory",
+            display::path(out)
+        )),
+        Ok(contents) if !contents.is_empty() && !adding => Some(format!(
+            "{}: the directory is not empty (it holds {contents}): nothing is overwritten; choose an empty or new directory, or add entries to an earlier export with --since",
+            display::path(out)
+        )),
+        Ok(_) => None,
+        Err(e) => Some(e.to_string()),
+    }
+}
+
+/// Removes what exports into `out` that were killed left behind (their marker or
+/// temporaries name a process that no longer runs), saying so on stderr.
+fn remove_dead_runs(out: &Path) -> Result<(), String> {
+    let removed = run::remove_dead(out, &signals::alive).map_err(|e| {
+        format!("{e}: cannot remove what an interrupted export left; remove it by hand")
+    })?;
+    for (run, removed) in removed {
+        if !removed.is_empty() {
+            eprintln!(
+                "pi-session: {}: removed {removed} left by an export that did not finish (run {})",
+                display::path(out),
+                run.id
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Runs `pi-session export --format parquet`.
@@ -160,6 +188,31 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
         Some(Ok(t)) => Some(t),
         Some(Err(message)) => return usage(&format!("--since: {message}")),
     };
+    // Before any thread is started: the signal mask is inherited.
+    let run_id = run_id();
+    {
+        let run = Run {
+            dir: out.clone(),
+            id: run_id.clone(),
+        };
+        signals::on_signal(move |signal| {
+            let said = match run.abandon() {
+                Ok(removed) => format!("removed the {removed} it had written"),
+                Err(e) => format!(
+                    "could not remove all it had written ({e}): remove part-{}-* and .part-{}-*.tmp",
+                    run.id, run.id
+                ),
+            };
+            eprintln!(
+                "pi-session: {}: the export was interrupted ({signal}): {said}",
+                display::path(&run.dir)
+            );
+        });
+    }
+    if let Err(message) = remove_dead_runs(&out) {
+        eprintln!("pi-session: error: {message}");
+        return ExitCode::FAILURE;
+    }
     if let Some(message) = refuse_output(&out, args.since.is_some()) {
         return usage(&message);
     }
@@ -206,9 +259,16 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
         }),
         since_ms,
     };
+    let run = match run::begin(&out, &run_id) {
+        Ok(run) => run,
+        Err(e) => {
+            eprintln!("pi-session: error: {e}; nothing was exported");
+            return ExitCode::FAILURE;
+        }
+    };
     let layout = Layout {
         dir: out.clone(),
-        run: run_id(),
+        run: run_id,
         stamp: Stamp {
             dedupe: !args.no_dedupe,
             since: args.since.clone(),
@@ -278,11 +338,27 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
         eprintln!("pi-session: {path}: skipped: {}", display::text(error, 300));
     }
     if let Some(e) = fatal {
-        eprintln!(
-            "pi-session: error: {e}; the export stopped: the part files it completed are named part-{}-*",
-            layout.run
-        );
+        if run::abandoned() {
+            // A signal: its thread removes the files, says so and ends the process.
+            wait_for_the_end();
+        }
+        // All or nothing: the part files written so far are removed, so that the export
+        // can be run again as it was (an added `--since` export would count twice).
+        let said = match run.remove() {
+            Ok(removed) => format!(
+                "removed the {removed} it had written; {} holds what it held before",
+                display::path(&out)
+            ),
+            Err(cleanup) => format!(
+                "could not remove what it had written ({cleanup}): remove part-{}-* and .part-{}-*.tmp",
+                layout.run, layout.run
+            ),
+        };
+        eprintln!("pi-session: error: {e}; the export stopped and {said}");
         return ExitCode::FAILURE;
+    }
+    if let Err(e) = run.finish() {
+        eprintln!("pi-session: warning: {e}");
     }
     let text = format!(
         "{}: {} part files: {} sessions, {} entries{}\n",
@@ -427,6 +503,13 @@ fn verdicts(input: &Input, target: &Target, pi: PiVersion) -> Verdicts {
         errors: report.stats.errors as u64,
         warnings: report.stats.warnings as u64,
         codes,
+    }
+}
+
+/// Waits for the signal thread to end the process.
+fn wait_for_the_end() -> ! {
+    loop {
+        std::thread::park();
     }
 }
 

@@ -18,6 +18,7 @@ mod migrate_stream;
 mod repair;
 mod search;
 mod stats;
+mod tables;
 mod tree;
 mod validate;
 mod write_commands;

@@ -283,3 +283,110 @@ fn stdin_is_read_once_and_closed() {
         "{\"messages\":[],\"thinkingLevel\":\"off\",\"model\":null}\n"
     );
 }
+
+/// Issue 25, item 1: `validate /dev/zero` (and every reader of a stream) read until an
+/// allocation failed (8.4 GB after 17.5 s). A stream is read up to a cap
+/// (`PI_SESSION_MAX_INPUT_SIZE`), past which the command says so, naming the input, the cap
+/// and how to raise it.
+#[test]
+fn every_reader_of_an_endless_device_stops_at_the_cap() {
+    let dir = scratch("endless-device");
+    let out = dir.join("tables");
+    for args in [
+        vec!["context", "/dev/zero"],
+        vec!["tree", "/dev/zero"],
+        vec!["info", "/dev/zero"],
+        vec!["validate", "/dev/zero"],
+        vec!["migrate", "/dev/zero", "--stdout"],
+        vec!["repair", "/dev/zero"],
+        vec!["stats", "/dev/zero"],
+        vec!["search", "x", "/dev/zero"],
+        vec!["export", "--format", "markdown", "/dev/zero"],
+        vec!["export", "--format", "parquet", "-o", s(&out), "/dev/zero"],
+    ] {
+        let mut command = bin();
+        command.args(&args).env("PI_SESSION_MAX_INPUT_SIZE", "1MiB");
+        let run = run_limited(command, None, LONG);
+        let code = if args[0] == "search" { 2 } else { 1 };
+        run.assert_code(code);
+        // `validate` and `repair` say it in their report, on standard output.
+        let said = format!("{}{}", run.stderr, run.stdout_text());
+        assert!(
+            said.contains("/dev/zero")
+                && said.contains("larger than 1 MiB (1048576 bytes)")
+                && said.contains("PI_SESSION_MAX_INPUT_SIZE"),
+            "{args:?}: {said}"
+        );
+        assert!(
+            run.elapsed < Duration::from_secs(20),
+            "{args:?}: {:?}",
+            run.elapsed
+        );
+        assert!(
+            run.max_rss_kib < 200 << 10,
+            "{args:?}: {} KiB",
+            run.max_rss_kib
+        );
+    }
+}
+
+/// Issue 25, item 1: standard input and a FIFO are capped as devices are; a stream within the
+/// cap is read as before, and an unreadable cap is refused, not ignored.
+#[test]
+fn stdin_and_a_fifo_are_read_up_to_the_cap() {
+    let big = format!("{HEADER}{}\n", " ".repeat(2 << 20));
+    let mut command = bin();
+    command
+        .args(["validate", "-"])
+        .env("PI_SESSION_MAX_INPUT_SIZE", "1MiB");
+    let run = run_limited(command, Some(big.as_bytes()), LONG);
+    run.assert_code(1);
+    let said = run.stdout_text();
+    assert!(
+        said.contains("larger than 1 MiB") && said.contains("PI_SESSION_MAX_INPUT_SIZE"),
+        "{said}"
+    );
+    let mut command = bin();
+    command
+        .args(["context", "-"])
+        .env("PI_SESSION_MAX_INPUT_SIZE", "4MB");
+    run_limited(command, Some(big.as_bytes()), LONG).assert_code(0);
+    let mut command = bin();
+    command
+        .args(["context", "-"])
+        .env("PI_SESSION_MAX_INPUT_SIZE", "lots");
+    let run = run_limited(command, Some(HEADER.as_bytes()), LONG);
+    run.assert_code(1);
+    assert!(
+        run.stderr
+            .contains("PI_SESSION_MAX_INPUT_SIZE: unknown size unit in \"lots\""),
+        "{}",
+        run.stderr
+    );
+
+    let dir = scratch("endless-fifo");
+    let fifo = dir.join("live.jsonl");
+    mkfifo(&fifo);
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut pipe = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            let chunk = vec![b' '; 1 << 16];
+            // Endless, until the reader goes away.
+            while pipe.write_all(&chunk).is_ok() {}
+        })
+    };
+    let mut command = bin();
+    command
+        .args(["validate", s(&fifo)])
+        .env("PI_SESSION_MAX_INPUT_SIZE", "1MiB");
+    let run = run_limited(command, None, LONG);
+    writer.join().unwrap();
+    run.assert_code(1);
+    let said = run.stdout_text();
+    assert!(
+        said.contains("live.jsonl") && said.contains("larger than 1 MiB"),
+        "{said}"
+    );
+}
