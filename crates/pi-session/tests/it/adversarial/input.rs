@@ -341,7 +341,7 @@ fn stdin_and_a_fifo_are_read_up_to_the_cap() {
         .env("PI_SESSION_MAX_INPUT_SIZE", "1MiB");
     let run = run_limited(command, Some(big.as_bytes()), LONG);
     run.assert_code(1);
-    let said = run.stdout_text();
+    let said = format!("{}{}", run.stdout_text(), run.stderr);
     assert!(
         said.contains("larger than 1 MiB") && said.contains("PI_SESSION_MAX_INPUT_SIZE"),
         "{said}"
@@ -384,7 +384,7 @@ fn stdin_and_a_fifo_are_read_up_to_the_cap() {
     let run = run_limited(command, None, LONG);
     writer.join().unwrap();
     run.assert_code(1);
-    let said = run.stdout_text();
+    let said = format!("{}{}", run.stdout_text(), run.stderr);
     assert!(
         said.contains("live.jsonl") && said.contains("larger than 1 MiB"),
         "{said}"
