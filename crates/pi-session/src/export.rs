@@ -5,7 +5,9 @@
 //! The format work is the library's (`pi_session_format::export`); this module picks the
 //! input, the output and reports errors.
 
+#[cfg(feature = "parquet")]
 mod signals;
+#[cfg(feature = "parquet")]
 pub mod tables;
 
 use crate::input::Input;
@@ -39,6 +41,7 @@ pub struct ExportArgs {
     /// Replace OUT when it exists (atomically); without it an existing OUT is left alone.
     #[arg(long)]
     force: bool,
+    #[cfg(feature = "parquet")]
     #[command(flatten)]
     tables: tables::TablesArgs,
 }
@@ -60,11 +63,21 @@ enum Format {
 
 /// Runs `pi-session export`.
 pub fn main(args: ExportArgs) -> ExitCode {
-    if args.format == Format::Parquet {
-        return tables::main(args.paths, args.output, args.pi, args.tables);
+    #[cfg(feature = "parquet")]
+    {
+        if args.format == Format::Parquet {
+            return tables::main(args.paths, args.output, args.pi, args.tables);
+        }
+        if let Some(option) = args.tables.parquet_only_option() {
+            return usage(&format!("{option} is an option of --format parquet"));
+        }
     }
-    if let Some(option) = args.tables.parquet_only_option() {
-        return usage(&format!("{option} is an option of --format parquet"));
+    #[cfg(not(feature = "parquet"))]
+    if args.format == Format::Parquet {
+        return usage(
+            "this pi-session was built without its `parquet` feature (`--no-default-features`); \
+             build it with the default features for --format parquet",
+        );
     }
     let file = match args.paths.as_slice() {
         [file] => file.clone(),

@@ -18,6 +18,7 @@ mod migrate_stream;
 mod repair;
 mod search;
 mod stats;
+#[cfg(feature = "parquet")]
 mod tables;
 mod tree;
 mod validate;

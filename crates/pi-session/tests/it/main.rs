@@ -12,7 +12,9 @@ mod repair_cli;
 mod search_cli;
 mod stats_cli;
 mod support;
+#[cfg(feature = "parquet")]
 mod tables_cli;
+#[cfg(feature = "parquet")]
 mod tables_duckdb;
 mod validate_cli;
 mod write_cli;
