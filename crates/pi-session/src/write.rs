@@ -275,6 +275,12 @@ pub fn fork(args: ForkArgs) -> Result<(), Rejected> {
     require_stdout("fork")?;
     let config = WriterConfig::default().profile(args.pi);
     let mut writer = SessionWriter::load(&args.file, config).map_err(rejected)?;
+    // The writer's file errors name their file; the others ("Entry X not found") get FILE's.
+    let name = display::path(&args.file);
+    let named = |e: WriteError| match e {
+        e @ (WriteError::File(_) | WriteError::NotASession { .. }) => Rejected(e.to_string()),
+        e => Rejected(format!("{name}: {e}; nothing was written")),
+    };
     let path = match &args.out {
         Some(out) => {
             if out.exists() || out.is_symlink() {
@@ -285,11 +291,11 @@ pub fn fork(args: ForkArgs) -> Result<(), Rejected> {
             }
             writer
                 .create_branched_session_at(&args.leaf, out)
-                .map_err(rejected)?
+                .map_err(named)?
         }
         None => writer
             .create_branched_session(&args.leaf)
-            .map_err(rejected)?
+            .map_err(named)?
             .ok_or_else(|| Rejected("no file was written".into()))?,
     };
     print_path(&path)
