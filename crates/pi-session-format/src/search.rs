@@ -272,7 +272,7 @@ impl Pattern {
     }
 
     /// Whether a line in which the pattern does not occur raw is skipped unparsed (see
-    /// [`raw_prefilter_is_sound`]).
+    /// `raw_prefilter_is_sound`).
     pub fn uses_raw_prefilter(&self) -> bool {
         self.raw_prefilter
     }

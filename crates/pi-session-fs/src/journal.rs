@@ -1,10 +1,10 @@
 //! The append journal: what makes an append of many lines all or nothing even when the
 //! process is killed (`SIGKILL`) in the middle of its write.
 //!
-//! Before the write, [`Journal::begin`] saves the lines to append and the file's length in a
+//! Before the write, `Journal::begin` saves the lines to append and the file's length in a
 //! small file next to it, `.pi-session-append-DEV-INO` (named after the file's identity, so
 //! that any name of it finds it, whatever the name's length). After the write it is removed.
-//! A writer that takes the file's lock and finds a journal for it ([`recover`]) looks at what
+//! A writer that takes the file's lock and finds a journal for it (`recover`) looks at what
 //! the interrupted append left: the whole lines are kept; a part of them is cut away again
 //! when nothing follows it; a part that other lines follow (a live pi appended after it) is
 //! left where it is and said, because cutting it away would take theirs too.

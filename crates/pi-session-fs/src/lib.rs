@@ -3,7 +3,7 @@
 //!
 //! - [`replace`]: replacing a file atomically, keeping its mode, owner, group and extended
 //!   attributes (or refusing what cannot be kept), under the writers' lock;
-//! - [`publish`]: a new file, complete and synced before it gets its name;
+//! - [`publish`](mod@publish): a new file, complete and synced before it gets its name;
 //! - [`append`]: [`Appender`], locked appends that are all or nothing (the [`journal`]
 //!   covers a killed process);
 //! - [`display`]: names and values from outside shown safely in messages.

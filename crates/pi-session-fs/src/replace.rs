@@ -3,8 +3,8 @@
 //!
 //! [`prepare`] opens the file and makes every refusal before anything is written; then
 //! [`Prepared::commit`] streams the new content into a temporary file in the same directory
-//! ([`temp`]: unnamed, so that a killed process leaves nothing), gives it the old file's
-//! owner, group, extended attributes and mode ([`metadata`]), syncs it, makes the backup if
+//! (`temp`: unnamed, so that a killed process leaves nothing), gives it the old file's
+//! owner, group, extended attributes and mode (`metadata`), syncs it, makes the backup if
 //! asked (a complete, synced copy linked into place without replacing anything), checks
 //! that the file did not change since it was read, renames the temporary over it and syncs
 //! the directory. A reader sees the old file or the new one, never a mix.

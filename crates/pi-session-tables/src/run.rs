@@ -8,7 +8,7 @@
 //! ([`contents`]), where table directories with nothing but directories in them count as
 //! empty.
 //!
-//! [`Run::abandon`] (from a signal) and the part files' creation and placing ([`guard`]) take
+//! [`Run::abandon`] (from a signal) and the part files' creation and placing (`guard`) take
 //! one lock: once a run is abandoned no temporary is created and no part put in place, so
 //! that nothing appears after the removal.
 

@@ -2,7 +2,7 @@
 //!
 //! Every string from the session that is not message text is text to a Markdown reader:
 //! in a code span, or on one line with every character Markdown or HTML could read as
-//! syntax escaped ([`inline`]). Message text stays Markdown (models write Markdown), with
+//! syntax escaped (`inline`). Message text stays Markdown (models write Markdown), with
 //! guards so that text from the session cannot change the document around it: raw HTML is
 //! turned into text (`<` becomes `&lt;` outside code), and a code fence left open is closed
 //! at the end of its text. Tool arguments, tool output and summaries go in fences longer
@@ -10,7 +10,7 @@
 //! them).
 //!
 //! Then each section is read back with pulldown-cmark, as CommonMark and with every
-//! extension but metadata blocks ([`defuse`]): whatever still reads as raw HTML, an autolink,
+//! extension but metadata blocks (`defuse`): whatever still reads as raw HTML, an autolink,
 //! a link or reference definition to a scheme other than `http`, `https` and `mailto`, an
 //! image, or heading attributes is made text (`&lt;`, `&#91;`, `&#123;`), until nothing is
 //! left, so no renderer following CommonMark turns the session's text into markup.
