@@ -128,7 +128,9 @@ fn fork_never_takes_a_dash_for_a_file_name() {
     assert!(!dir.join("-").exists(), "a file named - was created");
     // A missing leaf: the message names the file it is missing from.
     let mut command = bin();
-    command.current_dir(&dir).args(["fork", "s.jsonl", "--leaf", "nope"]);
+    command
+        .current_dir(&dir)
+        .args(["fork", "s.jsonl", "--leaf", "nope"]);
     let run3 = run_limited(command, None, T);
     run3.assert_code(1);
     assert!(
