@@ -308,6 +308,21 @@ fn write_tmp(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// `pi-session append PATH < INPUT` with files limited to `limit` bytes (`prlimit --fsize`,
+/// SIGXFSZ ignored): a full disk at that size.
+fn append_with_file_size_limit(path: &str, input: &Path, limit: usize) -> std::process::Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; exec prlimit --fsize={limit} \"$0\" append \"$1\" < \"$2\""
+        ))
+        .arg(env!("CARGO_BIN_EXE_pi-session"))
+        .arg(path)
+        .arg(input)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_held_lock_a_full_disk_and_a_torn_line() {
     let dir = scratch("write_cli", "lock-disk-torn");
@@ -338,16 +353,7 @@ fn a_held_lock_a_full_disk_and_a_torn_line() {
         &ASSISTANT.replace("hello", &"x".repeat(4000)),
     );
     let limit = before.len() + 100;
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "trap '' XFSZ; exec prlimit --fsize={limit} \"$0\" append \"$1\" < \"$2\""
-        ))
-        .arg(env!("CARGO_BIN_EXE_pi-session"))
-        .arg(path)
-        .arg(&input)
-        .output()
-        .unwrap();
+    let out = append_with_file_size_limit(path, &input, limit);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     // The journal of the lines is written first, and is what meets the limit here.
     assert!(
@@ -362,16 +368,7 @@ fn a_held_lock_a_full_disk_and_a_torn_line() {
     assert!(pi_session(&["append", path], &padding).status.success());
     let before = std::fs::read(&file).unwrap();
     let limit = before.len() + 100;
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "trap '' XFSZ; exec prlimit --fsize={limit} \"$0\" append \"$1\" < \"$2\""
-        ))
-        .arg(env!("CARGO_BIN_EXE_pi-session"))
-        .arg(path)
-        .arg(&input)
-        .output()
-        .unwrap();
+    let out = append_with_file_size_limit(path, &input, limit);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("cannot append to the file")
