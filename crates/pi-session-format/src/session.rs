@@ -26,7 +26,7 @@ pub mod key;
 mod load;
 mod open;
 mod query;
-pub(crate) use query::without_lone_surrogates;
+pub(crate) use query::{typed_from_text, without_lone_surrogates};
 pub mod record;
 pub mod records;
 pub(crate) mod rewrite;

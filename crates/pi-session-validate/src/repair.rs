@@ -489,8 +489,47 @@ pub fn fixability(code: Code) -> (&'static str, &'static str) {
 
 /// A line's value as pi reads it: its bytes decoded as UTF-8, U+FFFD for what is not (as
 /// pi's `readFileSync(…, "utf8")` does), then `JSON.parse`d; `None` when it is not JSON.
+///
+/// A whole line's value can take 40 times the line's bytes (a line of tiny content blocks);
+/// the repairs that only ask what kind of line it is use [`shape_of`] instead.
 fn value_of(text: &[u8]) -> Option<pi_session_format::json::JsValue> {
     pi_session_format::json::parse(&String::from_utf8_lossy(text)).ok()
+}
+
+/// What kind of line a line is, read as pi reads it (see [`value_of`]), without building the
+/// rest of its value.
+struct Shape {
+    /// Whether the line is an object.
+    object: bool,
+    /// Its `type`, when it is an object that has one.
+    type_: Option<pi_session_format::json::JsValue>,
+    /// Its `id`, when it is an object that has one.
+    id: Option<pi_session_format::json::JsValue>,
+}
+
+impl Shape {
+    /// Whether the line is a header (an object whose `type` is `"session"`).
+    fn is_header(&self) -> bool {
+        self.type_.as_ref().and_then(|t| t.as_str()) == Some("session")
+    }
+}
+
+/// The [`Shape`] of a line; `None` when it is not JSON. The line scanner validates the line
+/// as `JSON.parse` does (bytes that are not UTF-8 in a string read as U+FFFD) and only the
+/// two members are built.
+fn shape_of(text: &[u8]) -> Option<Shape> {
+    let raw = pi_session_format::json::LineScanner::default()
+        .scan(text)
+        .ok()?;
+    let member = |span: Option<(usize, usize)>| {
+        let (start, end) = span?;
+        value_of(&text[start..end])
+    };
+    Some(Shape {
+        object: raw.object,
+        type_: member(raw.type_),
+        id: member(raw.id),
+    })
 }
 
 #[cfg(test)]

@@ -223,21 +223,22 @@ impl Transcript {
             .map(|&i| &session.records[i])
             .filter(|record| record.entry_type() != Some("label"))
             .map(|record| {
-                let value = record.value();
                 let label = labels.get(&record.id).map(|l| match &l.label {
                     JsValue::String(s) => s.to_string_lossy(),
                     other => crate::json::to_string(other),
                 });
+                let members = Members::of(record);
                 Item {
                     id: id_text(&record.id),
                     line: record.line,
-                    timestamp: value
-                        .get("timestamp")
+                    timestamp: members
+                        .get(&["timestamp"])
+                        .as_ref()
                         .and_then(JsValue::as_str)
                         .unwrap_or_default()
                         .to_owned(),
                     label,
-                    body: body_of(record, &value),
+                    body: body_of(record, &members),
                 }
             })
             .collect();
@@ -261,23 +262,144 @@ fn id_text(id: &Key) -> String {
     }
 }
 
-/// The body of one entry: typed when the typed model reads it, else its JSON. `value` is the
-/// record's value (as JavaScript reads it: what is shown as JSON comes from it, since typed
-/// values lose the key order and how JavaScript reads numbers).
-fn body_of(record: &crate::Record<'_>, value: &JsValue) -> Body {
+/// The members of an entry that a transcript shows as JavaScript reads them, found in the
+/// line's text without building its whole value: a line of 800,000 tiny content blocks takes
+/// 40 times its bytes as a value. Only what is shown as JSON is built, one block at a time.
+enum Members<'r> {
+    /// A record whose value differs from its text (a migrated file): its value.
+    Value(crate::session::ValueRef<'r>),
+    /// Any other record: its text.
+    Text(&'r str),
+}
+
+impl<'r> Members<'r> {
+    fn of(record: &'r crate::Record<'_>) -> Members<'r> {
+        if record.is_rewritten() {
+            Members::Value(record.value())
+        } else {
+            Members::Text(record.text())
+        }
+    }
+
+    /// The value at `path` (object keys from the line's value), as `JSON.parse` reads it.
+    fn get(&self, path: &[&str]) -> Option<JsValue> {
+        match self {
+            Members::Value(value) => {
+                let mut at: &JsValue = value;
+                for key in path {
+                    at = at.get(key)?;
+                }
+                Some(at.clone())
+            }
+            Members::Text(text) => {
+                let span = member_span(text, path)?;
+                crate::json::parse(&text[span.0..span.1]).ok()
+            }
+        }
+    }
+
+    /// The elements of the array at `path`, one at a time, each built only when asked for.
+    fn elements(&self, path: &[&str]) -> Elements<'_> {
+        match self {
+            Members::Value(value) => {
+                let mut at: Option<&JsValue> = Some(value);
+                for key in path {
+                    at = at.and_then(|v| v.get(key));
+                }
+                match at {
+                    Some(JsValue::Array(items)) => Elements::Values(&items.0),
+                    _ => Elements::None,
+                }
+            }
+            Members::Text(text) => {
+                let mut spans = Vec::new();
+                let found = member_span(text, path).is_some_and(|(start, end)| {
+                    crate::json::array_elements(&text.as_bytes()[start..end], |(s, e)| {
+                        spans.push((start + s, start + e));
+                    })
+                    .is_ok()
+                });
+                if found {
+                    Elements::Spans(text, spans)
+                } else {
+                    Elements::None
+                }
+            }
+        }
+    }
+
+    /// The whole value (an entry shown as JSON).
+    fn value(&self, record: &crate::Record<'_>) -> JsValue {
+        match self {
+            Members::Value(value) => JsValue::clone(value),
+            Members::Text(_) => record.value().into_owned(),
+        }
+    }
+}
+
+/// Where the member at `path` is in `text` (a line holding a JSON object); the last of a
+/// repeated key, as `JSON.parse` keeps it.
+fn member_span(text: &str, path: &[&str]) -> Option<(usize, usize)> {
+    let mut span = (0, text.len());
+    for key in path {
+        let mut found = None;
+        crate::json::object_members(&text.as_bytes()[span.0..span.1], |k, (s, e)| {
+            if k == key.as_bytes() {
+                found = Some((span.0 + s, span.0 + e));
+            }
+        })
+        .ok()?;
+        span = found?;
+    }
+    Some(span)
+}
+
+/// The elements of a content array (see [`Members::elements`]).
+enum Elements<'m> {
+    /// No array there.
+    None,
+    /// The elements of a value.
+    Values(&'m [JsValue]),
+    /// Where the elements are in a line's text.
+    Spans(&'m str, Vec<(usize, usize)>),
+}
+
+impl Elements<'_> {
+    /// Element `i`, as `JSON.parse` reads it.
+    fn get(&self, i: usize) -> Option<JsValue> {
+        match self {
+            Elements::None => None,
+            Elements::Values(values) => values.get(i).cloned(),
+            Elements::Spans(text, spans) => {
+                let &(start, end) = spans.get(i)?;
+                crate::json::parse(&text[start..end]).ok()
+            }
+        }
+    }
+}
+
+/// The body of one entry: typed when the typed model reads it, else its JSON. What is shown
+/// as JSON comes from the value as JavaScript reads it (typed values lose the key order and
+/// how JavaScript reads numbers).
+fn body_of(record: &crate::Record<'_>, members: &Members<'_>) -> Body {
     let other = |kind: &str| Body::Other {
         kind: kind.to_owned(),
-        json: pretty(value),
+        json: pretty(&members.value(record)),
     };
     let kind = record.entry_type().unwrap_or("(no type)").to_owned();
-    let Ok(typed) = crate::TypedEntry::of(record) else {
+    // Where the entry types with content have it (no other entry is read a block at a time).
+    let content_path: &[&str] = match record.entry_type() {
+        Some("message") => &["message", "content"],
+        Some("custom_message") => &["content"],
+        _ => &[],
+    };
+    let Some((entry, content)) = typed(record, members, content_path) else {
         return other(&kind);
     };
-    let raw = blocks_of(value.get("message").and_then(|m| m.get("content")));
-    match typed.entry {
+    match entry {
         Entry::Message(m) => {
-            let usage = value.get("message").and_then(|m| Usage::of(m.get("usage")));
-            message_body(m.message, usage, raw).unwrap_or_else(|| other(&kind))
+            let usage = Usage::of(members.get(&["message", "usage"]).as_ref());
+            message_body(m.message, usage, content).unwrap_or_else(|| other(&kind))
         }
         Entry::Compaction(c) => Body::Compaction {
             summary: c.summary,
@@ -296,17 +418,72 @@ fn body_of(record: &crate::Record<'_>, value: &JsValue) -> Body {
         },
         Entry::CustomMessage(c) => Body::Custom {
             custom_type: c.custom_type,
-            blocks: content_blocks(c.content, blocks_of(value.get("content"))),
+            blocks: content.blocks(c.content),
         },
         _ => other(&kind),
     }
 }
 
-/// The elements of `content` when it is an array.
-fn blocks_of(content: Option<&JsValue>) -> Option<&[JsValue]> {
-    match content {
-        Some(JsValue::Array(items)) => Some(&items.0),
-        _ => None,
+/// The typed entry of `record` and its content's blocks (the array at `content_path`);
+/// `None` when the typed model does not read it.
+///
+/// Read whole, a line of 800,000 tiny blocks takes 40 times its bytes (serde holds the
+/// entry's value while it types it). A line's array is read a block at a time instead: the
+/// entry is typed with an empty array in its place, then each block on its own, each turned
+/// into a [`Block`] at once. The typed model reads the line exactly when it reads both.
+fn typed<'m>(
+    record: &crate::Record<'_>,
+    members: &'m Members<'_>,
+    content_path: &[&str],
+) -> Option<(Entry, BlockSource<'m>)> {
+    let elements = if content_path.is_empty() {
+        Elements::None
+    } else {
+        members.elements(content_path)
+    };
+    let Elements::Spans(text, spans) = elements else {
+        let typed = crate::TypedEntry::of(record).ok()?;
+        return Some((typed.entry, BlockSource::Typed(elements)));
+    };
+    let (start, end) = member_span(text, content_path)?;
+    let without = [&text[..start], "[]", &text[end..]].concat();
+    let entry = crate::session::typed_from_text(&without).ok()?;
+    let mut blocks = Vec::with_capacity(spans.len());
+    for &(start, end) in &spans {
+        let element = &text[start..end];
+        let typed: ContentBlock = crate::session::typed_from_text(element).ok()?;
+        blocks.push(block(typed, || crate::json::parse(element).ok()));
+    }
+    Some((entry, BlockSource::Read(blocks)))
+}
+
+/// Where a content's [`Block`]s come from.
+enum BlockSource<'m> {
+    /// The typed content, with its elements as JavaScript reads them.
+    Typed(Elements<'m>),
+    /// Read already, a block at a time (the typed content is the empty array put in place).
+    Read(Vec<Block>),
+}
+
+impl BlockSource<'_> {
+    /// The blocks of `content` (its typed value).
+    fn blocks(self, content: Content) -> Vec<Block> {
+        match content {
+            Content::Text(text) => vec![Block::Text(text)],
+            Content::Blocks(list) => self.list(list),
+        }
+    }
+
+    /// The blocks of a content that is always an array.
+    fn list(self, list: Vec<ContentBlock>) -> Vec<Block> {
+        match self {
+            BlockSource::Typed(raw) => list
+                .into_iter()
+                .enumerate()
+                .map(|(i, b)| block(b, || raw.get(i)))
+                .collect(),
+            BlockSource::Read(blocks) => blocks,
+        }
     }
 }
 
@@ -314,14 +491,14 @@ fn blocks_of(content: Option<&JsValue>) -> Option<&[JsValue]> {
 fn message_body(
     message: AgentMessage,
     usage: Option<Usage>,
-    raw: Option<&[JsValue]>,
+    content: BlockSource<'_>,
 ) -> Option<Body> {
     Some(match message {
         AgentMessage::User(u) => Body::User {
-            blocks: content_blocks(u.content, raw),
+            blocks: content.blocks(u.content),
         },
         AgentMessage::Assistant(a) => Body::Assistant {
-            blocks: blocks(a.content, raw),
+            blocks: content.list(a.content),
             model: format!(
                 "{}/{}",
                 a.provider,
@@ -335,7 +512,7 @@ fn message_body(
             tool_name: t.tool_name,
             call_id: t.tool_call_id,
             is_error: t.is_error,
-            blocks: blocks(t.content, raw),
+            blocks: content.list(t.content),
         },
         AgentMessage::BashExecution(b) => Body::Bash {
             command: b.command,
@@ -346,11 +523,11 @@ fn message_body(
         },
         AgentMessage::Custom(c) => Body::Custom {
             custom_type: c.custom_type,
-            blocks: content_blocks(c.content, raw),
+            blocks: content.blocks(c.content),
         },
         AgentMessage::HookMessage(h) => Body::Custom {
             custom_type: h.custom_type,
-            blocks: content_blocks(h.content, raw),
+            blocks: content.blocks(h.content),
         },
         AgentMessage::BranchSummary(b) => Body::BranchSummary { summary: b.summary },
         AgentMessage::CompactionSummary(c) => Body::Compaction {
@@ -358,30 +535,16 @@ fn message_body(
             tokens_before: c.tokens_before,
         },
         AgentMessage::System(s) => Body::System {
-            blocks: content_blocks(s.content, raw),
+            blocks: content.blocks(s.content),
         },
         _ => return None,
     })
 }
 
-fn content_blocks(content: Content, raw: Option<&[JsValue]>) -> Vec<Block> {
-    match content {
-        Content::Text(text) => vec![Block::Text(text)],
-        Content::Blocks(list) => blocks(list, raw),
-    }
-}
-
-/// The blocks, each with its value in `raw` (the same array as JavaScript reads it).
-fn blocks(list: Vec<ContentBlock>, raw: Option<&[JsValue]>) -> Vec<Block> {
-    list.into_iter()
-        .enumerate()
-        .map(|(i, b)| block(b, raw.and_then(|r| r.get(i))))
-        .collect()
-}
-
-/// One block; `raw`, its value as JavaScript reads it, gives what is shown as JSON (typed
-/// values lose the key order and how JavaScript reads numbers).
-fn block(block: ContentBlock, raw: Option<&JsValue>) -> Block {
+/// One block; `raw` gives its value as JavaScript reads it, for what is shown as JSON (typed
+/// values lose the key order and how JavaScript reads numbers). Text, thinking and images
+/// need none.
+fn block(block: ContentBlock, raw: impl FnOnce() -> Option<JsValue>) -> Block {
     match block {
         ContentBlock::Text(t) => Block::Text(t.text),
         ContentBlock::Thinking(t) => Block::Thinking {
@@ -393,7 +556,8 @@ fn block(block: ContentBlock, raw: Option<&JsValue>) -> Block {
             data: i.data,
         },
         ContentBlock::ToolCall(c) => {
-            let arguments = raw.and_then(|b| b.get("arguments"));
+            let raw = raw();
+            let arguments = raw.as_ref().and_then(|b| b.get("arguments"));
             Block::ToolCall {
                 preview: match arguments.and_then(JsValue::as_object) {
                     Some(object) => object.iter().find_map(|(_, v)| v.as_str()),
@@ -409,8 +573,8 @@ fn block(block: ContentBlock, raw: Option<&JsValue>) -> Block {
                 name: c.name,
             }
         }
-        other => Block::Other(match raw {
-            Some(value) => pretty(value),
+        other => Block::Other(match raw() {
+            Some(value) => pretty(&value),
             None => serde_json::to_string_pretty(&other).unwrap_or_default(),
         }),
     }
@@ -481,4 +645,76 @@ fn pretty(value: &JsValue) -> String {
         }
     }
     crate::json::to_string_pretty(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PiVersion;
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+
+    /// The items of a one-entry session whose entry is `entry`.
+    fn body(entry: &str) -> Body {
+        let file = format!("{HEADER}\n{entry}\n");
+        let session = Session::from_bytes(file.as_bytes(), PiVersion::V0_87).unwrap();
+        let mut transcript = Transcript::of(&session, &Leaf::Current).unwrap();
+        assert_eq!(transcript.items.len(), 1);
+        transcript.items.remove(0).body
+    }
+
+    fn assistant(content: &str) -> String {
+        format!(
+            r#"{{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"assistant","content":{content},"provider":"p","model":"m","api":"x","usage":{{"input":3,"output":4,"cacheRead":0,"cacheWrite":0,"totalTokens":7,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}}}},"stopReason":"stop","timestamp":1}}}}"#
+        )
+    }
+
+    /// A line's content is read a block at a time: what is shown as JSON keeps the key order
+    /// and the numbers as JavaScript reads them, a lone surrogate reads as U+FFFD, and the
+    /// last of two `content` members is the one read.
+    #[test]
+    fn blocks_read_one_at_a_time_are_shown_as_javascript_reads_them() {
+        let content = r#"[{"type":"text","text":"a\ud800"},{"type":"toolCall","id":"c","name":"read","arguments":{"z":1.50,"path":"/a b"}},{"type":"later","b":2,"a":1e2}]"#;
+        let Body::Assistant { blocks, usage, .. } = body(&assistant(content)) else {
+            panic!("an assistant message")
+        };
+        assert_eq!(usage.map(|u| (u.input, u.output)), Some((3.0, 4.0)));
+        assert_eq!(
+            blocks,
+            [
+                Block::Text("a\u{fffd}".to_owned()),
+                Block::ToolCall {
+                    id: "c".to_owned(),
+                    name: "read".to_owned(),
+                    arguments: "{\n  \"z\": 1.5,\n  \"path\": \"/a b\"\n}".to_owned(),
+                    preview: "/a b".to_owned(),
+                },
+                Block::Other("{\n  \"type\": \"later\",\n  \"b\": 2,\n  \"a\": 100\n}".to_owned()),
+            ]
+        );
+        let twice = assistant(r#"[7],"content":[{"type":"text","text":"kept"}]"#);
+        let Body::Assistant { blocks, .. } = body(&twice) else {
+            panic!("the last content is read: {twice}")
+        };
+        assert_eq!(blocks, [Block::Text("kept".to_owned())]);
+    }
+
+    /// A block the typed model does not read makes the whole entry JSON, as when it was read
+    /// whole.
+    #[test]
+    fn a_block_the_typed_model_does_not_read_shows_the_entry_as_json() {
+        let Body::Other { kind, json } = body(&assistant(
+            r#"[{"type":"text","text":"a"},{"type":"text"}]"#,
+        )) else {
+            panic!("shown as JSON")
+        };
+        assert_eq!(kind, "message");
+        assert!(json.starts_with("{\n  \"type\": \"message\""), "{json}");
+        // A custom message's content, read the same way.
+        let custom = r#"{"type":"custom_message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","customType":"x","content":[{"type":"text","text":"hi"}],"display":true}"#;
+        let Body::Custom { blocks, .. } = body(custom) else {
+            panic!("a custom message")
+        };
+        assert_eq!(blocks, [Block::Text("hi".to_owned())]);
+    }
 }

@@ -146,16 +146,10 @@ pub struct TypedEntry<'s, 'a> {
 impl<'s, 'a> TypedEntry<'s, 'a> {
     pub(crate) fn of(record: &'s Record<'a>) -> Result<TypedEntry<'s, 'a>, EntryError> {
         let parsed = if record.is_rewritten() {
-            serde_json::from_str(&json::to_string(&record.value()))
+            typed_from_text(&json::to_string(&record.value()))
         } else {
-            serde_json::from_str(record.text())
+            typed_from_text(record.text())
         };
-        // A lone surrogate (which JavaScript strings may hold, and pi writes as `\udXXX`) has
-        // no Rust `String`: the typed value gets U+FFFD instead; the record keeps the exact text.
-        let parsed = parsed.or_else(|first| {
-            let text = json::to_string(&record.value());
-            serde_json::from_str(&without_lone_surrogates(&text)).map_err(|_| first)
-        });
         match parsed {
             Ok(entry) => Ok(TypedEntry { entry, record }),
             Err(e) => Err(EntryError {
@@ -169,6 +163,20 @@ impl<'s, 'a> TypedEntry<'s, 'a> {
             }),
         }
     }
+}
+
+/// The typed value of `text` (one JSON value). A lone surrogate (which JavaScript strings may
+/// hold, and pi writes as `\udXXX`) has no Rust `String`: the typed value gets U+FFFD
+/// instead (the record keeps the exact text).
+pub(crate) fn typed_from_text<T: serde::de::DeserializeOwned>(
+    text: &str,
+) -> Result<T, serde_json::Error> {
+    serde_json::from_str(text).or_else(|first| {
+        let Ok(value) = json::parse(text) else {
+            return Err(first);
+        };
+        serde_json::from_str(&without_lone_surrogates(&json::to_string(&value))).map_err(|_| first)
+    })
 }
 
 /// `JSON.stringify` output with every `\udXXX` escape (a lone surrogate: `JSON.stringify` writes

@@ -47,11 +47,11 @@ enum Tail {
 
 fn tail_kind(text: &[u8]) -> Tail {
     // `JSON.parse` skips the blanks around the value (a CR left by CRLF line ends among them).
-    let Some(value) = super::value_of(text) else {
+    let Some(shape) = super::shape_of(text) else {
         return Tail::Skipped;
     };
-    let is_header = value.get("type").and_then(JsValue::as_str) == Some("session");
-    let has_id = value.get("id").is_some_and(|id| {
+    let is_header = shape.is_header();
+    let has_id = shape.id.as_ref().is_some_and(|id| {
         matches!(
             id,
             JsValue::String(_) | JsValue::Number(_) | JsValue::Bool(_)

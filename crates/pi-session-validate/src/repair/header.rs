@@ -83,7 +83,7 @@ pub(super) fn from_path(path: &Path) -> Option<FromPath> {
 
 /// Whether `text` is a header line (an object whose `type` is `"session"`).
 fn is_header(text: &[u8]) -> bool {
-    super::value_of(text).is_some_and(|v| v.get("type").and_then(|t| t.as_str()) == Some("session"))
+    super::shape_of(text).is_some_and(|s| s.is_header())
 }
 
 /// Whether the first line that parses is an entry with an `id` (a version 2 or 3 file); a
@@ -91,9 +91,9 @@ fn is_header(text: &[u8]) -> bool {
 fn entries_have_ids(lines: &[Line]) -> bool {
     lines
         .iter()
-        .filter_map(|l| super::value_of(&l.text))
-        .find(|v| v.as_object().is_some())
-        .is_some_and(|v| v.get("id").is_some())
+        .filter_map(|l| super::shape_of(&l.text))
+        .find(|s| s.object)
+        .is_some_and(|s| s.id.is_some())
 }
 
 /// Puts a header first when the first line that parses is not one and the path says what it
@@ -104,7 +104,7 @@ pub(super) fn rebuild(
     cwd: Option<&str>,
     out: &mut Repairs,
 ) -> Vec<Line> {
-    let first = lines.iter().find(|l| super::value_of(&l.text).is_some());
+    let first = lines.iter().find(|l| super::shape_of(&l.text).is_some());
     let Some(first) = first else {
         return lines;
     };

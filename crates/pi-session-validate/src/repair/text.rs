@@ -236,9 +236,9 @@ pub(super) fn split_glued(lines: Vec<Line>, final_newline: bool, out: &mut Repai
 
 /// Whether a line is one whose repetition is a re-flush: a header or an entry with an id.
 fn repeatable(text: &[u8]) -> Option<bool> {
-    let value = super::value_of(text)?;
-    let header = value.get("type").and_then(|t| t.as_str()) == Some("session");
-    let entry = value.get("id").is_some_and(|id| id.as_str().is_some());
+    let shape = super::shape_of(text)?;
+    let header = shape.is_header();
+    let entry = shape.id.as_ref().is_some_and(|id| id.as_str().is_some());
     (header || entry).then_some(header)
 }
 

@@ -10,6 +10,7 @@
 mod append;
 pub(crate) mod common;
 mod conformance;
+mod export;
 mod info;
 mod input;
 mod messages;

@@ -234,3 +234,23 @@ pub fn mkfifo(path: &Path) {
 pub fn s(path: &Path) -> &str {
     path.to_str().unwrap()
 }
+
+/// An assistant message line whose content is `n` tiny text blocks (`{"type":"text","text":"a"}`;
+/// block `broken`, when given, has no `text`): 800,000 make a 22 MB line whose value takes 40
+/// times its bytes (issue 25, item 13).
+pub fn tiny_blocks_line(n: usize, broken: Option<usize>) -> String {
+    let mut content = String::with_capacity(n * 28);
+    for i in 0..n {
+        if i > 0 {
+            content.push(',');
+        }
+        content.push_str(if Some(i) == broken {
+            r#"{"type":"text"}"#
+        } else {
+            r#"{"type":"text","text":"a"}"#
+        });
+    }
+    format!(
+        r#"{{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{{"role":"assistant","content":[{content}],"provider":"p","model":"m","api":"x","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":1}}}}"#
+    )
+}

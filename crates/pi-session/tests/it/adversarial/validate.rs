@@ -509,21 +509,7 @@ fn validate_line_with_invalid_utf8_points_other_diagnostics_at_their_column() {
 #[ignore = "a 22 MB line of 800,000 blocks; run with --ignored in a release build"]
 fn validate_a_line_of_800000_tiny_blocks_within_10_times_its_size() {
     let dir = scratch("validate-tiny-blocks");
-    let n = 800_000;
-    let mut content = String::with_capacity(n * 28);
-    for i in 0..n {
-        if i > 0 {
-            content.push(',');
-        }
-        content.push_str(if i == 700_001 {
-            r#"{"type":"text"}"#
-        } else {
-            r#"{"type":"text","text":"a"}"#
-        });
-    }
-    let line = format!(
-        r#"{{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{{"role":"assistant","content":[{content}],"provider":"p","model":"m","api":"x","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":1}}}}"#
-    );
+    let line = tiny_blocks_line(800_000, Some(700_001));
     let file = write(&dir, "s.jsonl", format!("{HEADER}{line}\n"));
     let run = run(&["validate", "--format", "json", s(&file)], LONG);
     // Pi-loadable (the default verdict), with one error.
