@@ -61,14 +61,7 @@ pub fn write_session_info(
     Info::of(bytes, read_at, pi, PIECE, MAX_EMITS).write(mtime_ms, out)
 }
 
-/// A file's modification time as pi reads it (`fs.Stats.mtime`, a `Date`): whole
-/// milliseconds since the Unix epoch, negative before it.
-pub fn mtime_ms(mtime: std::time::SystemTime) -> f64 {
-    match mtime.duration_since(std::time::UNIX_EPOCH) {
-        Ok(after) => after.as_millis() as f64,
-        Err(before) => -(before.duration().as_millis() as f64),
-    }
-}
+pub use pi_session_fs::mtime_ms;
 
 /// [`write_session_info`] into a vector (small inputs; the conformance protocol, tests).
 pub fn session_info_json(bytes: &[u8], mtime_ms: f64, pi: PiVersion) -> Vec<u8> {

@@ -6,17 +6,22 @@
 //! - [`publish`](mod@publish): a new file, complete and synced before it gets its name;
 //! - [`append`]: [`Appender`], locked appends that are all or nothing (the [`journal`]
 //!   covers a killed process);
+//! - [`input`]: reading a session, mapped or read, a stream up to a cap ([`size`] reads
+//!   the sizes people write), a file that shrinks under the map caught, not a crash;
 //! - [`display`]: names and values from outside shown safely in messages.
 //!
-//! The system calls `std` does not offer are in `sys`, the only module with `unsafe` code.
+//! The system calls `std` does not offer are in `sys`; it and [`input`] (the mapping, and
+//! its `SIGBUS` guard) are the only modules with `unsafe` code.
 //! Temporary files that leave nothing behind are `temp`; copying metadata is `metadata`.
 
 pub mod append;
 pub mod display;
+pub mod input;
 pub mod journal;
 mod metadata;
 pub mod publish;
 pub mod replace;
+pub mod size;
 mod sys;
 mod temp;
 
@@ -33,4 +38,13 @@ pub fn stdout_is_open() -> bool {
 /// The effective user id of this process (tests and messages about permissions).
 pub fn euid() -> u32 {
     sys::euid()
+}
+
+/// A modification time as JavaScript's `Date` counts it: milliseconds since 1970 (negative
+/// before), as pi's `stat().mtime.getTime()`.
+pub fn mtime_ms(mtime: std::time::SystemTime) -> f64 {
+    match mtime.duration_since(std::time::UNIX_EPOCH) {
+        Ok(after) => after.as_millis() as f64,
+        Err(before) => -(before.duration().as_millis() as f64),
+    }
 }

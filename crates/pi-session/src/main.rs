@@ -8,7 +8,6 @@
 mod conformance;
 mod export;
 mod generate;
-mod input;
 mod ls;
 mod migrate;
 mod ops;
@@ -20,11 +19,11 @@ mod validate;
 mod write;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use input::Input;
 use ops::{Rejected, Settings};
 use pi_session_format::PiVersion;
 use pi_session_format::tree;
-pub(crate) use pi_session_fs::{display, replace};
+use pi_session_fs::input::Input;
+pub(crate) use pi_session_fs::{display, input, replace};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -240,7 +239,12 @@ fn run_file_command(command: Command) -> ExitCode {
     };
     let name = crate::display::path(&file);
     let result = Input::open(&file)
-        .map_err(Rejected::from)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::IsADirectory => Rejected(format!(
+                "{e} (`pi-session validate DIR` checks the sessions in a directory)"
+            )),
+            _ => Rejected::from(e),
+        })
         .and_then(|input| run(command, &input, &name));
     match result {
         Ok(()) => ExitCode::SUCCESS,

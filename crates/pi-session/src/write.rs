@@ -45,7 +45,7 @@ pub struct AppendArgs {
     #[arg(long)]
     fsync: bool,
     /// The most bytes of entries read from standard input (`KB`, `MB`, `GB` suffixes).
-    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = pi_session_testkit::generate::parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "1G", value_parser = pi_session_fs::size::parse_size)]
     max_input_size: u64,
 }
 

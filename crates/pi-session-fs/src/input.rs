@@ -17,10 +17,9 @@
 
 mod fault;
 
+use crate::size::{self, parse_size};
 use fault::Guard;
 use memmap2::{Mmap, UncheckedAdvice};
-use pi_session_format::info;
-use pi_session_testkit::generate::parse_size;
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
@@ -94,7 +93,7 @@ impl Input {
         if metadata.is_dir() {
             return Err(io::Error::new(
                 io::ErrorKind::IsADirectory,
-                "is a directory, not a session file (`pi-session validate DIR` checks the sessions in a directory)",
+                "is a directory, not a session file",
             ));
         }
         // A FIFO's open waits for a writer, as reading it should.
@@ -103,7 +102,7 @@ impl Input {
         if !metadata.is_file() {
             return read_stream(file, stream_cap()?);
         }
-        let mtime = metadata.modified().map_or(0.0, info::mtime_ms);
+        let mtime = metadata.modified().map_or(0.0, crate::mtime_ms);
         if metadata.len() == 0 {
             // Empty, or a file whose size the kernel does not know (procfs): read it as the
             // stream it may be.
@@ -189,7 +188,7 @@ impl Input {
     /// those bytes maps them again from the page cache. A no-op for bytes in memory.
     ///
     /// The loader calls this for each piece of the file it has scanned
-    /// ([`pi_session_format::session::Session::load_releasing`]): without it, every page of
+    /// (`Session::load_releasing` of pi-session-format): without it, every page of
     /// the file stays mapped and a 1 GB session would take over 1 GB of resident memory.
     pub fn release(&self, range: Range<usize>) {
         let Input::Mapped(Mapped { map, .. }) = self else {
@@ -216,7 +215,7 @@ impl Input {
     }
 
     /// Fills `buf` with the bytes at `at` by a positioned read of the file, for
-    /// [`pi_session_format::session::Session::load_reading`]: the loader then scans copies
+    /// `Session::load_reading` of pi-session-format: the loader then scans copies
     /// in small buffers instead of bringing the mapping's pages into memory. `false` when
     /// the input is not a file or the read failed (the loader then copies from the bytes).
     pub fn read_at(&self, buf: &mut [u8], at: usize) -> bool {
@@ -285,7 +284,7 @@ fn read_capped(stream: impl Read, cap: u64) -> io::Result<Vec<u8>> {
                  held in memory as a whole): set {STREAM_CAP_VARIABLE} to a larger size (e.g. \
                  {STREAM_CAP_VARIABLE}=16GiB) to read it, or save it to a regular file first \
                  (files are not capped)",
-                size(cap)
+                size::describe(cap)
             ),
         ));
     }
@@ -293,7 +292,7 @@ fn read_capped(stream: impl Read, cap: u64) -> io::Result<Vec<u8>> {
 }
 
 /// The most bytes read from a stream: `PI_SESSION_MAX_INPUT_SIZE` (`500MB`, `8GiB`, bytes;
-/// see `pi_session_testkit::generate::parse_size`) or [`STREAM_CAP`]. An unreadable value is an error
+/// see [`parse_size`]) or [`STREAM_CAP`]. An unreadable value is an error
 /// rather than silently the default.
 pub fn stream_cap() -> io::Result<u64> {
     let Some(value) = std::env::var_os(STREAM_CAP_VARIABLE) else {
@@ -312,24 +311,6 @@ pub fn stream_cap() -> io::Result<u64> {
                 ),
             )
         })
-}
-
-/// A cap as people read it: `4 GiB (4294967296 bytes)`.
-fn size(bytes: u64) -> String {
-    let units = [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
-    match units.iter().find(|(_, m)| bytes >= *m) {
-        Some((unit, m)) => {
-            let whole = bytes / m;
-            let tenths = (bytes % m) * 10 / m;
-            let number = if tenths == 0 {
-                format!("{whole}")
-            } else {
-                format!("{whole}.{tenths}")
-            };
-            format!("{number} {unit} ({bytes} bytes)")
-        }
-        None => format!("{bytes} bytes"),
-    }
 }
 
 #[cfg(test)]
@@ -364,9 +345,7 @@ mod tests {
                 && error.contains("PI_SESSION_MAX_INPUT_SIZE=16GiB"),
             "{error}"
         );
-        assert_eq!(size(STREAM_CAP), "4 GiB (4294967296 bytes)");
-        assert_eq!(size(1_500_000), "1.4 MiB (1500000 bytes)");
-        assert_eq!(size(10), "10 bytes");
+        assert_eq!(size::describe(STREAM_CAP), "4 GiB (4294967296 bytes)");
     }
 
     /// A small file that shrank between its size being taken and its bytes being read is
