@@ -1,14 +1,14 @@
-//! Migration as `pi-session migrate` does it: `Session::load_for_migration` (the skeleton and
+//! Migration as `pi-session migrate` does it: `Loader::load_for_rewrite` (the skeleton and
 //! the ids) and `Migration::write` (every line migrated on its own, written in batches), into
 //! a sink, on generated v1 sessions and on the real sessions that pi rewrites on open (v1 and
 //! v2 files). `migrate-loaded` is the older path, kept for the context of v1 files:
-//! `Session::load_with` (every value migrated in memory) then `to_jsonl()`.
+//! `Loader::load` (every value migrated in memory) then `to_jsonl()`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pi_session_bench::{configure, generated_all, real};
 use pi_session_format::PiVersion;
 use pi_session_format::migrate::SequentialIds;
-use pi_session_format::session::{Changes, LoadOptions, Session};
+use pi_session_format::session::{Changes, Session};
 use pi_session_testkit::generate::FileVersion;
 use std::hint::black_box;
 use std::io::Write;
@@ -26,17 +26,12 @@ impl Write for Sink {
     }
 }
 
-fn options(ids: &mut SequentialIds) -> LoadOptions<'_> {
-    LoadOptions {
-        ids,
-        pi: PiVersion::V0_73,
-    }
-}
-
 fn migrate_streaming(bytes: &[u8]) -> usize {
     let mut ids = SequentialIds::default();
-    let migration =
-        Session::load_for_migration(bytes, options(&mut ids), &|_| {}).expect("the session loads");
+    let migration = Session::loader(PiVersion::V0_73)
+        .ids(&mut ids)
+        .load_for_rewrite(bytes)
+        .expect("the session loads");
     let mut sink = Sink(0);
     let mut changes = Changes::new(10);
     migration
@@ -48,7 +43,10 @@ fn migrate_streaming(bytes: &[u8]) -> usize {
 
 fn migrate_loaded(bytes: &[u8]) -> usize {
     let mut ids = SequentialIds::default();
-    let session = Session::load_with(bytes, options(&mut ids)).expect("the session loads");
+    let session = Session::loader(PiVersion::V0_73)
+        .ids(&mut ids)
+        .load(bytes)
+        .expect("the session loads");
     let out = session.to_jsonl();
     black_box(&out);
     out.len()
@@ -56,7 +54,9 @@ fn migrate_loaded(bytes: &[u8]) -> usize {
 
 fn migrate(c: &mut Criterion) {
     let mut inputs = generated_all(FileVersion::V1);
-    inputs.extend(real(|b| Session::load(b).is_ok_and(|s| s.version.rewrite)));
+    inputs.extend(real(|b| {
+        Session::from_bytes(b, PiVersion::V0_73).is_ok_and(|s| s.version.rewrite)
+    }));
     for (group, run) in [
         ("migrate", migrate_streaming as fn(&[u8]) -> usize),
         ("migrate-loaded", migrate_loaded),

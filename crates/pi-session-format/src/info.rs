@@ -48,7 +48,7 @@ const PIECE: usize = 1 << 20;
 /// `modified`.
 ///
 /// `bytes` is the whole input; with `read_at` (see
-/// [`crate::session::Session::load_reading`]) the lines are read through small buffers with
+/// [`crate::session::Loader::reading`]) the lines are read through small buffers with
 /// it and `bytes` is only touched where a read fails. Memory holds a few pieces of about a
 /// megabyte and the longest line, whatever the size of the file.
 pub fn write_session_info(

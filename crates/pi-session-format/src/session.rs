@@ -1,6 +1,7 @@
 //! Loading a session file the way pi's `SessionManager.open` does (rules P6–P9, V1–V4, L1–L4).
 //!
-//! [`Session::load`] splits the bytes into lines ([`crate::read`]), validates every line as
+//! Every way in is a [`Loader`] ([`Session::loader`]; [`Session::from_bytes`] and
+//! [`Session::open`] are its shortest forms). Loading splits the bytes into lines ([`crate::read`]), validates every line as
 //! JSON but builds only a skeleton of it (`type`, `id`, `parentId` and where the line is),
 //! checks the header, detects the version and, when the version is below 3, runs the
 //! migrations ([`crate::migrate`]) on fully parsed values. Entries of a current file stay as
@@ -12,7 +13,7 @@
 //!
 //! The module is cut by what each part holds: [`key`] (`id`/`parentId` values compared as
 //! JavaScript compares them), [`record`] (one parsed line), [`records`] (all of them, in file
-//! order), `load.rs` (the parallel loader, the header and version rules), `rewrite.rs`
+//! order), [`loader`] (the one way in), `load.rs` (the parallel loader, the header and version rules), `rewrite.rs`
 //! (the file as pi leaves it after loading, streamed), `query.rs` (the one-call answers:
 //! context, `convertToLlm`, tree, listing, typed entries) and `open.rs` (a session that owns
 //! its bytes, read from a path).
@@ -24,6 +25,7 @@ use std::sync::OnceLock;
 pub mod index;
 pub mod key;
 mod load;
+pub mod loader;
 mod open;
 mod query;
 pub(crate) use query::{typed_from_text, without_lone_surrogates};
@@ -33,10 +35,12 @@ pub(crate) mod rewrite;
 
 pub use index::Index;
 pub use key::{Key, KeyBytes, QUOTE_MAX, quoted};
+#[cfg(test)]
+pub(crate) use load::LoadOptions;
 pub use load::{
-    DroppedLine, HeaderProblem, LoadError, LoadOptions, ReadAt, SkippedValue, VersionInfo,
-    version_number,
+    DroppedLine, HeaderProblem, LoadError, ReadAt, SkippedValue, VersionInfo, version_number,
 };
+pub use loader::Loader;
 pub use open::{OpenError, OwnedSession};
 pub use query::{EntryError, TypedEntry};
 pub use record::{Kind, Record, ValueRef};
@@ -44,7 +48,7 @@ pub use records::Records;
 use rewrite::Plan;
 pub use rewrite::{Change, ChangeKind, Changes, whole_file};
 
-/// A session loaded for rewriting ([`Session::load_for_migration`]): read, its migration
+/// A session loaded for rewriting ([`Loader::load_for_rewrite`]): read, its migration
 /// ids assigned, its values not migrated yet.
 #[derive(Debug)]
 pub struct Migration<'a> {
@@ -67,7 +71,7 @@ impl<'a> Migration<'a> {
     /// Writes the file as pi leaves it after loading (exactly [`Session::to_jsonl`] of the
     /// same file loaded with the same ids), migrating one line at a time, and collects in
     /// `changes` what `JSON.parse`/`JSON.stringify` lose on the way. `release` is told which
-    /// byte ranges of the input are done with (see [`Session::load_releasing`]).
+    /// byte ranges of the input are done with (see [`Loader::releasing`]).
     pub fn write(
         &self,
         out: &mut dyn std::io::Write,
@@ -125,7 +129,7 @@ impl<'a> Session<'a> {
     /// except that pi 0.87.1 ends an unterminated last line with a newline.
     ///
     /// The whole output in memory: [`Session::write_jsonl`] streams it, and
-    /// [`Session::load_for_migration`] does not even build the migrated values.
+    /// [`Loader::load_for_rewrite`] does not even build the migrated values.
     pub fn to_jsonl(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.source.len());
         // Writing into a vector cannot fail.

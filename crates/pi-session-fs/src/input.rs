@@ -11,7 +11,7 @@
 //! they are mapped, not copied.
 //!
 //! A mapped file that another program truncates while we read it does not crash us
-//! ([`fault`]): the pages past the new end read as zeros, and [`Input::verify`] reports the
+//! (its `fault` guard): the pages past the new end read as zeros, and [`Input::verify`] reports the
 //! file as changed so that the caller discards what it computed; a small file read shorter
 //! than it was when opened is reported the same way.
 
@@ -188,7 +188,7 @@ impl Input {
     /// those bytes maps them again from the page cache. A no-op for bytes in memory.
     ///
     /// The loader calls this for each piece of the file it has scanned
-    /// (`Session::load_releasing` of pi-session-format): without it, every page of
+    /// (`Loader::releasing` of pi-session-format): without it, every page of
     /// the file stays mapped and a 1 GB session would take over 1 GB of resident memory.
     pub fn release(&self, range: Range<usize>) {
         let Input::Mapped(Mapped { map, .. }) = self else {
@@ -215,7 +215,7 @@ impl Input {
     }
 
     /// Fills `buf` with the bytes at `at` by a positioned read of the file, for
-    /// `Session::load_reading` of pi-session-format: the loader then scans copies
+    /// `Loader::reading` of pi-session-format: the loader then scans copies
     /// in small buffers instead of bringing the mapping's pages into memory. `false` when
     /// the input is not a file or the read failed (the loader then copies from the bytes).
     pub fn read_at(&self, buf: &mut [u8], at: usize) -> bool {

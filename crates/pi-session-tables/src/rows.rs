@@ -179,7 +179,7 @@ const RELEASE_EVERY: usize = 8 << 20;
 
 /// Writes the rows of `session`, read from `source`, to `sink`. `release` is told, as the
 /// records are read in file order, which ranges of the session's bytes are done with (a
-/// memory-mapped file's pages can then be let go, see `Session::load_releasing`); `&|_| {}`
+/// memory-mapped file's pages can then be let go, see `Loader::releasing` of pi-session-format); `&|_| {}`
 /// when they are in memory anyway.
 pub fn write_session(
     session: &Session<'_>,

@@ -53,7 +53,7 @@ use pi_session_format::json::{self, JsValue, to_string};
 use pi_session_format::migrate::{self, SequentialIds};
 use pi_session_format::read;
 use pi_session_format::session::whole_file;
-use pi_session_format::session::{Key, Kind, LoadError, LoadOptions, Session};
+use pi_session_format::session::{Key, Kind, LoadError, Session};
 use pi_session_format::tree::{Index, Leaf};
 use std::collections::HashSet;
 
@@ -65,13 +65,9 @@ pub const V1_HEADER: &str =
     r#"{"type":"session","id":"fuzz","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}"#;
 
 fn load(bytes: &[u8], pi: PiVersion) -> Result<Session<'_>, LoadError> {
-    Session::load_with(
-        bytes,
-        LoadOptions {
-            ids: &mut SequentialIds::default(),
-            pi,
-        },
-    )
+    Session::loader(pi)
+        .ids(&mut SequentialIds::default())
+        .load(bytes)
 }
 
 // =============================================================================================
@@ -829,7 +825,7 @@ fn check_migrate(data: &[u8], pi: PiVersion) {
 }
 
 /// The rewritten file, [`Session::to_jsonl`] and the streaming migration
-/// ([`Session::load_for_migration`]) are exactly pi's whole-array result `values` written one
+/// ([`Loader::load_for_rewrite`](pi_session_format::session::Loader::load_for_rewrite)) are exactly pi's whole-array result `values` written one
 /// per line, with the lines that are not records kept verbatim at their place.
 fn check_streamed(data: &[u8], session: &Session<'_>, values: &[JsValue], pi: PiVersion) {
     if !session.version.rewrite {
@@ -840,15 +836,10 @@ fn check_streamed(data: &[u8], session: &Session<'_>, values: &[JsValue], pi: Pi
         session.to_jsonl() == expected,
         "{pi:?}: to_jsonl differs from the whole-array migration"
     );
-    let migration = Session::load_for_migration(
-        data,
-        LoadOptions {
-            ids: &mut SequentialIds::default(),
-            pi,
-        },
-        &|_| {},
-    )
-    .expect("loads like load_with");
+    let migration = Session::loader(pi)
+        .ids(&mut SequentialIds::default())
+        .load_for_rewrite(data)
+        .expect("loads for a rewrite as for reading");
     let mut streamed = Vec::new();
     let mut changes = pi_session_format::session::Changes::new(3);
     migration
@@ -1256,7 +1247,7 @@ pub fn validate(data: &[u8]) {
         }
         // A file without errors, or pi-loadable, loads without dropping or skipping a line.
         let mut ids = SequentialIds::default();
-        let session = Session::load_with(data, LoadOptions { ids: &mut ids, pi });
+        let session = Session::loader(pi).ids(&mut ids).load(data);
         let session = match session {
             Ok(s) => s,
             Err(e) => panic!("{pi:?}: the validator accepts a file the loader refuses: {e}"),

@@ -33,7 +33,6 @@ mod tool_calls;
 use crate::{Code, Options, Report, validate};
 use pi_session_format::migrate::IdGenerator;
 use pi_session_format::read;
-use pi_session_format::session::LoadOptions;
 use pi_session_format::{PiVersion, Session};
 use std::path::Path;
 
@@ -390,8 +389,7 @@ fn migrate(lines: Vec<Line>, pi: PiVersion, out: &mut Repairs) -> Vec<Line> {
         (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
     });
     let mut ids = SeededIds(seed);
-    let options = LoadOptions { ids: &mut ids, pi };
-    let Ok(migration) = Session::load_for_migration(&bytes, options, &|_| {}) else {
+    let Ok(migration) = Session::loader(pi).ids(&mut ids).load_for_rewrite(&bytes) else {
         return lines;
     };
     let mut migrated = Vec::with_capacity(bytes.len() + bytes.len() / 8);

@@ -8,7 +8,7 @@ use crate::{Code, Diagnostic, PiEffect};
 use pi_session_format::PiVersion;
 use pi_session_format::context::build_context;
 use pi_session_format::migrate::SequentialIds;
-use pi_session_format::session::{Key, LoadOptions, Session};
+use pi_session_format::session::{Key, Session};
 use pi_session_format::tree::{Index, Leaf};
 
 /// The codes after which pi's leaf or path can differ from the file's own.
@@ -32,7 +32,7 @@ pub fn check(bytes: &[u8], pi: PiVersion, diagnostics: &[Diagnostic]) -> Option<
         return None;
     }
     let mut ids = SequentialIds::default();
-    let session = Session::load_with(bytes, LoadOptions { ids: &mut ids, pi }).ok()?;
+    let session = Session::loader(pi).ids(&mut ids).load(bytes).ok()?;
     let index = Index::build(&session);
     let own = session
         .entry_records()

@@ -6,7 +6,7 @@ use pi_session_format::context::write_messages;
 use pi_session_format::info::{session_info_json, write_session_info};
 use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
-use pi_session_format::session::{ChangeKind, Changes, Key, LoadOptions, ReadAt, Session, quoted};
+use pi_session_format::session::{ChangeKind, Changes, Key, ReadAt, Session, quoted};
 use pi_session_format::tree::{self, Leaf};
 use std::io::Write;
 use std::ops::Range;
@@ -57,10 +57,20 @@ impl<E: std::fmt::Display> From<E> for Rejected {
 #[derive(Clone, Copy)]
 pub enum Access<'r> {
     /// Scans the bytes, telling the function which ranges it is done with (see
-    /// [`Session::load_releasing`]).
+    /// [`pi_session_format::session::Loader::releasing`]).
     Release(&'r (dyn Fn(Range<usize>) + Sync)),
-    /// Scans copies read with the function (see [`Session::load_reading`]).
+    /// Scans copies read with the function (see
+    /// [`pi_session_format::session::Loader::reading`]).
     ReadAt(&'r ReadAt<'r>),
+}
+
+/// The migration ids the settings ask for.
+fn ids(settings: Settings) -> Box<dyn IdGenerator> {
+    if settings.sequential_ids {
+        Box::new(SequentialIds::default())
+    } else {
+        Box::new(RandomIds)
+    }
 }
 
 fn load_accessing<'a>(
@@ -69,18 +79,11 @@ fn load_accessing<'a>(
     settings: Settings,
     warnings: &mut Vec<String>,
 ) -> Result<Session<'a>, Rejected> {
-    let mut ids: Box<dyn IdGenerator> = if settings.sequential_ids {
-        Box::new(SequentialIds::default())
-    } else {
-        Box::new(RandomIds)
-    };
-    let options = LoadOptions {
-        ids: ids.as_mut(),
-        pi: settings.pi,
-    };
+    let mut ids = ids(settings);
+    let loader = Session::loader(settings.pi).ids(ids.as_mut());
     let session = match access {
-        Access::Release(release) => Session::load_releasing(bytes, options, release)?,
-        Access::ReadAt(read_at) => Session::load_reading(bytes, options, read_at)?,
+        Access::Release(release) => loader.releasing(release).load(bytes)?,
+        Access::ReadAt(read_at) => loader.reading(read_at).load(bytes)?,
     };
     for s in &session.skipped {
         warnings.push(format!("{}: warning: skipped {}", s.line, s.reason));
@@ -165,16 +168,11 @@ pub fn migrate_releasing(
     settings: Settings,
     out: &mut dyn Write,
 ) -> Result<Migrated, Rejected> {
-    let mut ids: Box<dyn IdGenerator> = if settings.sequential_ids {
-        Box::new(SequentialIds::default())
-    } else {
-        Box::new(RandomIds)
-    };
-    let options = LoadOptions {
-        ids: ids.as_mut(),
-        pi: settings.pi,
-    };
-    let migration = Session::load_for_migration(bytes, options, release)?;
+    let mut ids = ids(settings);
+    let migration = Session::loader(settings.pi)
+        .ids(ids.as_mut())
+        .releasing(release)
+        .load_for_rewrite(bytes)?;
     let session = migration.session();
     let changed = migration.changed();
     let mut warnings = Vec::new();

@@ -6,8 +6,7 @@ use crate::Rejected;
 use crate::display;
 use clap::Args;
 use pi_session_format::json;
-use pi_session_format::migrate::RandomIds;
-use pi_session_format::session::{LoadOptions, Session};
+use pi_session_format::session::Session;
 use pi_session_format::write::{
     Commit, FileAppend, FileError, Plan, SessionWriter, WriteError, WriteProfile, WriterConfig,
 };
@@ -186,13 +185,10 @@ pub fn append(args: AppendArgs) -> Result<(), Rejected> {
         let input = crate::input::Input::open(&args.file)
             .map_err(|e| Rejected(format!("{name}: cannot read it: {e}; nothing was written")))?;
         let bytes = input.bytes();
-        let mut ids = RandomIds;
-        let options = LoadOptions {
-            ids: &mut ids,
-            pi: args.pi.reading(),
-        };
-        let session =
-            Session::load_releasing(bytes, options, &|r| input.release(r)).map_err(|e| {
+        let session = Session::loader(args.pi.reading())
+            .releasing(&|r| input.release(r))
+            .load(bytes)
+            .map_err(|e| {
                 Rejected(format!(
                     "{name}: not a pi session ({e}); nothing was written"
                 ))

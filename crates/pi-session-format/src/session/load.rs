@@ -8,7 +8,7 @@ use super::rewrite::Plan;
 use super::{Migration, Session};
 use crate::PiVersion;
 use crate::json::{self, JsValue, LineScanner, ParseError, Span};
-use crate::migrate::{self, IdGenerator};
+use crate::migrate::IdGenerator;
 use crate::read::{self, Line};
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -163,8 +163,8 @@ impl VersionInfo {
     }
 }
 
-/// Options for [`Session::load_with`].
-pub struct LoadOptions<'g> {
+/// Options for the loader (what [`Session::loader`] gathers).
+pub(crate) struct LoadOptions<'g> {
     /// Generates ids for the v1→v2 migration.
     pub ids: &'g mut dyn IdGenerator,
     /// Whose loading rules to follow.
@@ -176,24 +176,18 @@ impl<'a> Session<'a> {
     /// does (a v1/v2 file is migrated in memory, its new ids random). The session remembers
     /// the rules: its answers ([`Session::context`], [`Session::info`], ...) follow them.
     ///
+    /// `Session::loader(pi).load(bytes)`, the simplest [`Session::loader`];
     /// [`Session::open`] reads a file into a session that owns its bytes.
     pub fn from_bytes(bytes: &'a [u8], pi: PiVersion) -> Result<Session<'a>, LoadError> {
-        Self::load_with(
-            bytes,
-            LoadOptions {
-                ids: &mut migrate::RandomIds,
-                pi,
-            },
-        )
+        Session::loader(pi).load(bytes)
     }
 
-    /// [`Session::from_bytes`] with the default rules ([`PiVersion::V0_73`]).
-    pub fn load(bytes: &'a [u8]) -> Result<Session<'a>, LoadError> {
-        Self::from_bytes(bytes, PiVersion::default())
-    }
-
-    /// Loads a session from its bytes.
-    pub fn load_with(bytes: &'a [u8], options: LoadOptions<'_>) -> Result<Session<'a>, LoadError> {
+    /// Loads a session from its bytes (the crate's tests; users have [`Session::loader`]).
+    #[cfg(test)]
+    pub(crate) fn load_with(
+        bytes: &'a [u8],
+        options: LoadOptions<'_>,
+    ) -> Result<Session<'a>, LoadError> {
         Self::load_releasing(bytes, options, &|_| {})
     }
 
@@ -203,7 +197,8 @@ impl<'a> Session<'a> {
     /// can drop the pages of the range from memory (they are read again if a record's text
     /// is needed later), so that loading a file never holds much more of it than a few
     /// megabytes at a time.
-    pub fn load_releasing(
+    #[cfg(test)]
+    pub(crate) fn load_releasing(
         bytes: &'a [u8],
         options: LoadOptions<'_>,
         release: &(dyn Fn(Range<usize>) + Sync),
@@ -219,7 +214,8 @@ impl<'a> Session<'a> {
     /// caller that maps a file never has most of its pages brought into memory: a record's
     /// text is read again with `read_at` the first time it is asked for. `read_at` returns
     /// `false` when it could not read; the loader then copies from `bytes`.
-    pub fn load_reading(
+    #[cfg(test)]
+    pub(crate) fn load_reading(
         bytes: &'a [u8],
         options: LoadOptions<'_>,
         read_at: &'a ReadAt<'a>,
@@ -227,7 +223,7 @@ impl<'a> Session<'a> {
         Self::load_from(bytes, options, Pieces::Read(read_at))
     }
 
-    fn load_from(
+    pub(super) fn load_from(
         bytes: &'a [u8],
         options: LoadOptions<'_>,
         pieces: Pieces<'_, 'a>,
@@ -243,12 +239,21 @@ impl<'a> Session<'a> {
     /// Loads for rewriting (`pi-session migrate`): like [`Session::load_releasing`], but a
     /// v1/v2 file is not migrated in memory. [`Migration::write`] migrates it line by line
     /// into a writer, so memory holds the skeleton and the ids, not the file's values.
-    pub fn load_for_migration(
+    #[cfg(test)]
+    pub(crate) fn load_for_migration(
         bytes: &'a [u8],
         options: LoadOptions<'_>,
         release: &(dyn Fn(Range<usize>) + Sync),
     ) -> Result<Migration<'a>, LoadError> {
-        let session = Self::load_unmigrated(bytes, options.pi, Pieces::Borrowed(release))?;
+        Self::load_for_migration_from(bytes, options, Pieces::Borrowed(release))
+    }
+
+    pub(super) fn load_for_migration_from(
+        bytes: &'a [u8],
+        options: LoadOptions<'_>,
+        pieces: Pieces<'_, 'a>,
+    ) -> Result<Migration<'a>, LoadError> {
+        let session = Self::load_unmigrated(bytes, options.pi, pieces)?;
         let (v1, v2) = (session.version.migrated_v1, session.version.migrated_v2);
         let plan = Plan::new(&session.records, v1, v2, options.ids);
         Ok(Migration { session, plan })

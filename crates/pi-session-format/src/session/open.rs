@@ -1,15 +1,17 @@
-//! A session that owns its bytes: [`Session::open`] reads a file, [`OwnedSession::new`]
-//! takes a buffer, and [`OwnedSession::session`] lends the loaded [`Session`] that borrows
-//! them (the pair is one self-referential value, built with `self_cell`).
+//! A session that owns its bytes: [`Session::open`] (or [`super::Loader::open`]) reads a
+//! file, [`OwnedSession::new`] takes a buffer, and [`OwnedSession::session`] lends the loaded
+//! [`Session`] that borrows them (the pair is one self-referential value, built with
+//! `self_cell`).
 //!
-//! The file is read into memory whole: simple and safe (a file another process truncates
-//! while it is read cannot fault). For sessions of gigabytes, map the file and load it
-//! with [`Session::load_reading`], as the `pi-session` CLI does.
+//! A file is read as the CLI reads it (`pi_session_fs::input`): mapped when it is large, its
+//! pages let go as the loader is done with them, so that a session of gigabytes does not take
+//! its size in memory; a file that shrinks while it is read is an error, not a crash.
 
 use super::Session;
 use super::load::LoadError;
 use crate::PiVersion;
-use crate::info::mtime_ms;
+use crate::migrate::IdGenerator;
+use pi_session_fs::input::Input;
 use self_cell::self_cell;
 use std::fmt;
 use std::io;
@@ -17,12 +19,10 @@ use std::path::{Path, PathBuf};
 
 self_cell!(
     struct Cell {
-        owner: Vec<u8>,
+        owner: Input,
         #[covariant]
         dependent: Session,
     }
-
-    impl {Debug}
 );
 
 /// A loaded session together with the bytes it was loaded from.
@@ -37,24 +37,54 @@ self_cell!(
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug)]
 pub struct OwnedSession {
     cell: Cell,
+}
+
+impl fmt::Debug for OwnedSession {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OwnedSession")
+            .field("bytes", &self.bytes().len())
+            .field("session", self.session())
+            .finish()
+    }
 }
 
 impl OwnedSession {
     /// Loads `bytes` with `pi`'s rules ([`Session::from_bytes`]), keeping them.
     pub fn new(bytes: Vec<u8>, pi: PiVersion) -> Result<OwnedSession, LoadError> {
-        Self::load(bytes, pi, None)
+        let cell = Cell::try_new(Input::Owned(bytes, None), |input| {
+            Session::from_bytes(input.bytes(), pi)
+        })?;
+        Ok(OwnedSession { cell })
     }
 
-    /// [`OwnedSession::new`] with the file's modification time.
-    fn load(bytes: Vec<u8>, pi: PiVersion, mtime_ms: Option<f64>) -> Result<Self, LoadError> {
-        let cell = Cell::try_new(bytes, |bytes| {
-            let mut session = Session::from_bytes(bytes, pi)?;
-            session.mtime_ms = mtime_ms;
+    /// Reads `path` and loads it (see [`super::Loader::open`]).
+    pub(super) fn open(
+        path: &Path,
+        pi: PiVersion,
+        ids: &mut dyn IdGenerator,
+    ) -> Result<OwnedSession, OpenError> {
+        let io_error = |source| OpenError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let input = Input::open(path).map_err(io_error)?;
+        let mtime = (!input.is_stdin()).then(|| input.modified_ms());
+        let cell = Cell::try_new(input, |input| {
+            let mut session = Session::loader(pi)
+                .ids(ids)
+                .releasing(&|range| input.release(range))
+                .load(input.bytes())?;
+            session.mtime_ms = mtime;
             Ok(session)
+        })
+        .map_err(|source| OpenError::Load {
+            path: path.to_owned(),
+            source,
         })?;
+        // A file another program truncated while it was read: what was loaded is not it.
+        cell.borrow_owner().verify().map_err(io_error)?;
         Ok(OwnedSession { cell })
     }
 
@@ -65,40 +95,17 @@ impl OwnedSession {
 
     /// The bytes it was loaded from.
     pub fn bytes(&self) -> &[u8] {
-        self.cell.borrow_owner()
+        self.cell.borrow_owner().bytes()
     }
 }
 
 impl Session<'_> {
-    /// Reads the file at `path` and loads it with `pi`'s rules ([`Session::from_bytes`]);
-    /// its modification time is kept for [`Session::info`]. The file is not changed, even
-    /// when pi would rewrite it (a v1/v2 file is migrated in memory only).
+    /// Reads the file at `path` and loads it with `pi`'s rules: `Session::loader(pi).open(path)`
+    /// ([`super::Loader::open`] says how the file is read). Its modification time is kept for
+    /// [`Session::info`]. The file is not changed, even when pi would rewrite it (a v1/v2 file
+    /// is migrated in memory only).
     pub fn open(path: impl AsRef<Path>, pi: PiVersion) -> Result<OwnedSession, OpenError> {
-        let path = path.as_ref();
-        let io_error = |source| OpenError::Io {
-            path: path.to_owned(),
-            source,
-        };
-        let file = std::fs::File::open(path).map_err(io_error)?;
-        let metadata = file.metadata().map_err(io_error)?;
-        if metadata.is_dir() {
-            return Err(io_error(io::Error::new(
-                io::ErrorKind::IsADirectory,
-                "a directory, not a session file",
-            )));
-        }
-        // The size is a hint (a FIFO or procfs says 0, a sparse file can claim terabytes): a
-        // reservation that cannot be had is an error, not an abort.
-        let mut bytes = Vec::new();
-        bytes
-            .try_reserve_exact(usize::try_from(metadata.len()).unwrap_or(usize::MAX))
-            .map_err(|e| io_error(io::Error::new(io::ErrorKind::OutOfMemory, e)))?;
-        io::Read::read_to_end(&mut &file, &mut bytes).map_err(io_error)?;
-        let mtime = metadata.modified().ok().map(mtime_ms);
-        OwnedSession::load(bytes, pi, mtime).map_err(|source| OpenError::Load {
-            path: path.to_owned(),
-            source,
-        })
+        Session::loader(pi).open(path)
     }
 }
 

@@ -9,7 +9,7 @@ use std::fmt;
 use std::ops::{Deref, Range};
 
 /// `read_at(buf, at)` fills `buf` with the input's bytes from `at` (see
-/// [`super::Session::load_reading`]).
+/// [`super::Loader::reading`]).
 pub type ReadAt<'f> = dyn Fn(&mut [u8], usize) -> bool + Sync + 'f;
 
 /// What a parsed line is.
@@ -50,7 +50,7 @@ pub struct Record<'a> {
     /// Whether the line held invalid UTF-8 (its text has replacement characters).
     pub lossy: bool,
     /// Whether `id` and `parent_id` are the ones v1→v2 gave the entry, which its value gets
-    /// when it is parsed from the text (see [`Session::load_with`]).
+    /// when it is parsed from the text (see [`super::Loader::load`]).
     pub(super) fresh_ids: bool,
     pub(super) text: Text<'a>,
     pub(super) value: Option<Box<JsValue>>,
@@ -60,7 +60,7 @@ pub struct Record<'a> {
 pub(super) enum Text<'a> {
     /// In the input, validated as UTF-8 there.
     Str(&'a str),
-    /// In the input, which was read through a buffer ([`Session::load_reading`]): read
+    /// In the input, which was read through a buffer ([`super::Loader::reading`]): read
     /// again, the same way, the first time the text is asked for, so that records of lines
     /// nobody asks about never bring their part of the input into memory, and those that
     /// are asked about cost their own length (not the pages around them).

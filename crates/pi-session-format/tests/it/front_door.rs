@@ -5,7 +5,6 @@
 use pi_session_conformance::corpus::{Expected, INFO_MTIME_MS, Op, load_cases};
 use pi_session_format::context::write_messages;
 use pi_session_format::migrate::SequentialIds;
-use pi_session_format::session::LoadOptions;
 use pi_session_format::types::Entry;
 use pi_session_format::{Leaf, LoadError, OpenError, PiVersion, Session};
 use std::path::{Path, PathBuf};
@@ -47,11 +46,10 @@ fn every_corpus_case_answers_what_pi_computed() {
         let leaf = case.meta.leaf.clone().map_or(Leaf::Current, Leaf::Id);
         let bytes = std::fs::read(case.session_path()).expect("the session file reads");
         // The corpus's v1 files were migrated by a pi whose ids count up from 00000001.
-        let options = LoadOptions {
-            ids: &mut SequentialIds::default(),
-            pi,
-        };
-        let loaded = Session::load_with(&bytes, options).map(|s| s.with_mtime(mtime));
+        let loaded = Session::loader(pi)
+            .ids(&mut SequentialIds::default())
+            .load(&bytes)
+            .map(|s| s.with_mtime(mtime));
         for op in case.ops() {
             if op == Op::Migrate {
                 continue;
@@ -316,4 +314,103 @@ fn open_reads_a_fifo_to_its_end() {
     writer.join().unwrap();
     assert_eq!(file.bytes(), FILE);
     assert_eq!(file.session().entries.len(), 4);
+}
+
+/// A session of `entries` messages in one chain (a v1 file without ids when `v1`).
+fn chain(entries: usize, v1: bool) -> Vec<u8> {
+    let version = if v1 { "" } else { r#""version":3,"# };
+    let mut out = format!(
+        "{{\"type\":\"session\",{version}\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}}\n"
+    );
+    for i in 0..entries {
+        let ids = if v1 {
+            String::new()
+        } else {
+            let parent = i
+                .checked_sub(1)
+                .map_or("null".to_owned(), |p| format!("\"{p:08x}\""));
+            format!("\"id\":\"{i:08x}\",\"parentId\":{parent},")
+        };
+        out.push_str(&format!(
+            "{{\"type\":\"message\",{ids}\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"message {i} {}\",\"timestamp\":1}}}}\n",
+            "x".repeat(150)
+        ));
+    }
+    out.into_bytes()
+}
+
+/// Every way in loads the same session: bytes read whole, their pages released as they are
+/// scanned, read through a function, a file opened from its path (over 4 MiB: mapped), and a
+/// v1 file loaded for rewriting writes what loading it migrates.
+#[test]
+fn every_way_in_through_the_loader_loads_the_same_session() {
+    let bytes = chain(30_000, false);
+    assert!(bytes.len() > 4 << 20, "large enough to be mapped");
+    let context = |s: &Session<'_>| {
+        let mut out = Vec::new();
+        s.context(Leaf::Current)
+            .unwrap()
+            .write_json(&mut out)
+            .unwrap();
+        out
+    };
+    let whole = context(&Session::from_bytes(&bytes, PiVersion::V0_87).unwrap());
+
+    let released = std::sync::atomic::AtomicUsize::new(0);
+    let release = |range: std::ops::Range<usize>| {
+        released.fetch_add(range.len(), std::sync::atomic::Ordering::Relaxed);
+    };
+    let session = Session::loader(PiVersion::V0_87)
+        .releasing(&release)
+        .load(&bytes)
+        .unwrap();
+    assert_eq!(context(&session), whole);
+    assert_eq!(
+        released.into_inner(),
+        bytes.len(),
+        "every byte released once"
+    );
+
+    let reads = std::sync::atomic::AtomicUsize::new(0);
+    let read_at = |buf: &mut [u8], at: usize| {
+        reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        buf.copy_from_slice(&bytes[at..at + buf.len()]);
+        true
+    };
+    let session = Session::loader(PiVersion::V0_87)
+        .reading(&read_at)
+        .load(&bytes)
+        .unwrap();
+    assert_eq!(context(&session), whole);
+    assert!(reads.load(std::sync::atomic::Ordering::Relaxed) > 1);
+
+    let dir = TempDir::new("loader");
+    let path = dir.0.join("large.jsonl");
+    std::fs::write(&path, &bytes).unwrap();
+    let opened = Session::loader(PiVersion::V0_87).open(&path).unwrap();
+    assert_eq!(opened.bytes(), &bytes[..]);
+    assert_eq!(context(opened.session()), whole);
+
+    // A v1 file: the rewrite writes what the load migrated, with the same ids.
+    let v1 = chain(100, true);
+    let loaded = Session::loader(PiVersion::V0_73)
+        .ids(&mut SequentialIds::default())
+        .load(&v1)
+        .unwrap();
+    let migration = Session::loader(PiVersion::V0_73)
+        .ids(&mut SequentialIds::default())
+        .load_for_rewrite(&v1)
+        .unwrap();
+    assert!(migration.changed());
+    let mut written = Vec::new();
+    let mut changes = pi_session_format::session::Changes::new(0);
+    migration
+        .write(&mut written, &mut changes, &|_| {})
+        .unwrap();
+    assert_eq!(written, loaded.to_jsonl());
+    assert!(
+        String::from_utf8(written)
+            .unwrap()
+            .contains("\"id\":\"00000001\"")
+    );
 }

@@ -10,7 +10,7 @@
 use arbitrary::{Result, Unstructured};
 use pi_session_format::json::{self, JsValue};
 use pi_session_format::migrate::SequentialIds as MigrationIds;
-use pi_session_format::session::{LoadOptions, Session};
+use pi_session_format::session::Session;
 use pi_session_format::write::{Commit, FileAppend, ManualClock, SequentialIds};
 use pi_session_format::{PiVersion, date};
 use pi_session_validate::{Options, Severity, validate};
@@ -209,14 +209,10 @@ fn check(
         panic!("a fresh file of ours cannot be locked elsewhere");
     };
     let bytes = std::fs::read(&scratch.0).expect("our file");
-    let session = Session::load_with(
-        &bytes,
-        LoadOptions {
-            ids: &mut MigrationIds::default(),
-            pi: PiVersion::V0_87,
-        },
-    )
-    .expect("a v3 file with a header loads");
+    let session = Session::loader(PiVersion::V0_87)
+        .ids(&mut MigrationIds::default())
+        .load(&bytes)
+        .expect("a v3 file with a header loads");
     let clock = ManualClock::at(1_775_030_400_000);
     let plan = target.plan_with(
         &session,

@@ -8,7 +8,7 @@ use pi_session_format::PiVersion;
 use pi_session_format::context::build_context;
 use pi_session_format::json::{self, JsValue};
 use pi_session_format::migrate::SequentialIds;
-use pi_session_format::session::{LoadOptions, Session};
+use pi_session_format::session::Session;
 use pi_session_format::tree::{Index, Leaf};
 use std::collections::HashMap;
 
@@ -367,14 +367,10 @@ fn sessions_load_and_build_context() {
     for version in ALL {
         let (bytes, stats) = generate_to_vec(&opts(9, version, Limit::Bytes(1_500_000)));
         let mut ids = SequentialIds::default();
-        let session = Session::load_with(
-            &bytes,
-            LoadOptions {
-                ids: &mut ids,
-                pi: PiVersion::V0_73,
-            },
-        )
-        .unwrap();
+        let session = Session::loader(PiVersion::V0_73)
+            .ids(&mut ids)
+            .load(&bytes)
+            .unwrap();
         assert!(session.dropped.is_empty() && session.skipped.is_empty());
         assert_eq!(session.entries.len() as u64, stats.entries);
         let index = Index::build(&session);
@@ -407,7 +403,7 @@ fn linear_chains() {
         let (bytes, stats) = generate_to_vec(&o);
         assert_eq!(stats.entries, 5_000);
         assert_eq!(stats.path_entries, 5_000);
-        let session = Session::load(&bytes).unwrap();
+        let session = Session::from_bytes(&bytes, PiVersion::V0_73).unwrap();
         let index = Index::build(&session);
         let context = build_context(&session, &index, &Leaf::Current, PiVersion::V0_73).unwrap();
         let settings = if version == FileVersion::V1 { 0 } else { 2 };

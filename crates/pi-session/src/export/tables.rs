@@ -14,8 +14,6 @@ use crate::input::Input;
 use crate::validate::targets::{self, Target};
 use crate::{Pi, display};
 use clap::{Args, ValueEnum};
-use pi_session_format::migrate::RandomIds;
-use pi_session_format::session::LoadOptions;
 use pi_session_format::{PiVersion, Session};
 use pi_session_tables::{
     Layout, Options, Ownership, PartitionBy, Run, SessionKeys, Sink, Stamp, Verdicts, Written, run,
@@ -104,11 +102,9 @@ fn open(target: &Target) -> Result<Input, String> {
 /// Loads a session for its keys, letting go of the pages of a mapped file as the loader is
 /// done with them (so that a large session does not stay resident as a whole).
 fn load_releasing(input: &Input, pi: PiVersion) -> Result<Session<'_>, String> {
-    let options = LoadOptions {
-        ids: &mut RandomIds,
-        pi,
-    };
-    Session::load_releasing(input.bytes(), options, &|range| input.release(range))
+    Session::loader(pi)
+        .releasing(&|range| input.release(range))
+        .load(input.bytes())
         .map_err(|e| e.to_string())
 }
 

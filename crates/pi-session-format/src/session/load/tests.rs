@@ -2,7 +2,7 @@
 //! lazy v1 migration.
 
 use super::*;
-use crate::migrate::SequentialIds;
+use crate::migrate::{self, SequentialIds};
 use crate::session::Changes;
 
 fn load(text: &str) -> Result<Session<'_>, LoadError> {

@@ -1,0 +1,139 @@
+//! [`Loader`]: the one way to load a session. Every way in — the CLI, the benches, the
+//! bindings, [`Session::from_bytes`] and [`Session::open`] — is a `Loader` with some of its
+//! options set:
+//!
+//! - whose rules ([`PiVersion`]);
+//! - where a v1 file's new ids come from ([`Loader::ids`]: random, as pi, by default);
+//! - how the loader gets at the bytes: it scans them itself, telling the caller which ranges
+//!   it is done with ([`Loader::releasing`]: a caller that maps a file lets their pages go),
+//!   or it reads copies through a function ([`Loader::reading`]: the pages of a mapped file
+//!   are never brought in);
+//! - what it makes: a [`Session`] ([`Loader::load`]), a [`Migration`] that rewrites a v1/v2
+//!   file line by line without migrating it in memory ([`Loader::load_for_rewrite`]), or an
+//!   [`OwnedSession`] read from a path ([`Loader::open`]).
+//!
+//! ```
+//! use pi_session_format::{PiVersion, Session};
+//! use pi_session_format::migrate::SequentialIds;
+//!
+//! let v1 = br#"{"type":"session","id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}
+//! {"type":"message","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}
+//! "#;
+//! let mut ids = SequentialIds::default();
+//! let released = std::sync::Mutex::new(0);
+//! let session = Session::loader(PiVersion::V0_87)
+//!     .ids(&mut ids)
+//!     .releasing(&|range| *released.lock().unwrap() += range.len())
+//!     .load(v1)?;
+//! assert!(session.version.migrated_v1);
+//! assert_eq!(session.entry_records().next().unwrap().id.display(), "\"00000001\"");
+//! assert_eq!(*released.lock().unwrap(), v1.len());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use super::load::{LoadError, LoadOptions, Pieces, ReadAt};
+use super::open::{OpenError, OwnedSession};
+use super::{Migration, Session};
+use crate::PiVersion;
+use crate::migrate::{IdGenerator, RandomIds};
+use std::ops::Range;
+use std::path::Path;
+
+/// How to load a session (see the [module](self) docs). Made by [`Session::loader`].
+#[must_use = "a Loader does nothing until `load`, `load_for_rewrite` or `open`"]
+pub struct Loader<'a, 'r> {
+    pi: PiVersion,
+    ids: Option<&'r mut dyn IdGenerator>,
+    pieces: Pieces<'r, 'a>,
+}
+
+/// What [`Loader::releasing`] calls when nothing was asked for.
+const KEEP: &(dyn Fn(Range<usize>) + Sync) = &|_| {};
+
+impl<'a, 'r> Loader<'a, 'r> {
+    /// A loader with `pi`'s rules, random ids for a v1 file (as pi), scanning the bytes.
+    pub(super) fn new(pi: PiVersion) -> Loader<'a, 'r> {
+        Loader {
+            pi,
+            ids: None,
+            pieces: Pieces::Borrowed(KEEP),
+        }
+    }
+
+    /// Where the ids a v1 file's entries get come from (random by default, as pi's;
+    /// [`crate::migrate::SequentialIds`] for output that is the same every time).
+    pub fn ids(mut self, ids: &'r mut dyn IdGenerator) -> Self {
+        self.ids = Some(ids);
+        self
+    }
+
+    /// Calls `release(range)` for each byte range of the input the loader is done with, as
+    /// soon as it is done with it (from any thread, in no particular order). The records
+    /// still borrow those bytes: a caller that maps a file can drop the pages of the range
+    /// from memory (they are read again if a record's text is needed later), so that loading
+    /// a file never holds much more of it than a few megabytes at a time.
+    pub fn releasing(mut self, release: &'r (dyn Fn(Range<usize>) + Sync)) -> Self {
+        self.pieces = Pieces::Borrowed(release);
+        self
+    }
+
+    /// The loader does not read the bytes itself: `read_at(buf, at)` fills small per-thread
+    /// buffers with `bytes[at..at + buf.len()]` (say with a positioned read of the file the
+    /// bytes map), and it scans those, validating the text as UTF-8 as it goes. Only the
+    /// records whose text is asked for later touch the bytes (read again with `read_at`), so
+    /// most of a mapped file's pages are never brought into memory. `read_at` returns
+    /// `false` when it could not read; the loader then copies from the bytes.
+    pub fn reading(mut self, read_at: &'a ReadAt<'a>) -> Self {
+        self.pieces = Pieces::Read(read_at);
+        self
+    }
+
+    /// Loads `bytes` as pi's `SessionManager.open` does: a v1/v2 file is migrated in memory.
+    pub fn load(self, bytes: &'a [u8]) -> Result<Session<'a>, LoadError> {
+        let (pi, pieces) = (self.pi, self.pieces);
+        with_ids(self.ids, |ids| {
+            Session::load_from(bytes, LoadOptions { ids, pi }, pieces)
+        })
+    }
+
+    /// Loads `bytes` for rewriting them (`pi-session migrate`): a v1/v2 file is not migrated
+    /// in memory; [`Migration::write`] migrates it line by line into a writer, so memory
+    /// holds the skeleton and the ids, not the file's values.
+    pub fn load_for_rewrite(self, bytes: &'a [u8]) -> Result<Migration<'a>, LoadError> {
+        let (pi, pieces) = (self.pi, self.pieces);
+        with_ids(self.ids, |ids| {
+            Session::load_for_migration_from(bytes, LoadOptions { ids, pi }, pieces)
+        })
+    }
+
+    /// Reads the file at `path` and loads it into a session that owns its bytes; its
+    /// modification time is kept for [`Session::info`]. The file is not changed, even when
+    /// pi would rewrite it (a v1/v2 file is migrated in memory only).
+    ///
+    /// The file is read through `pi_session_fs::input`, as the CLI reads it: a large regular
+    /// file is memory-mapped and its pages let go as the loader is done with them (a
+    /// `SIGBUS` handler, installed once, turns a read past the end of a file another program
+    /// truncates meanwhile into [`OpenError::Io`] instead of a crash); a small one is read;
+    /// `-`, a pipe or a FIFO is read as a stream, up to a cap (4 GiB or
+    /// `PI_SESSION_MAX_INPUT_SIZE`). The release and read options of this loader are its own.
+    pub fn open(self, path: impl AsRef<Path>) -> Result<OwnedSession, OpenError> {
+        let (pi, ids) = (self.pi, self.ids);
+        with_ids(ids, |ids| OwnedSession::open(path.as_ref(), pi, ids))
+    }
+}
+
+/// Calls `f` with the ids asked for, or random ones.
+fn with_ids<T>(ids: Option<&mut dyn IdGenerator>, f: impl FnOnce(&mut dyn IdGenerator) -> T) -> T {
+    match ids {
+        Some(ids) => f(ids),
+        None => f(&mut RandomIds),
+    }
+}
+
+impl<'a> Session<'a> {
+    /// The one way to load a session: a [`Loader`] with `pi`'s rules, to which options are
+    /// added (see the [module](super::loader) docs).
+    pub fn loader<'r>(pi: PiVersion) -> Loader<'a, 'r> {
+        Loader::new(pi)
+    }
+}
