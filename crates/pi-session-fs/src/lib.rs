@@ -8,6 +8,8 @@
 //!   covers a killed process);
 //! - [`input`]: reading a session, mapped or read, a stream up to a cap ([`size`] reads
 //!   the sizes people write), a file that shrinks under the map caught, not a crash;
+//! - [`discover`]: where pi's sessions are (its agent directory, as pi finds it) and which
+//!   files of a directory are sessions;
 //! - [`display`]: names and values from outside shown safely in messages.
 //!
 //! The system calls `std` does not offer are in `sys`; it and [`input`] (the mapping, and
@@ -15,6 +17,7 @@
 //! Temporary files that leave nothing behind are `temp`; copying metadata is `metadata`.
 
 pub mod append;
+pub mod discover;
 pub mod display;
 pub mod input;
 pub mod journal;

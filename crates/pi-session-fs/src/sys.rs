@@ -94,6 +94,42 @@ pub fn euid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
+/// The home directory of the passwd entry of this process's real user (`getpwuid_r`), as
+/// Node's `os.homedir()` takes it when `HOME` is not set; `None` when there is none.
+#[allow(unsafe_code)]
+pub fn passwd_home() -> Option<std::path::PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    let mut buffer = vec![0 as libc::c_char; 16 << 10];
+    // SAFETY: `passwd` is plain data that `getpwuid_r` fills; `result` is set to it or null.
+    let mut passwd: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut result = std::ptr::null_mut();
+    loop {
+        // SAFETY: every pointer is valid for the call and `buffer.len()` is its size; the
+        // strings `passwd` points to live in `buffer`, which outlives their use below.
+        let code = unsafe {
+            libc::getpwuid_r(
+                libc::getuid(),
+                &mut passwd,
+                buffer.as_mut_ptr(),
+                buffer.len(),
+                &mut result,
+            )
+        };
+        if code == libc::ERANGE && buffer.len() < 1 << 20 {
+            buffer.resize(buffer.len() * 4, 0);
+            continue;
+        }
+        if code != 0 || result.is_null() || passwd.pw_dir.is_null() {
+            return None;
+        }
+        break;
+    }
+    // SAFETY: `pw_dir` is a NUL-terminated string inside `buffer`.
+    let dir = unsafe { CStr::from_ptr(passwd.pw_dir) };
+    let dir = dir.to_bytes();
+    (!dir.is_empty()).then(|| std::ffi::OsString::from_vec(dir.to_vec()).into())
+}
+
 /// Whether an error means the file system has no extended attributes.
 pub fn xattrs_unsupported(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::ENOTSUP | libc::ENOSYS))

@@ -10,7 +10,6 @@
 mod cache;
 
 use crate::input::Input;
-use crate::validate::targets::default_sessions_dir;
 use crate::{Pi, display};
 use cache::{Cache, Stamp};
 use clap::{Args, ValueEnum};
@@ -170,10 +169,7 @@ fn found(path: &Path, dir: &str, text: &str, size: u64, mtime: f64) -> Option<Fo
 /// Runs `pi-session ls`.
 pub fn main(args: LsArgs) -> ExitCode {
     let pi: PiVersion = args.pi.into();
-    let root = || match default_sessions_dir() {
-        Ok(root) => Ok(root),
-        Err(e) => Err(e.0),
-    };
+    let root = || pi_session_fs::discover::sessions_dir().map_err(|e| e.to_string());
     let dirs: Vec<(String, PathBuf)> = if args.all {
         let root = match args.dir.clone().map_or_else(root, Ok) {
             Ok(root) => root,
@@ -207,10 +203,13 @@ pub fn main(args: LsArgs) -> ExitCode {
                 .unwrap_or_default()
         });
         // pi's `list(cwd)`: the directory of the resolved cwd under its sessions root.
-        vec![(
-            String::new(),
-            pi_session_format::write::default_session_dir(&cwd),
-        )]
+        match pi_session_format::write::default_session_dir(&cwd) {
+            Ok(dir) => vec![(String::new(), dir)],
+            Err(e) => {
+                eprintln!("pi-session: {e}");
+                return ExitCode::from(2);
+            }
+        }
     };
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     let mut unreadable = Vec::new();

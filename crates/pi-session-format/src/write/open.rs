@@ -26,7 +26,10 @@ impl SessionWriter {
         session_dir: Option<&Path>,
         mut config: WriterConfig,
     ) -> Result<SessionWriter, WriteError> {
-        let dir = session_dir.map_or_else(|| default_session_dir(cwd), paths::absolute);
+        let dir = match session_dir {
+            Some(dir) => paths::absolute(dir),
+            None => default_dir(cwd)?,
+        };
         std::fs::create_dir_all(&dir).map_err(|source| FileError::Io {
             path: dir.clone(),
             doing: "create the directory of",
@@ -159,7 +162,7 @@ impl SessionWriter {
         session_dir: Option<&Path>,
         config: WriterConfig,
     ) -> Result<SessionWriter, WriteError> {
-        let default = default_session_dir(cwd);
+        let default = default_dir(cwd)?;
         let dir = session_dir.map_or_else(|| default.clone(), Path::to_owned);
         let filter_cwd = session_dir.is_some() && dir != default;
         let wanted = resolve_path(cwd);
@@ -214,7 +217,10 @@ impl SessionWriter {
             }
         })?;
         let session = loaded.session();
-        let dir = session_dir.map_or_else(|| default_session_dir(&target_cwd), paths::absolute);
+        let dir = match session_dir {
+            Some(dir) => paths::absolute(dir),
+            None => default_dir(&target_cwd)?,
+        };
         std::fs::create_dir_all(&dir).map_err(|source| FileError::Io {
             path: dir.clone(),
             doing: "create the directory of",
@@ -253,6 +259,12 @@ fn current_dir() -> String {
 }
 
 /// The session at `path`, loaded with `profile`'s reading rules.
+/// pi's directory for `cwd`'s sessions ([`default_session_dir`]), or why there is none.
+fn default_dir(cwd: &str) -> Result<PathBuf, WriteError> {
+    default_session_dir(cwd)
+        .map_err(|e| WriteError::File(FileError::Refused(PathBuf::from(cwd), e.to_string())))
+}
+
 fn read_session(path: &Path, profile: WriteProfile) -> Result<OwnedSession, WriteError> {
     Session::open(path, profile.reading()).map_err(|e| match e {
         OpenError::Load { source, .. } => not_a_session(path, &source),

@@ -7,7 +7,9 @@ use std::path::{Component, Path, PathBuf};
 /// directory and normalised lexically (`.`, `..`, repeated and trailing separators), as
 /// Node's `path.resolve` does. Symlinks are not followed.
 pub fn resolve_path(input: &str) -> String {
-    let home = std::env::var("HOME").unwrap_or_default();
+    let home = pi_session_fs::discover::home_dir()
+        .map(|h| h.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let expanded = if input == "~" {
         home
     } else if let Some(rest) = input.strip_prefix("~/") {
@@ -41,28 +43,15 @@ fn normalize(absolute: &Path) -> PathBuf {
     out
 }
 
-/// pi's agent directory: `$PI_CODING_AGENT_DIR` (with `~` expanded), else `~/.pi/agent`.
-pub fn agent_dir() -> PathBuf {
-    match std::env::var("PI_CODING_AGENT_DIR") {
-        Ok(dir) if !dir.is_empty() => PathBuf::from(resolve_tilde(&dir)),
-        _ => PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".pi/agent"),
-    }
-}
-
-fn resolve_tilde(dir: &str) -> String {
-    if dir == "~" || dir.starts_with("~/") {
-        resolve_path(dir)
-    } else {
-        dir.to_owned()
-    }
-}
+pub use pi_session_fs::discover::agent_dir;
 
 /// The directory pi keeps a working directory's sessions in:
 /// `<agent dir>/sessions/<session_dir_name(resolved cwd)>`.
-pub fn default_session_dir(cwd: &str) -> PathBuf {
-    agent_dir()
+/// An error when there is no agent directory to be had ([`agent_dir`] says why).
+pub fn default_session_dir(cwd: &str) -> std::io::Result<PathBuf> {
+    Ok(agent_dir()?
         .join("sessions")
-        .join(session_dir_name(&resolve_path(cwd)))
+        .join(session_dir_name(&resolve_path(cwd))))
 }
 
 /// pi's directory name for a working directory: one leading separator dropped, every `/`, `\`

@@ -252,3 +252,57 @@ fn unreadable_files_are_said() {
     }
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o644)).unwrap();
 }
+
+/// Issue 26: one rule finds pi's sessions, Node's `os.homedir()`: without `HOME`, the home
+/// of the user's passwd entry (the CLI used to give up, the writer used `./.pi/agent`);
+/// `PI_CODING_AGENT_DIR` (a leading `~` expanded) moves the agent directory; an empty one is
+/// ignored, as pi ignores it.
+#[test]
+fn without_home_pi_s_sessions_are_found_in_the_passwd_home() {
+    let passwd_home = std::process::Command::new("sh")
+        .args(["-c", "getent passwd $(id -u) | cut -d: -f6"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    if passwd_home.is_empty() {
+        eprintln!("no passwd home to test with");
+        return;
+    }
+    let run = |envs: &[(&str, &str)], remove_home: bool| {
+        let mut command = bin();
+        command.arg("validate").env_remove("PI_CODING_AGENT_DIR");
+        if remove_home {
+            command.env_remove("HOME");
+        }
+        command.envs(envs.iter().copied());
+        run_limited(command, None, Duration::from_secs(60))
+    };
+    // The passwd home has no sessions here (or has some: then they are read).
+    let r = run(&[], true);
+    let expected = format!("{passwd_home}/.pi/agent/sessions");
+    assert!(
+        r.stderr.contains(&expected) || r.code == Some(0) || r.code == Some(1),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("HOME is not set"), "{}", r.stderr);
+
+    let dir = scratch("ls-home-rule");
+    let sessions = dir.join("agent").join("sessions").join("--w--");
+    fs::create_dir_all(&sessions).unwrap();
+    write(
+        &sessions,
+        "2026-01-01T00-00-00-000Z_0195f3a4-0000-7000-8000-000000000001.jsonl",
+        HEADER.to_owned(),
+    );
+    let home = dir.to_str().unwrap();
+    // `~/agent` is expanded with HOME; an empty PI_CODING_AGENT_DIR is not a directory.
+    let r = run(&[("HOME", home), ("PI_CODING_AGENT_DIR", "~/agent")], false);
+    r.assert_code(0);
+    assert!(r.stdout_text().contains("1 file"), "{}", r.stdout_text());
+    fs::create_dir_all(dir.join(".pi")).unwrap();
+    std::os::unix::fs::symlink(dir.join("agent"), dir.join(".pi").join("agent")).unwrap();
+    let r = run(&[("HOME", home), ("PI_CODING_AGENT_DIR", "")], false);
+    r.assert_code(0);
+    assert!(r.stdout_text().contains("1 file"), "{}", r.stdout_text());
+}
