@@ -14,7 +14,8 @@
 //!
 //! The system calls `std` does not offer are in `sys`; it and [`input`] (the mapping, and
 //! its `SIGBUS` guard) are the only modules with `unsafe` code.
-//! Temporary files that leave nothing behind are `temp`; copying metadata is `metadata`.
+//! Temporary files that leave nothing behind are [`temp`] (the Parquet export's part files
+//! too); copying metadata is `metadata`.
 
 pub mod append;
 pub mod discover;
@@ -26,7 +27,7 @@ pub mod publish;
 pub mod replace;
 pub mod size;
 mod sys;
-mod temp;
+pub mod temp;
 
 pub use append::{Appender, FileError};
 pub use publish::{publish, publish_with, write_new, write_new_with};

@@ -70,6 +70,23 @@ impl Temp {
         })
     }
 
+    /// Creates an empty temporary file named `path` (which must not exist), with the mode a
+    /// new file gets (the umask's): for a caller whose temporaries must be found by their
+    /// names (the Parquet export removes those of a run it abandons, and those a killed run
+    /// left). Removed when dropped before it is persisted.
+    pub fn create_at(path: &Path) -> io::Result<Temp> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)?;
+        Ok(Temp {
+            file,
+            dir: path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+            name: Some(path.to_path_buf()),
+        })
+    }
+
     /// The open file.
     pub fn file(&mut self) -> &mut File {
         &mut self.file

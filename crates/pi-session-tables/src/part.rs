@@ -1,8 +1,9 @@
 //! One Parquet part file being written: rows collected into a builder, written as one row
 //! group whenever they reach [`ROW_GROUP_BYTES`] (so memory stays flat), zstd-compressed,
-//! into a hidden temporary file that becomes the part file only when it is complete — by a
-//! hard link, which fails instead of replacing a file that exists. Neither the temporary is
-//! made nor the part put in place once the run is abandoned ([`crate::run`]).
+//! into a hidden temporary file (`pi_session_fs::temp`) that becomes the part file only when
+//! it is complete — by a hard link, which fails instead of replacing a file that exists.
+//! Neither the temporary is made nor the part put in place once the run is abandoned
+//! ([`crate::run`]).
 
 use crate::error::Error;
 use crate::tables::Builder;
@@ -12,7 +13,8 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
-use std::fs::{File, OpenOptions};
+use pi_session_fs::temp::Temp;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 /// Rows are written as a row group once they take about this many bytes in memory.
@@ -40,7 +42,9 @@ pub struct Stamp {
 /// A part file being written.
 pub struct Part<B: Builder> {
     builder: B,
-    writer: Option<ArrowWriter<File>>,
+    /// The writer into the temporary file (a second handle of it) and the temporary.
+    writer: Option<(ArrowWriter<File>, Temp)>,
+    /// The temporary's name (`.part-….parquet.tmp`: found by [`crate::run`] by its name).
     temp: PathBuf,
     path: PathBuf,
     stamp: Stamp,
@@ -89,7 +93,7 @@ impl<B: Builder> Part<B> {
             return Ok(());
         }
         let batch = self.builder.finish();
-        let writer = match &mut self.writer {
+        let (writer, _) = match &mut self.writer {
             Some(w) => w,
             None => self.writer.insert(self.open()?),
         };
@@ -97,7 +101,7 @@ impl<B: Builder> Part<B> {
         writer.flush().map_err(Error::parquet(&self.temp))
     }
 
-    fn open(&self) -> Result<ArrowWriter<File>, Error> {
+    fn open(&self) -> Result<(ArrowWriter<File>, Temp), Error> {
         if let Some(dir) = self.temp.parent() {
             std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
         }
@@ -106,12 +110,9 @@ impl<B: Builder> Part<B> {
         }
         // Not once the run is abandoned (a signal): its files are being removed.
         let guard = crate::run::guard(&self.path)?;
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&self.temp)
-            .map_err(Error::io(&self.temp))?;
+        let temp = Temp::create_at(&self.temp).map_err(Error::io(&self.temp))?;
         drop(guard);
+        let file = temp.get().try_clone().map_err(Error::io(&self.temp))?;
         let mut metadata = vec![
             KeyValue::new(SCHEMA_VERSION_KEY.to_owned(), SCHEMA_VERSION.to_string()),
             KeyValue::new(
@@ -145,49 +146,31 @@ impl<B: Builder> Part<B> {
             }
         }
         let properties = properties.build();
-        ArrowWriter::try_new(file, B::TABLE.schema(), Some(properties))
-            .map_err(Error::parquet(&self.temp))
+        let writer = ArrowWriter::try_new(file, B::TABLE.schema(), Some(properties))
+            .map_err(Error::parquet(&self.temp))?;
+        Ok((writer, temp))
     }
 
     /// Writes what is left, closes the file and puts it in place; `Ok(None)` when no row
     /// was ever written (no file is made), unless `even_empty`.
     pub fn finish(mut self, even_empty: bool) -> Result<Option<PathBuf>, Error> {
         self.flush()?;
-        let writer = match self.writer.take() {
+        let (writer, mut temp) = match self.writer.take() {
             Some(w) => w,
             None if even_empty => self.open()?,
             None => return Ok(None),
         };
-        let result = writer
-            .close()
-            .map_err(Error::parquet(&self.temp))
-            .and_then(|_| place(&self.temp, &self.path));
-        if result.is_err() {
-            let _ = std::fs::remove_file(&self.temp);
+        writer.close().map_err(Error::parquet(&self.temp))?;
+        // Not once the run is abandoned (a signal): its files are being removed.
+        let _guard = crate::run::guard(&self.path)?;
+        // A hard link: fails instead of replacing a file that exists. The temporary goes
+        // when it is dropped, placed or not.
+        match temp.persist_new(&self.path) {
+            Ok(()) => Ok(Some(self.path.clone())),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                Err(Error::Exists(self.path.clone()))
+            }
+            Err(e) => Err(Error::io(&self.path)(e)),
         }
-        result.map(|()| Some(self.path.clone()))
-    }
-}
-
-impl<B: Builder> Drop for Part<B> {
-    /// A part dropped before [`Part::finish`] (an error elsewhere) leaves no temporary file.
-    fn drop(&mut self) {
-        if self.writer.take().is_some() {
-            let _ = std::fs::remove_file(&self.temp);
-        }
-    }
-}
-
-/// Moves the complete file `temp` to `path`, atomically, failing if `path` exists.
-fn place(temp: &Path, path: &Path) -> Result<(), Error> {
-    // Not once the run is abandoned (a signal): its files are being removed.
-    let _guard = crate::run::guard(path)?;
-    match std::fs::hard_link(temp, path) {
-        Ok(()) => std::fs::remove_file(temp).map_err(Error::io(temp)),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            let _ = std::fs::remove_file(temp);
-            Err(Error::Exists(path.to_owned()))
-        }
-        Err(e) => Err(Error::io(path)(e)),
     }
 }
