@@ -4,6 +4,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pi_session_bench::{configure, generated_all, real};
+use pi_session_format::PiVersion;
 use pi_session_format::export::{Transcript, html, markdown};
 use pi_session_format::session::Session;
 use pi_session_format::tree::Leaf;
@@ -12,7 +13,8 @@ use std::hint::black_box;
 
 /// Real sessions whose branch can be walked (no parent cycle).
 fn exports(bytes: &[u8]) -> bool {
-    Session::load(bytes).is_ok_and(|s| Transcript::of(&s, &Leaf::Current).is_ok())
+    Session::from_bytes(bytes, PiVersion::V0_73)
+        .is_ok_and(|s| Transcript::of(&s, &Leaf::Current).is_ok())
 }
 
 fn export(c: &mut Criterion) {
@@ -22,7 +24,7 @@ fn export(c: &mut Criterion) {
         let sessions: Vec<Session<'_>> = input
             .files
             .iter()
-            .map(|f| Session::load(f).expect("loads"))
+            .map(|f| Session::from_bytes(f, PiVersion::V0_73).expect("loads"))
             .collect();
         let transcripts: Vec<Transcript> = sessions
             .iter()

@@ -56,7 +56,9 @@ fn migrate_loaded(bytes: &[u8]) -> usize {
 
 fn migrate(c: &mut Criterion) {
     let mut inputs = generated_all(FileVersion::V1);
-    inputs.extend(real(|b| Session::load(b).is_ok_and(|s| s.version.rewrite)));
+    inputs.extend(real(|b| {
+        Session::from_bytes(b, PiVersion::V0_73).is_ok_and(|s| s.version.rewrite)
+    }));
     for (group, run) in [
         ("migrate", migrate_streaming as fn(&[u8]) -> usize),
         ("migrate-loaded", migrate_loaded),

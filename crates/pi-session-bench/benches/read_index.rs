@@ -24,7 +24,7 @@ fn load_and_index(bytes: &[u8]) -> usize {
 
 fn read_index(c: &mut Criterion) {
     let mut inputs = generated_all(FileVersion::V3);
-    inputs.extend(real(|b| Session::load(b).is_ok()));
+    inputs.extend(real(|b| Session::from_bytes(b, PiVersion::V0_73).is_ok()));
     let mut group = c.benchmark_group("read_index");
     for input in &inputs {
         configure(&mut group, input.bytes());

@@ -7,6 +7,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pi_session_bench::{configure, generated_all};
+use pi_session_format::PiVersion;
 use pi_session_format::session::Session;
 use pi_session_format::tree::{Index, Tree};
 use pi_session_testkit::generate::{self, FileVersion, Limit, Options};
@@ -39,7 +40,7 @@ fn tree(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("tree");
     for (name, bytes) in &inputs {
-        let session = Session::load(bytes).expect("loads");
+        let session = Session::from_bytes(bytes, PiVersion::V0_73).expect("loads");
         let index = Index::build(&session);
         configure(&mut group, bytes.len() as u64);
         group.bench_function(name, |b| b.iter(|| black_box(write(&session, &index))));
@@ -51,7 +52,7 @@ fn tree(c: &mut Criterion) {
         configure(&mut group, bytes.len() as u64);
         group.bench_function(name, |b| {
             b.iter(|| {
-                let session = Session::load(bytes).expect("loads");
+                let session = Session::from_bytes(bytes, PiVersion::V0_73).expect("loads");
                 let index = Index::build(&session);
                 black_box(write(&session, &index))
             })

@@ -40,7 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::hint::black_box(objects);
     });
     let load = best_of(10, || {
-        std::hint::black_box(Session::load(&bytes).ok());
+        std::hint::black_box(Session::from_bytes(&bytes, PiVersion::V0_73).ok());
     });
     // Written, not printed: a closed pipe (`| head`) is an error returned, not a panic.
     let mut out = std::io::stdout().lock();
@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         mb / scan * 1e3,
         mb / load * 1e3
     )?;
-    let session = Session::load(&bytes)?;
+    let session = Session::from_bytes(&bytes, PiVersion::V0_73)?;
     let index = Index::build(&session);
     let leaf = index.leaf_record(&session, &Leaf::Current).unwrap_or(0);
     let path_len = index.path(&session, leaf).map_or(0, |p| p.len());
