@@ -5,11 +5,12 @@
 use crate::Rejected;
 use crate::display;
 use clap::Args;
+use pi_session_format::PiVersion;
 use pi_session_format::json;
 use pi_session_format::migrate::RandomIds;
 use pi_session_format::session::{LoadOptions, Session};
 use pi_session_format::write::{
-    Commit, FileAppend, FileError, Plan, SessionWriter, WriteError, WriteProfile, WriterConfig,
+    Commit, FileAppend, FileError, Plan, SessionWriter, WriteError, WriterConfig,
 };
 use pi_session_validate::{Options, Severity, validate};
 use std::io::{BufRead, Read, Write};
@@ -28,9 +29,9 @@ pub struct NewArgs {
     /// The session id; default: a new UUID v7.
     #[arg(long, value_name = "ID")]
     id: Option<String>,
-    /// Which pi's writing rules to follow: 0.73, 0.87 or 1.5 (current pi).
-    #[arg(long, default_value = "1.5")]
-    pi: WriteProfile,
+    /// Which pi's writing rules to follow.
+    #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+    pi: PiVersion,
 }
 
 /// `pi-session append`.
@@ -38,9 +39,9 @@ pub struct NewArgs {
 pub struct AppendArgs {
     /// The session file to append to (it must exist: `pi-session new` makes one).
     file: PathBuf,
-    /// Which pi's writing rules to follow: 0.73, 0.87 or 1.5 (current pi).
-    #[arg(long, default_value = "1.5")]
-    pi: WriteProfile,
+    /// Which pi's writing rules to follow.
+    #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+    pi: PiVersion,
     /// Sync the file's data after appending.
     #[arg(long)]
     fsync: bool,
@@ -60,9 +61,9 @@ pub struct ForkArgs {
     /// The new file (it must not exist); default: pi's file name next to FILE.
     #[arg(short = 'o', long = "out", value_name = "OUT")]
     out: Option<PathBuf>,
-    /// Which pi's writing rules to follow: 0.73, 0.87 or 1.5 (current pi).
-    #[arg(long, default_value = "1.5")]
-    pi: WriteProfile,
+    /// Which pi's writing rules to follow.
+    #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+    pi: PiVersion,
 }
 
 fn rejected(e: impl std::fmt::Display) -> Rejected {
@@ -97,7 +98,7 @@ fn print_path(path: &std::path::Path) -> Result<(), Rejected> {
 /// Creates the session file now (pi waits for the first message) and prints its path.
 pub fn new(args: NewArgs) -> Result<(), Rejected> {
     require_stdout("new")?;
-    let mut config = WriterConfig::default().profile(args.pi);
+    let mut config = WriterConfig::default().profile(args.pi.write_profile());
     if let Some(id) = args.id {
         config = config.session_id(id);
     }
@@ -189,7 +190,7 @@ pub fn append(args: AppendArgs) -> Result<(), Rejected> {
         let mut ids = RandomIds;
         let options = LoadOptions {
             ids: &mut ids,
-            pi: args.pi.reading(),
+            pi: args.pi,
         };
         let session =
             Session::load_releasing(bytes, options, &|r| input.release(r)).map_err(|e| {
@@ -229,11 +230,11 @@ pub fn append(args: AppendArgs) -> Result<(), Rejected> {
 }
 
 /// The validator's errors on the new lines of `plan`, as `<stdin>:LINE:` messages.
-fn check(plan: &Plan, inputs: &[Input], pi: WriteProfile) -> Result<(), Rejected> {
+fn check(plan: &Plan, inputs: &[Input], pi: PiVersion) -> Result<(), Rejected> {
     let report = validate(
         plan.check_document(),
         &Options {
-            pi: pi.reading(),
+            pi,
             ..Options::default()
         },
     );
@@ -273,7 +274,7 @@ pub fn fork(args: ForkArgs) -> Result<(), Rejected> {
         ));
     }
     require_stdout("fork")?;
-    let config = WriterConfig::default().profile(args.pi);
+    let config = WriterConfig::default().profile(args.pi.write_profile());
     let mut writer = SessionWriter::load(&args.file, config).map_err(rejected)?;
     // The writer's file errors name their file; the others ("Entry X not found") get FILE's.
     let name = display::path(&args.file);
