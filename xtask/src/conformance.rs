@@ -101,12 +101,7 @@ pub fn bless(only: &[String], write: bool) -> Result<(), String> {
     let mut owners = Vec::new();
     for (case, path) in theirs.iter().zip(&paths) {
         for op in case.ops() {
-            requests.push(request(
-                case,
-                path,
-                op,
-                case.meta.pi.as_deref().unwrap_or("0.73"),
-            ));
+            requests.push(request(case, path, op, case.pi()));
             owners.push((*case, op));
         }
     }

@@ -10,6 +10,7 @@
 
 use crate::reference::{self, Request};
 use crate::root;
+use pi_session_format::PiVersion;
 use pi_session_validate::repair::{RepairOptions, repair};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -64,7 +65,9 @@ pub fn run(write: bool) -> Result<(), String> {
         if let Some(dir) = placed.parent() {
             std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
         }
+        // The corpus's repairs follow 0.73.1's reading rules (`--pi 0.73` in its test).
         let options = RepairOptions {
+            pi: PiVersion::V0_73,
             path: Some(&placed),
             reattach: meta["options"]["reattach"].as_bool().unwrap_or(false),
             tool_calls: meta["options"]["toolCalls"].as_bool().unwrap_or(false),

@@ -16,7 +16,7 @@ const PI: PiVersion = PiVersion::V0_73;
 
 /// Real sessions on which the context can be built (no parent cycle).
 fn builds(bytes: &[u8]) -> bool {
-    Session::from_bytes(bytes, PiVersion::V0_73).is_ok_and(|s| {
+    Session::from_bytes(bytes, PI).is_ok_and(|s| {
         let index = Index::build(&s);
         build_context(&s, &index, &Leaf::Current, PI).is_ok()
     })
@@ -32,7 +32,7 @@ fn context(c: &mut Criterion) {
             .files
             .iter()
             .map(|f| {
-                let s = Session::from_bytes(f, PiVersion::V0_73).expect("loads");
+                let s = Session::from_bytes(f, PI).expect("loads");
                 let index = Index::build(&s);
                 (s, index)
             })
@@ -55,7 +55,7 @@ fn context(c: &mut Criterion) {
         group.bench_function(&input.name, |b| {
             b.iter(|| {
                 for f in &input.files {
-                    let session = Session::from_bytes(f, PiVersion::V0_73).expect("loads");
+                    let session = Session::from_bytes(f, PI).expect("loads");
                     let index = Index::build(&session);
                     let ctx = build_context(&session, &index, &Leaf::Current, PI).expect("builds");
                     black_box(ctx.messages.len());

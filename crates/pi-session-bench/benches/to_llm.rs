@@ -15,7 +15,7 @@ use std::hint::black_box;
 const PI: PiVersion = PiVersion::V0_73;
 
 fn builds(bytes: &[u8]) -> bool {
-    Session::from_bytes(bytes, PiVersion::V0_73).is_ok_and(|s| {
+    Session::from_bytes(bytes, PI).is_ok_and(|s| {
         let index = Index::build(&s);
         build_context(&s, &index, &Leaf::Current, PI).is_ok()
     })
@@ -29,7 +29,7 @@ fn llm(c: &mut Criterion) {
         let sessions: Vec<Session<'_>> = input
             .files
             .iter()
-            .map(|f| Session::from_bytes(f, PiVersion::V0_73).expect("loads"))
+            .map(|f| Session::from_bytes(f, PI).expect("loads"))
             .collect();
         let contexts: Vec<_> = sessions
             .iter()

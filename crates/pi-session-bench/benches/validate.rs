@@ -4,6 +4,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pi_session_bench::{configure, generated, generated_all, real};
+use pi_session_format::PiVersion;
 use pi_session_testkit::generate::FileVersion;
 use pi_session_validate::{Options, validate};
 use rayon::prelude::*;
@@ -12,7 +13,11 @@ use std::hint::black_box;
 fn validate_files(c: &mut Criterion) {
     let mut inputs = generated_all(FileVersion::V3);
     inputs.extend(real(|_| true));
-    let options = Options::default();
+    // The rules the baselines of PERFORMANCE.md were measured with.
+    let options = Options {
+        pi: PiVersion::V0_73,
+        ..Options::default()
+    };
     let mut group = c.benchmark_group("validate");
     for input in &inputs {
         configure(&mut group, input.bytes());
@@ -32,7 +37,11 @@ fn validate_many(c: &mut Criterion) {
     let one = generated(FileVersion::V3, 20_000);
     let files: Vec<&[u8]> = (0..1000).map(|_| one.files[0].as_slice()).collect();
     let total: u64 = files.iter().map(|f| f.len() as u64).sum();
-    let options = Options::default();
+    // The rules the baselines of PERFORMANCE.md were measured with.
+    let options = Options {
+        pi: PiVersion::V0_73,
+        ..Options::default()
+    };
     let mut group = c.benchmark_group("validate_many");
     configure(&mut group, total);
     group.bench_function("1000x20kB/parallel", |b| {

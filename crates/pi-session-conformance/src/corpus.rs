@@ -70,7 +70,8 @@ pub struct CaseMeta {
     /// Leaf id for `context` and `llm`.
     #[serde(default)]
     pub leaf: Option<String>,
-    /// `"0.73"` (default) or `"0.87"`.
+    /// `"0.73"` (default: the documented format's pi, 0.73.1) or `"0.87"`; [`Case::args`]
+    /// always passes it.
     #[serde(default)]
     pub pi: Option<String>,
     /// The operations checked (default: all).
@@ -120,15 +121,19 @@ impl Case {
         self.dir.join("session.jsonl")
     }
 
-    /// The command-line arguments of `op` after the operation name.
+    /// The pi whose rules the case follows (`"0.73"` unless `case.json` says otherwise).
+    pub fn pi(&self) -> &str {
+        self.meta.pi.as_deref().unwrap_or("0.73")
+    }
+
+    /// The command-line arguments of `op` after the operation name. `--pi` is always given:
+    /// an implementation's own default need not be the corpus's.
     pub fn args(&self, op: Op) -> Vec<String> {
         let mut args = Vec::new();
         if let (Op::Context | Op::Llm, Some(leaf)) = (op, &self.meta.leaf) {
             args.extend(["--leaf".to_string(), leaf.clone()]);
         }
-        if let Some(pi) = &self.meta.pi {
-            args.extend(["--pi".to_string(), pi.clone()]);
-        }
+        args.extend(["--pi".to_string(), self.pi().to_owned()]);
         if op == Op::Info {
             args.extend(["--mtime".to_string(), INFO_MTIME_MS.to_string()]);
         }

@@ -1,5 +1,5 @@
-//! The implementation protocol: `IMPL OP [--leaf ID] [--pi VERSION] [--mtime MS]` with the
-//! session on stdin; the output on stdout and exit status 0, or exit status 1 when the input
+//! The implementation protocol: `IMPL OP [--leaf ID] --pi VERSION [--mtime MS]` with the
+//! session on stdin (`--pi` is always given, so an implementation's own default never counts); the output on stdout and exit status 0, or exit status 1 when the input
 //! is rejected. Anything else (another status, a timeout, too much output) is a failure.
 //!
 //! An implementation is untrusted: it may never answer, leave children behind that hold its

@@ -189,9 +189,10 @@ pub fn build_context<'s>(
     if let Some(i) = model_at {
         context.model = Some(path[i].model());
     }
-    context.messages = match pi {
-        PiVersion::V0_73 => messages_0_73(&path, compaction),
-        PiVersion::V0_87 => messages_0_87(&path, compaction),
+    context.messages = if pi.reads_like_0_87() {
+        messages_0_87(&path, compaction)
+    } else {
+        messages_0_73(&path, compaction)
     };
     Ok(context)
 }

@@ -117,13 +117,13 @@ impl<'a> Info<'a> {
         piece: usize,
         max_emits: usize,
     ) -> Self {
-        let (region, _) = read::region(bytes, pi == PiVersion::V0_73);
+        let (region, _) = read::region(bytes, !pi.reads_like_0_87());
         Info {
             source: Source {
                 bytes,
                 read_at,
                 region,
-                cr_ends_lines: pi == PiVersion::V0_87,
+                cr_ends_lines: pi.reads_like_0_87(),
             },
             pi,
             piece,

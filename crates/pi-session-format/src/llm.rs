@@ -25,7 +25,7 @@ pub fn to_llm<'s>(messages: Vec<Message<'s>>, pi: PiVersion) -> Vec<Message<'s>>
         .into_iter()
         .filter_map(|m| match m.role() {
             Some("user" | "assistant" | "toolResult") => Some(m),
-            Some("system") if pi == PiVersion::V0_87 => Some(m),
+            Some("system") if pi.reads_like_0_87() => Some(m),
             None => None,
             Some(_) => convert(m.into_value(), pi).map(Message::Value),
         })
@@ -47,7 +47,7 @@ fn convert(message: JsValue, pi: PiVersion) -> Option<JsValue> {
         .map(str::to_owned);
     match role.as_deref()? {
         "user" | "assistant" | "toolResult" => Some(message),
-        "system" if pi == PiVersion::V0_87 => Some(message),
+        "system" if pi.reads_like_0_87() => Some(message),
         "bashExecution" => {
             if message
                 .get("excludeFromContext")

@@ -9,9 +9,9 @@
 
 pub mod ledger;
 
+use crate::Session;
 use crate::json::{self, JsValue};
 use crate::tree::{CycleError, Leaf};
-use crate::{PiVersion, Session};
 
 /// Token counts and cost, summed as pi sums them.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -189,8 +189,8 @@ impl Session<'_> {
     /// Fails only where building the context does (a parent cycle, 0.73.1).
     pub fn stats(&self) -> Result<SessionStats, CycleError> {
         let mut stats = SessionStats::default();
-        match self.pi {
-            PiVersion::V0_73 => {
+        match self.pi.reads_like_0_87() {
+            false => {
                 // Values pi 0.73.1 throws on while it opens the file (a `null` line), which
                 // we skip (0.87.1 ignores them).
                 stats.unreadable += self.skipped.len() as u64;
@@ -217,7 +217,7 @@ impl Session<'_> {
                     }
                 }
             }
-            _ => {
+            true => {
                 for record in self.entry_records() {
                     let ok = match record.entry_type() {
                         Some("usage") => stats.add_usage(record.value().get("usage")),
@@ -252,6 +252,7 @@ impl Session<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::PiVersion;
 
     const FILE: &[u8] = br#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
 {"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}

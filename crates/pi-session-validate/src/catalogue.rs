@@ -197,10 +197,11 @@ catalogue! {
     /// `pi -c` reads the first line raw and does not recognise the header, so it never picks
     /// this session; pi 0.87.1 cannot parse the header line at all.
     ///
-    /// The severity and effect depend on the pi version: with the default `--pi 0.73` this is
-    /// a warning (pi effect `none`); with `--pi 0.87` it is an **error** whose pi effect is
-    /// `dropped` (pi 0.87.1 does not read the header line, so the file is not pi-loadable).
-    /// The table gives the 0.73.1 values; each diagnostic in a report carries its own.
+    /// The severity and effect depend on the pi version: with `--pi 0.73` this is a warning
+    /// (pi effect `none`); with `--pi 0.87` or `--pi 1.5` (the default) it is an **error**
+    /// whose pi effect is `dropped` (pi 0.87.1 and later do not read the header line, so the
+    /// file is not pi-loadable). The table gives the 0.73.1 values; each diagnostic in a
+    /// report carries its own.
     ByteOrderMark = "PS0005", "byte-order-mark", Warning, None,
         title: "the file starts with a byte order mark",
         help: "write UTF-8 without a BOM";

@@ -261,7 +261,7 @@ pub fn check_entry(
         _ => {}
     }
     let known = TYPES_073.contains(&type_)
-        || (TYPES_087.contains(&type_) && cx.pi == PiVersion::V0_87)
+        || (TYPES_087.contains(&type_) && cx.pi.reads_like_0_87())
         || (type_ == "event" && !v1);
     if !known {
         let message = if TYPES_087.contains(&type_) {
@@ -375,7 +375,7 @@ fn message(
         )),
         "hookMessage" => {}
         _ if ROLES_073.contains(&role) => {}
-        _ if ROLES_087.contains(&role) && cx.pi == PiVersion::V0_87 => {}
+        _ if ROLES_087.contains(&role) && cx.pi.reads_like_0_87() => {}
         _ if ROLES_087.contains(&role) => out.push(Finding::new(
             Code::UnknownRole,
             "/message/role",

@@ -4,13 +4,13 @@
 //! an object with `type: "session"` and a string `id`; anything else makes pi overwrite the
 //! file with a new session. The version decides the migrations and the line schema.
 
+use super::Options;
 use super::catalogue::{Code, PiEffect};
 use super::entry::{Facts, LineKind};
 use super::locate::locate;
 use super::parsed::{self, location};
 use super::report::Diagnostic;
 use super::schema::LineSchema;
-use super::{Options, PiVersion};
 use pi_session_format::json::JsValue;
 use pi_session_format::read;
 use pi_session_format::session::{self, Key};
@@ -73,7 +73,7 @@ impl Header {
 
 /// Finds the header candidate the way pi's loader does.
 pub fn find(bytes: &[u8], options: &Options<'_>) -> Header {
-    let current = options.pi == PiVersion::V0_87;
+    let current = options.pi.reads_like_0_87();
     for line in read::lines_with(bytes, !current) {
         let Ok(parsed) = parsed::parse(&line.text) else {
             continue;
@@ -176,7 +176,7 @@ pub fn check(
                 "{what}; pi discards the whole file and overwrites it with a new, empty session"
             ),
         );
-        if first.value.is_null() && options.pi == PiVersion::V0_73 {
+        if first.value.is_null() && !options.pi.reads_like_0_87() {
             d = d.with_pi(PiEffect::Crash);
             d.message =
                 "the first JSON value is `null`: pi throws a TypeError when it opens the file"
@@ -212,7 +212,7 @@ pub fn check(
 
 /// pi 0.87.1 does not overwrite a file without a valid header: it refuses to open it.
 fn refused_by_087(d: Diagnostic, options: &Options<'_>, what: &str) -> Diagnostic {
-    if options.pi != PiVersion::V0_87 {
+    if !options.pi.reads_like_0_87() {
         return d;
     }
     Diagnostic {

@@ -49,7 +49,7 @@ struct Piece {
 
 /// Runs the line pass.
 pub fn scan(bytes: &[u8], header: &Header, options: &Options<'_>) -> Scanned {
-    let trim = options.pi == PiVersion::V0_73;
+    let trim = !options.pi.reads_like_0_87();
     let cx = Context {
         bytes,
         header,
@@ -106,16 +106,17 @@ fn bom(pi: PiVersion) -> Diagnostic {
         Some(location),
         "the file starts with a UTF-8 byte order mark: pi 0.73.1 strips it, but `pi -c` does not recognise the header",
     );
-    match pi {
-        PiVersion::V0_73 => d,
-        // 0.87.1 and later.
-        _ => Diagnostic {
-            message: "the file starts with a UTF-8 byte order mark: pi 0.87.1 cannot parse the header line".into(),
-            ..d
-        }
-        .with_severity(Severity::Error)
-        .with_pi(PiEffect::Dropped),
+    if !pi.reads_like_0_87() {
+        return d;
     }
+    Diagnostic {
+        message:
+            "the file starts with a UTF-8 byte order mark: pi 0.87.1 cannot parse the header line"
+                .into(),
+        ..d
+    }
+    .with_severity(Severity::Error)
+    .with_pi(PiEffect::Dropped)
 }
 
 /// The blank lines between the line `previous` (number, offset) and line `next`, if any.
@@ -209,10 +210,10 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
         .is_some_and(|f| f.line == line.number);
     let value = parsed.value;
     let Value::Object(object) = &value else {
-        let skipped = match (&value, cx.options.pi) {
-            (Value::Null, PiVersion::V0_73) => true,
-            (v, PiVersion::V0_87) => !truthy(v),
-            _ => false,
+        let skipped = if cx.options.pi.reads_like_0_87() {
+            !truthy(&value)
+        } else {
+            value.is_null()
         };
         let facts = Facts::new(
             line.number,
@@ -430,13 +431,13 @@ const LOSSY_SHOWN: usize = 100;
 
 fn non_object(cx: &Context<'_, '_, '_>, value: &Value, location: Location) -> Diagnostic {
     let what = schema::json_type(value);
-    match (value, cx.options.pi) {
-        (Value::Null, PiVersion::V0_73) => Diagnostic::new(
+    match (value, cx.options.pi.reads_like_0_87()) {
+        (Value::Null, false) => Diagnostic::new(
             Code::NullLine,
             Some(location),
             "the line is `null`: pi 0.73.1 throws a TypeError when it opens the file",
         ),
-        (v, PiVersion::V0_87) if !truthy(v) => Diagnostic::new(
+        (v, true) if !truthy(v) => Diagnostic::new(
             if v.is_null() { Code::NullLine } else { Code::NonObjectLine },
             Some(location),
             if v.is_null() {

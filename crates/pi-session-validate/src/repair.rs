@@ -406,7 +406,7 @@ fn migrate(lines: Vec<Line>, pi: PiVersion, out: &mut Repairs) -> Vec<Line> {
     }
     // The migration writes one line for each line pi reads, in order, and drops the blank
     // ones: the lines it wrote are those lines, each the migrated form of one input line.
-    let read: Vec<usize> = read::lines_with(&bytes, pi != PiVersion::V0_87)
+    let read: Vec<usize> = read::lines_with(&bytes, !pi.reads_like_0_87())
         .map(|l| l.number - 1)
         .collect();
     if read.len() != migrated_lines.len() {

@@ -4,11 +4,11 @@
 
 mod writer;
 
-use crate::Pi;
 use crate::ops::{self, Rejected, Settings};
 use clap::{Subcommand, ValueEnum};
 use pi_session_conformance::corpus;
 use pi_session_conformance::run::{self, RunOptions};
+use pi_session_format::PiVersion;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -84,9 +84,9 @@ pub enum Command {
     /// Act as a session writer for `conformance writer`: run the script on stdin through
     /// pi-session's own writer and write the file to OUT.
     Write {
-        /// Which pi's writing rules to follow: 0.73, 0.87 or 1.5 (or 0.73.1, 0.87.1, 1.5.2).
-        #[arg(long, default_value = "1.5")]
-        pi: pi_session_format::WriteProfile,
+        /// Which pi's writing rules to follow.
+        #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+        pi: PiVersion,
         /// Where the session file goes.
         out: PathBuf,
     },
@@ -99,9 +99,9 @@ pub enum Command {
         /// Leaf id for `context` and `llm`.
         #[arg(long, value_name = "ID")]
         leaf: Option<String>,
-        /// Which pi to follow.
-        #[arg(long, value_enum, default_value_t = Pi::V0_73)]
-        pi: Pi,
+        /// Which pi to follow (the corpus runners always say: a case's default is 0.73).
+        #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+        pi: PiVersion,
         /// File modification time for `info` (ms since 1970).
         #[arg(long, value_name = "MS", default_value_t = 0)]
         mtime: i64,
@@ -168,7 +168,7 @@ pub fn main(command: Command) -> ExitCode {
             timeout,
             allow_divergences,
         }),
-        Command::Write { pi, out } => writer::write(pi, &out),
+        Command::Write { pi, out } => writer::write(pi.write_profile(), &out),
         Command::Impl {
             op,
             leaf,
@@ -197,12 +197,17 @@ fn parse_timeout(text: &str) -> Result<Duration, String> {
     Ok(Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
 }
 
-fn implement(op: ProtocolOp, leaf: Option<&str>, pi: Pi, mtime: i64) -> Result<(), Rejected> {
+fn implement(
+    op: ProtocolOp,
+    leaf: Option<&str>,
+    pi: PiVersion,
+    mtime: i64,
+) -> Result<(), Rejected> {
     let mut bytes = Vec::new();
     std::io::stdin().lock().read_to_end(&mut bytes)?;
     // Migration ids are numbered in the protocol so outputs are comparable.
     let settings = Settings {
-        pi: pi.into(),
+        pi,
         sequential_ids: true,
         exits_after: false,
     };

@@ -10,11 +10,11 @@ mod signals;
 #[cfg(feature = "parquet")]
 pub mod tables;
 
+use crate::display;
 use crate::input::Input;
-use crate::{Pi, display};
 use clap::{Args, ValueEnum};
 use pi_session_format::export::{Transcript, html, markdown};
-use pi_session_format::{Leaf, Session, SessionWriter, WriteProfile, WriterConfig};
+use pi_session_format::{Leaf, PiVersion, Session, SessionWriter, WriterConfig};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -36,8 +36,8 @@ pub struct ExportArgs {
     #[arg(long, value_name = "ID")]
     leaf: Option<String>,
     /// Which pi to follow where versions differ.
-    #[arg(long, value_enum, default_value_t = Pi::V1_5)]
-    pi: Pi,
+    #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+    pi: PiVersion,
     /// Replace OUT when it exists (atomically); without it an existing OUT is left alone.
     #[arg(long)]
     force: bool,
@@ -112,8 +112,7 @@ fn export_one(args: &ExportArgs, file: &Path) -> Result<(), String> {
         Format::Jsonl => jsonl(args, file)?,
         Format::Markdown | Format::Html => {
             let input = Input::open(file).map_err(|e| e.to_string())?;
-            let session =
-                Session::from_bytes(input.bytes(), args.pi.into()).map_err(|e| e.to_string())?;
+            let session = Session::from_bytes(input.bytes(), args.pi).map_err(|e| e.to_string())?;
             let leaf = args.leaf.clone().map_or(Leaf::Current, Leaf::Id);
             let transcript = Transcript::of(&session, &leaf).map_err(|e| e.to_string())?;
             let mut out = Vec::with_capacity(input.bytes().len() / 2);
@@ -140,15 +139,12 @@ fn jsonl(args: &ExportArgs, file: &Path) -> Result<Vec<u8>, String> {
     if file == Path::new("-") {
         return Err("--format jsonl reads a file, not standard input".to_owned());
     }
-    let profile = match args.pi {
-        Pi::V0_73 => {
-            return Err("pi 0.73.1's session manager has no JSONL export \
-                 (serializeSessionBranch came with 0.87.1); use --pi 0.87 or 1.5"
-                .to_owned());
-        }
-        Pi::V0_87 => WriteProfile::V0_87,
-        Pi::V1_5 => WriteProfile::V1_5,
-    };
+    if args.pi == PiVersion::V0_73 {
+        return Err("pi 0.73.1's session manager has no JSONL export \
+             (serializeSessionBranch came with 0.87.1); use --pi 0.87 or 1.5"
+            .to_owned());
+    }
+    let profile = args.pi.write_profile();
     let mut writer = SessionWriter::load(file, WriterConfig::default().profile(profile))
         .map_err(|e| e.to_string())?;
     if let Some(leaf) = &args.leaf {

@@ -9,8 +9,8 @@
 
 mod cache;
 
+use crate::display;
 use crate::input::Input;
-use crate::{Pi, display};
 use cache::{Cache, Stamp};
 use clap::{Args, ValueEnum};
 use pi_session_format::info::{self, list};
@@ -38,8 +38,8 @@ pub struct LsArgs {
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
     /// Whose listing rules to follow.
-    #[arg(long, value_enum, default_value_t = Pi::V1_5)]
-    pi: Pi,
+    #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+    pi: PiVersion,
     /// Read every file, and neither read nor write the listing cache
     /// (`$XDG_CACHE_HOME/pi-session/`, which lets a listing read only the files that changed).
     #[arg(long)]
@@ -168,7 +168,7 @@ fn found(path: &Path, dir: &str, text: &str, size: u64, mtime: f64) -> Option<Fo
 
 /// Runs `pi-session ls`.
 pub fn main(args: LsArgs) -> ExitCode {
-    let pi: PiVersion = args.pi.into();
+    let pi = args.pi;
     let root = || pi_session_fs::discover::sessions_dir().map_err(|e| e.to_string());
     let dirs: Vec<(String, PathBuf)> = if args.all {
         let root = match args.dir.clone().map_or_else(root, Ok) {

@@ -11,6 +11,7 @@ mod generate;
 mod ls;
 mod migrate;
 mod ops;
+mod pi;
 mod repair;
 mod schema;
 mod search;
@@ -33,7 +34,9 @@ use std::process::ExitCode;
     name = "pi-session",
     version,
     about = "Read, migrate and check pi coding-agent session files",
-    after_help = "Environment: PI_SESSION_MAX_INPUT_SIZE (default 4GiB): the most bytes read from \
+    after_help = "--pi: every command follows current pi, @earendil-works/pi-coding-agent 1.5.2 \
+                  (--pi 1.5), unless --pi 0.73 or --pi 0.87 names an older one.\n\n\
+                  Environment: PI_SESSION_MAX_INPUT_SIZE (default 4GiB): the most bytes read from \
                   standard input, a pipe, a FIFO or a device (held in memory as a whole), e.g. \
                   500MB, 16GiB; regular files are not capped."
 )]
@@ -134,32 +137,8 @@ struct FileArgs {
     /// The session file (`-` reads standard input).
     file: PathBuf,
     /// Which pi to follow where versions differ.
-    #[arg(long, value_enum, default_value_t = Pi::V0_73)]
-    pi: Pi,
-}
-
-/// The `--pi` values.
-#[derive(Clone, Copy, ValueEnum)]
-pub enum Pi {
-    /// @mariozechner/pi-coding-agent 0.73.1, the documented v3 format.
-    #[value(name = "0.73", alias = "0.73.1")]
-    V0_73,
-    /// @earendil-works/pi-coding-agent 0.87.1.
-    #[value(name = "0.87", alias = "0.87.1")]
-    V0_87,
-    /// @earendil-works/pi-coding-agent 1.5.2, current pi: it reads every file as 0.87.1 does
-    /// (the whole corpus and the differential runs agree), so its rules are 0.87.1's.
-    #[value(name = "1.5", alias = "1.5.2")]
-    V1_5,
-}
-
-impl From<Pi> for PiVersion {
-    fn from(pi: Pi) -> PiVersion {
-        match pi {
-            Pi::V0_73 => PiVersion::V0_73,
-            Pi::V0_87 | Pi::V1_5 => PiVersion::V0_87,
-        }
-    }
+    #[arg(long, value_parser = pi::parser(), default_value = pi::DEFAULT)]
+    pi: PiVersion,
 }
 
 /// `tree --format`.
@@ -260,7 +239,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         Command::Context { file, leaf, llm } => {
             let settings = Settings {
                 exits_after: true,
-                ..Settings::new(file.pi.into(), false)
+                ..Settings::new(file.pi, false)
             };
             let warnings = with_stdout(|out| {
                 let release = |range| input.release(range);
@@ -287,7 +266,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
             let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
             let settings = Settings {
                 exits_after: true,
-                ..Settings::new(file.pi.into(), false)
+                ..Settings::new(file.pi, false)
             };
             let text = (format == TreeFormat::Text).then(|| tree::TextOptions {
                 collapse: if no_collapse {
@@ -301,7 +280,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         }
         Command::Info { file, mtime } => {
             let mtime = mtime.map_or_else(|| input.modified_ms(), |ms| ms as f64);
-            let settings = Settings::new(file.pi.into(), false);
+            let settings = Settings::new(file.pi, false);
             let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
             with_stdout(|out| ops::info_to(input.bytes(), Some(&read_at), mtime, settings, out))?;
             // Streamed in two passes: a file that shrank meanwhile makes what was printed

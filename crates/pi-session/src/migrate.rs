@@ -79,7 +79,7 @@ fn run(args: &MigrateArgs, name: &str) -> Result<(), String> {
     let path = &args.file.file;
     let settings = Settings {
         exits_after: true,
-        ..Settings::new(args.file.pi.into(), args.sequential_ids)
+        ..Settings::new(args.file.pi, args.sequential_ids)
     };
     // For --in-place: the file's identity and state before it is read, and every refusal
     // that does not need its content, before reading it.

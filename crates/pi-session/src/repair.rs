@@ -58,8 +58,8 @@ pub struct RepairArgs {
     #[arg(long, value_name = "DIR")]
     cwd: Option<String>,
     /// Which pi's reading rules the verdicts follow.
-    #[arg(long, value_enum, default_value_t = crate::Pi::V0_73)]
-    pi: crate::Pi,
+    #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+    pi: pi_session_format::PiVersion,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -237,7 +237,7 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
     };
     let absolute = target.path().and_then(|p| std::path::absolute(p).ok());
     let options = RepairOptions {
-        pi: args.pi.into(),
+        pi: args.pi,
         path: absolute.as_deref(),
         only: only.map(<[Code]>::to_vec),
         reattach: args.reattach,

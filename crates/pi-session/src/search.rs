@@ -4,9 +4,9 @@
 //! and role, the match highlighted in a snippet, `-l` for file names only, `-i`, `--color`,
 //! exit 0 when something matched, 1 when nothing did, 2 on an error.
 
+use crate::display;
 use crate::input::Input;
 use crate::validate::targets::{self, Target};
-use crate::{Pi, display};
 use clap::{Args, ValueEnum};
 use pi_session_format::search::{self, Match, Pattern, Role};
 use pi_session_format::{PiVersion, Session};
@@ -40,8 +40,8 @@ pub struct SearchArgs {
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
     /// Whose reading rules decide the branch pi resumes (`*` in the output).
-    #[arg(long, value_enum, default_value_t = Pi::V1_5)]
-    pi: Pi,
+    #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+    pi: PiVersion,
     /// Follow symbolic links to directories while walking a directory.
     #[arg(long)]
     follow: bool,
@@ -119,7 +119,7 @@ pub fn main(args: SearchArgs) -> ExitCode {
         Ok(collected) => collected,
         Err(code) => return code,
     };
-    let pi: PiVersion = args.pi.into();
+    let pi = args.pi;
     let results: Vec<(&Target, Result<Found, String>)> = collected
         .targets
         .par_iter()

@@ -4,9 +4,9 @@
 //! Files are read on every core; a file that is not a session is reported and skipped, the
 //! others still counted, and the exit code says so.
 
+use crate::display;
 use crate::input::Input;
 use crate::validate::targets::{self, Target};
-use crate::{Pi, display};
 use clap::{Args, ValueEnum};
 use pi_session_format::date;
 use pi_session_format::stats::ledger::{self, GroupBy, Options, Report, SessionFacts, Tally};
@@ -45,8 +45,8 @@ pub struct StatsArgs {
     format: Format,
     /// Whose rules give each session's own numbers (`pi` in the JSON report): 0.73.1 counts
     /// the current branch, 0.87.1 and later every entry.
-    #[arg(long, value_enum, default_value_t = Pi::V1_5)]
-    pi: Pi,
+    #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+    pi: PiVersion,
     /// Follow symbolic links to directories while walking a directory.
     #[arg(long)]
     follow: bool,
@@ -148,9 +148,10 @@ fn read(target: &Target, pi: PiVersion) -> Result<Read, String> {
     let name = target.display();
     let facts = SessionFacts::of(&session, &name);
     // pi's own numbers: 0.73.1 counts its context, later pis every entry (the facts).
-    let stats = match pi {
-        PiVersion::V0_73 => session.stats().map_err(|e| e.to_string())?,
-        _ => facts.pi_stats(),
+    let stats = if pi.reads_like_0_87() {
+        facts.pi_stats()
+    } else {
+        session.stats().map_err(|e| e.to_string())?
     };
     input.verify().map_err(|e| e.to_string())?;
     Ok(Read { facts, pi: stats })
@@ -213,7 +214,7 @@ pub fn main(args: StatsArgs) -> ExitCode {
         Ok(collected) => collected,
         Err(code) => return code,
     };
-    let pi: PiVersion = args.pi.into();
+    let pi = args.pi;
     let progress = crate::validate::progress_bar(collected.targets.len(), "reading");
     let results: Vec<(&Target, Result<Read, String>)> = collected
         .targets

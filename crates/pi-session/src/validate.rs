@@ -22,7 +22,6 @@ mod sarif;
 mod stream;
 pub mod targets;
 
-use crate::Pi;
 use crate::display;
 use crate::input::Input;
 use anstream::ColorChoice;
@@ -48,8 +47,8 @@ pub struct ValidateArgs {
     /// `~/.pi/agent/sessions`.
     paths: Vec<PathBuf>,
     /// Which pi's behaviour the pi-loadable verdict and the `pi` effects describe.
-    #[arg(long, value_enum, default_value_t = Pi::V0_73)]
-    pi: Pi,
+    #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+    pi: PiVersion,
     /// A file is valid only if it follows the format (no error), not merely if pi loads it
     /// without losing anything (the default verdict, pi-loadable).
     #[arg(long, conflicts_with = "schema_only")]
@@ -269,7 +268,7 @@ pub fn main(args: ValidateArgs) -> ExitCode {
         VerdictMode::PiLoadable
     };
     let run = Run {
-        pi: args.pi.into(),
+        pi: args.pi,
         mode,
         schema_only: args.schema_only,
         max_text_units: args.pi_max_text_units.unwrap_or(PI_MAX_TEXT_UNITS),
@@ -287,13 +286,7 @@ pub fn main(args: ValidateArgs) -> ExitCode {
     };
     let mut writer = match run.format {
         Format::Human | Format::Github => stream::Writer::Text,
-        Format::Json => {
-            let label = match args.pi {
-                Pi::V1_5 => "1.5.2",
-                _ => run.pi.release(),
-            };
-            stream::Writer::json(tool, run.pi, label, mode)
-        }
+        Format::Json => stream::Writer::json(tool, run.pi, mode),
         Format::Sarif => stream::Writer::sarif(version),
     };
     let mut out = stream::Stdout::default();

@@ -5,10 +5,11 @@
 use crate::Rejected;
 use crate::display;
 use clap::Args;
+use pi_session_format::PiVersion;
 use pi_session_format::json;
 use pi_session_format::session::Session;
 use pi_session_format::write::{
-    Commit, FileAppend, FileError, Plan, SessionWriter, WriteError, WriteProfile, WriterConfig,
+    Commit, FileAppend, FileError, Plan, SessionWriter, WriteError, WriterConfig,
 };
 use pi_session_validate::{Options, Severity, validate};
 use std::io::{BufRead, Read, Write};
@@ -27,9 +28,9 @@ pub struct NewArgs {
     /// The session id; default: a new UUID v7.
     #[arg(long, value_name = "ID")]
     id: Option<String>,
-    /// Which pi's writing rules to follow: 0.73, 0.87 or 1.5 (current pi).
-    #[arg(long, default_value = "1.5")]
-    pi: WriteProfile,
+    /// Which pi's writing rules to follow.
+    #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+    pi: PiVersion,
 }
 
 /// `pi-session append`.
@@ -37,9 +38,9 @@ pub struct NewArgs {
 pub struct AppendArgs {
     /// The session file to append to (it must exist: `pi-session new` makes one).
     file: PathBuf,
-    /// Which pi's writing rules to follow: 0.73, 0.87 or 1.5 (current pi).
-    #[arg(long, default_value = "1.5")]
-    pi: WriteProfile,
+    /// Which pi's writing rules to follow.
+    #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+    pi: PiVersion,
     /// Sync the file's data after appending.
     #[arg(long)]
     fsync: bool,
@@ -59,9 +60,9 @@ pub struct ForkArgs {
     /// The new file (it must not exist); default: pi's file name next to FILE.
     #[arg(short = 'o', long = "out", value_name = "OUT")]
     out: Option<PathBuf>,
-    /// Which pi's writing rules to follow: 0.73, 0.87 or 1.5 (current pi).
-    #[arg(long, default_value = "1.5")]
-    pi: WriteProfile,
+    /// Which pi's writing rules to follow.
+    #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
+    pi: PiVersion,
 }
 
 fn rejected(e: impl std::fmt::Display) -> Rejected {
@@ -96,7 +97,7 @@ fn print_path(path: &std::path::Path) -> Result<(), Rejected> {
 /// Creates the session file now (pi waits for the first message) and prints its path.
 pub fn new(args: NewArgs) -> Result<(), Rejected> {
     require_stdout("new")?;
-    let mut config = WriterConfig::default().profile(args.pi);
+    let mut config = WriterConfig::default().profile(args.pi.write_profile());
     if let Some(id) = args.id {
         config = config.session_id(id);
     }
@@ -185,7 +186,7 @@ pub fn append(args: AppendArgs) -> Result<(), Rejected> {
         let input = crate::input::Input::open(&args.file)
             .map_err(|e| Rejected(format!("{name}: cannot read it: {e}; nothing was written")))?;
         let bytes = input.bytes();
-        let session = Session::loader(args.pi.reading())
+        let session = Session::loader(args.pi)
             .releasing(&|r| input.release(r))
             .load(bytes)
             .map_err(|e| {
@@ -225,11 +226,11 @@ pub fn append(args: AppendArgs) -> Result<(), Rejected> {
 }
 
 /// The validator's errors on the new lines of `plan`, as `<stdin>:LINE:` messages.
-fn check(plan: &Plan, inputs: &[Input], pi: WriteProfile) -> Result<(), Rejected> {
+fn check(plan: &Plan, inputs: &[Input], pi: PiVersion) -> Result<(), Rejected> {
     let report = validate(
         plan.check_document(),
         &Options {
-            pi: pi.reading(),
+            pi,
             ..Options::default()
         },
     );
@@ -269,7 +270,7 @@ pub fn fork(args: ForkArgs) -> Result<(), Rejected> {
         ));
     }
     require_stdout("fork")?;
-    let config = WriterConfig::default().profile(args.pi);
+    let config = WriterConfig::default().profile(args.pi.write_profile());
     let mut writer = SessionWriter::load(&args.file, config).map_err(rejected)?;
     // The writer's file errors name their file; the others ("Entry X not found") get FILE's.
     let name = display::path(&args.file);

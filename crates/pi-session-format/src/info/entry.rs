@@ -42,14 +42,14 @@ pub(super) struct Text {
 pub(super) fn classify(text: &str, scanner: &mut LineScanner, pi: PiVersion) -> Option<Facts> {
     let skeleton = scanner.scan(text.as_bytes()).ok()?;
     if !skeleton.object {
-        return match pi {
-            PiVersion::V0_87 if skeleton.is_falsy => None,
-            // 0.73.1: `entry.type` of `null` throws.
-            _ => Some(Facts {
-                throws: skeleton.is_null,
-                ..Facts::default()
-            }),
-        };
+        if pi.reads_like_0_87() && skeleton.is_falsy {
+            return None;
+        }
+        // 0.73.1: `entry.type` of `null` throws.
+        return Some(Facts {
+            throws: skeleton.is_null,
+            ..Facts::default()
+        });
     }
     let mut facts = Facts::default();
     let type_ = skeleton.type_;
@@ -154,13 +154,12 @@ fn message(text: &str, scan: Option<&MessageScan>, pi: PiVersion, facts: &mut Fa
         _ => {
             let hint = Some((scan.start, scan.end));
             let entry_time = walk::member(text, 0, "timestamp", hint);
-            match pi {
-                // `typeof entry.timestamp === "string"` first.
-                PiVersion::V0_73 if entry_time.is_none_or(|(s, _)| b[s] != b'"') => None,
-                _ => {
-                    let value = entry_time.map(|span| walk::value(text, span));
-                    Some(date::new_date_time(value.as_ref())).filter(|t| !t.is_nan())
-                }
+            // 0.73.1: `typeof entry.timestamp === "string"` first.
+            if !pi.reads_like_0_87() && entry_time.is_none_or(|(s, _)| b[s] != b'"') {
+                None
+            } else {
+                let value = entry_time.map(|span| walk::value(text, span));
+                Some(date::new_date_time(value.as_ref())).filter(|t| !t.is_nan())
             }
         }
     };

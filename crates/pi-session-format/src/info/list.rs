@@ -39,17 +39,17 @@ pub fn sort(items: &mut [Listed], pi: PiVersion, across: bool) {
 pub fn order(items: &[Listed], pi: PiVersion, across: bool) -> Vec<usize> {
     let mut order: Vec<usize> = (0..items.len()).collect();
     let key = |i: &usize| &items[*i];
-    match pi {
-        PiVersion::V0_73 => order.sort_by(|a, b| {
+    match (pi.reads_like_0_87(), across) {
+        (false, _) => order.sort_by(|a, b| {
             let (a, b) = (key(a), key(b));
             (&a.dir, &a.name).cmp(&(&b.dir, &b.name))
         }),
-        _ if across => order.sort_by(|a, b| {
+        (true, true) => order.sort_by(|a, b| {
             let (a, b) = (key(a), key(b));
             let mtime = |m: f64| if m.is_nan() { f64::NEG_INFINITY } else { m };
             newest_first(mtime(a.mtime_ms), mtime(b.mtime_ms)).then_with(|| b.name.cmp(&a.name))
         }),
-        _ => order.sort_by(|a, b| key(b).name.cmp(&key(a).name)),
+        (true, false) => order.sort_by(|a, b| key(b).name.cmp(&key(a).name)),
     }
     // Stable: ties keep the order above.
     order.sort_by(|a, b| newest_first(key(a).modified_ms, key(b).modified_ms));

@@ -27,7 +27,7 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64, pi: PiVersion) -> Option<JsValu
     let mut name: Option<JsValue> = None;
     let mut last_activity: Option<f64> = None;
     // 0.73.1 walks every value, header included; 0.87.1 skips the header it took.
-    let skip = usize::from(pi == PiVersion::V0_87);
+    let skip = usize::from(pi.reads_like_0_87());
     for entry in &values[skip..] {
         if matches!(entry, JsValue::Null) {
             return None; // `entry.type` of null throws
@@ -64,7 +64,7 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64, pi: PiVersion) -> Option<JsValu
                 Some(JsValue::Number(n)) => Some(*n),
                 _ => {
                     let timestamp = entry.get("timestamp");
-                    let string_only = pi == PiVersion::V0_73;
+                    let string_only = !pi.reads_like_0_87();
                     if string_only && !matches!(timestamp, Some(JsValue::String(_))) {
                         None
                     } else {
@@ -133,17 +133,18 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64, pi: PiVersion) -> Option<JsValu
 
 /// The parsed values pi's listing sees.
 fn listing_values(bytes: &[u8], pi: PiVersion) -> Vec<JsValue> {
-    match pi {
-        PiVersion::V0_73 => read::lines(bytes)
+    if !pi.reads_like_0_87() {
+        read::lines(bytes)
             .filter_map(|l| json::parse(&l.text).ok())
-            .collect(),
+            .collect()
+    } else {
         // readline: LF, CRLF and a lone CR end a line; no trim of the whole text; falsy
         // values are skipped.
-        PiVersion::V0_87 => split_readline(bytes)
+        split_readline(bytes)
             .filter(|raw| read::trim_start(raw) < raw.len())
             .filter_map(|raw| json::parse(&String::from_utf8_lossy(raw)).ok())
             .filter(JsValue::is_truthy)
-            .collect(),
+            .collect()
     }
 }
 

@@ -103,16 +103,18 @@ impl fmt::Display for LoadError {
         const REFUSED: &str = "pi 0.87.1 refuses to open it: \"not a valid pi session\"";
         match self {
             LoadError::Empty { pi, blank } => {
-                let effect = match (pi, blank) {
-                    (PiVersion::V0_87, false) => REFUSED,
-                    _ => "pi would overwrite it with a new, empty session",
+                let effect = if pi.reads_like_0_87() && !blank {
+                    REFUSED
+                } else {
+                    "pi would overwrite it with a new, empty session"
                 };
                 write!(f, "no session header: the file has no JSON line ({effect})")
             }
             LoadError::InvalidHeader { line, reason, pi } => {
-                let effect = match pi {
-                    PiVersion::V0_87 => REFUSED,
-                    PiVersion::V0_73 => "pi would truncate the file to a new, empty session",
+                let effect = if pi.reads_like_0_87() {
+                    REFUSED
+                } else {
+                    "pi would truncate the file to a new, empty session"
                 };
                 write!(
                     f,
@@ -264,11 +266,11 @@ impl<'a> Session<'a> {
     /// when there is no valid header.
     pub fn read_version(bytes: &[u8], pi: PiVersion) -> Result<VersionInfo, LoadError> {
         let mut scanner = LineScanner::default();
-        for line in read::lines_with(bytes, pi != PiVersion::V0_87) {
+        for line in read::lines_with(bytes, !pi.reads_like_0_87()) {
             let Ok(record) = scan(&mut scanner, line, Text::new) else {
                 continue;
             };
-            if pi == PiVersion::V0_87 && matches!(record.kind, Kind::Null | Kind::Falsy) {
+            if pi.reads_like_0_87() && matches!(record.kind, Kind::Null | Kind::Falsy) {
                 continue;
             }
             check_header(&record, pi)?;
@@ -288,7 +290,7 @@ impl<'a> Session<'a> {
         pi: PiVersion,
         pieces: Pieces<'_, 'a>,
     ) -> Result<Session<'a>, LoadError> {
-        let current = pi == PiVersion::V0_87;
+        let current = pi.reads_like_0_87();
         // The text is cut into pieces and each piece is split and scanned on its own core;
         // results come back in file order. Pieces are small so that the part of the input
         // being read at any time stays small too.

@@ -18,7 +18,6 @@
 //! duplicate keys, blank lines) is reported as [`Change`]s; the output is pi's regardless.
 
 use super::{Key, KeyBytes, Kind, Records, Session};
-use crate::PiVersion;
 use crate::json::{self, JsString, JsValue, LineScanner, Role, is_str};
 use crate::migrate::lossy::{self, LossyKind};
 use crate::migrate::{FirstKept, IdGenerator, element_index, first_kept_index, v1_entry, v2_entry};
@@ -358,7 +357,7 @@ pub(super) fn write_lines(
             release(at..at + piece.len());
             at += piece.len();
         }
-        if session.pi == PiVersion::V0_87 && source.last().is_some_and(|&b| b != b'\n') {
+        if session.pi.reads_like_0_87() && source.last().is_some_and(|&b| b != b'\n') {
             out.write_all(b"\n")?;
         }
         return Ok(());
@@ -700,6 +699,7 @@ pub fn whole_file(session: &Session<'_>, values: &[JsValue]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::PiVersion;
     use crate::migrate::{SequentialIds, v1_to_v2, v2_to_v3};
     use crate::session::LoadOptions;
 

@@ -46,11 +46,12 @@ impl WriteProfile {
         }
     }
 
-    /// The reading rules of the same pi (1.5.2 reads every file as 0.87.1 does).
+    /// The reading rules of the same pi (the inverse of [`PiVersion::write_profile`]).
     pub fn reading(self) -> PiVersion {
         match self {
             WriteProfile::V0_73 => PiVersion::V0_73,
-            WriteProfile::V0_87 | WriteProfile::V1_5 => PiVersion::V0_87,
+            WriteProfile::V0_87 => PiVersion::V0_87,
+            WriteProfile::V1_5 => PiVersion::V1_5,
         }
     }
 

@@ -394,15 +394,15 @@ pub fn context(session: &Session<'_>, leaf: &Leaf, pi: PiVersion) -> ModelContex
                     path[start..k]
                         .iter()
                         .copied()
-                        .filter(|&i| pi == PiVersion::V0_73 || !is_system(i)),
+                        .filter(|&i| !pi.reads_like_0_87() || !is_system(i)),
                 )
                 .chain(path[k + 1..].iter().copied())
                 .collect()
         }
     };
     let mut messages = Vec::new();
-    match pi {
-        PiVersion::V0_73 => {
+    match pi.reads_like_0_87() {
+        false => {
             // The compaction's summary first (C7.1); other compactions yield nothing (C7.4).
             for (n, &i) in selected.iter().enumerate() {
                 let v = value(i);
@@ -426,7 +426,7 @@ pub fn context(session: &Session<'_>, leaf: &Leaf, pi: PiVersion) -> ModelContex
             }
         }
         // 0.87.1 and later.
-        _ => {
+        true => {
             // E4: the last edit per target among the selected entries.
             let edit_for = |i: usize| {
                 selected
@@ -559,7 +559,7 @@ pub fn to_llm(messages: &[JsValue], pi: PiVersion) -> Vec<JsValue> {
         let truthy_member = |k: &str| truthy(m.get(k));
         match m.get("role").and_then(JsValue::as_str) {
             Some("user" | "assistant" | "toolResult") => out.push(m.clone()),
-            Some("system") if pi == PiVersion::V0_87 => out.push(m.clone()),
+            Some("system") if pi.reads_like_0_87() => out.push(m.clone()),
             Some("bashExecution") if !truthy_member("excludeFromContext") => {
                 let mut t = b"Ran `".to_vec();
                 t.extend(js_string(m.get("command")));

@@ -26,11 +26,7 @@ fn files_pi_writes_are_strict_valid_and_load_whole() {
             else {
                 continue;
             };
-            let pi = if profile == "0.73" {
-                PiVersion::V0_73
-            } else {
-                PiVersion::V0_87
-            };
+            let pi: PiVersion = profile.parse().expect("a pi version");
             let bytes = std::fs::read(file.path()).unwrap();
             let where_ = file.path().display().to_string();
             let report = validate(

@@ -10,9 +10,9 @@
 //! export into the directory (`pi_session_tables::run`).
 
 use super::signals;
+use crate::display;
 use crate::input::Input;
 use crate::validate::targets::{self, Target};
-use crate::{Pi, display};
 use clap::{Args, ValueEnum};
 use pi_session_format::{PiVersion, Session};
 use pi_session_tables::{
@@ -164,7 +164,12 @@ fn remove_dead_runs(out: &Path) -> Result<(), String> {
 }
 
 /// Runs `pi-session export --format parquet`.
-pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesArgs) -> ExitCode {
+pub fn main(
+    paths: Vec<PathBuf>,
+    output: Option<PathBuf>,
+    pi: PiVersion,
+    args: TablesArgs,
+) -> ExitCode {
     let usage = |message: &str| {
         eprintln!("pi-session: error: {message}");
         ExitCode::from(2)
@@ -222,7 +227,6 @@ pub fn main(paths: Vec<PathBuf>, output: Option<PathBuf>, pi: Pi, args: TablesAr
         Ok(collected) => collected,
         Err(code) => return code,
     };
-    let pi: PiVersion = pi.into();
     let targets = &collected.targets;
     let mut errors: Vec<(String, String)> = Vec::new();
 

@@ -149,8 +149,6 @@ pub enum Writer {
         head: String,
         tool: Tool,
         pi: PiVersion,
-        /// The `pi` the report names (`1.5.2` for `--pi 1.5`, read with 0.87.1's rules).
-        pi_label: String,
         mode: VerdictMode,
         any: bool,
     },
@@ -174,10 +172,9 @@ fn pretty_at(value: &impl serde::Serialize, indent: usize) -> String {
 const FILES: &str = "\"files\": [";
 
 impl Writer {
-    /// The writer of the `json` report; its `pi` is `pi_label`.
-    pub fn json(tool: Tool, pi: PiVersion, pi_label: &str, mode: VerdictMode) -> Writer {
-        let mut empty = ValidateReport::new(tool.clone(), pi, mode, Vec::new());
-        empty.pi = pi_label.to_owned();
+    /// The writer of the `json` report.
+    pub fn json(tool: Tool, pi: PiVersion, mode: VerdictMode) -> Writer {
+        let empty = ValidateReport::new(tool.clone(), pi, mode, Vec::new());
         let text = pretty_at(&empty, 0);
         let head = match text.find(FILES) {
             Some(at) => text[..at + FILES.len()].to_string(),
@@ -187,7 +184,6 @@ impl Writer {
             head,
             tool,
             pi,
-            pi_label: pi_label.to_owned(),
             mode,
             any: false,
         }
@@ -250,12 +246,10 @@ impl Writer {
                 head,
                 tool,
                 pi,
-                pi_label,
                 mode,
                 any,
             } => {
                 let mut whole = ValidateReport::new(tool.clone(), *pi, *mode, Vec::new());
-                whole.pi = pi_label.clone();
                 whole.summary = summary.clone();
                 let text = pretty_at(&whole, 0);
                 let tail = text.find(FILES).map_or("", |at| &text[at + FILES.len()..]);
@@ -357,12 +351,7 @@ mod tests {
                 files.clone(),
             );
             let expected = serde_json::to_string_pretty(&whole).unwrap() + "\n";
-            let writer = Writer::json(
-                tool.clone(),
-                PiVersion::V0_73,
-                PiVersion::V0_73.release(),
-                VerdictMode::PiLoadable,
-            );
+            let writer = Writer::json(tool.clone(), PiVersion::V0_73, VerdictMode::PiLoadable);
             assert_eq!(
                 written(writer, &files, &whole.summary),
                 expected,

@@ -27,6 +27,32 @@ fn usage_errors_exit_2() {
     assert_eq!(pi_session(&["migrate", "x.jsonl"]).status.code(), Some(2));
 }
 
+/// Without `--pi`, the reading commands follow current pi (1.5.2, which reads as 0.87.1):
+/// a `system` message reaches the model and a `null` line is skipped; 0.73.1 drops the one
+/// and throws on the other.
+#[test]
+fn reading_commands_default_to_current_pi() {
+    let dir = scratch("default-pi");
+    let system = r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"system","content":"S","timestamp":1}}"#;
+    let file = write(&dir, "s.jsonl", &format!("{HEADER}\nnull\n{system}\n"));
+    let stdout = |args: &[&str]| {
+        let out = pi_session(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let llm = stdout(&["context", &file, "--llm"]);
+    assert_eq!(llm, stdout(&["context", &file, "--llm", "--pi", "1.5"]));
+    assert_eq!(llm, stdout(&["context", &file, "--llm", "--pi", "0.87"]));
+    assert!(llm.contains(r#""role":"system""#), "{llm}");
+    assert_eq!(stdout(&["context", &file, "--llm", "--pi", "0.73"]), "[]\n");
+    let info = stdout(&["info", &file, "--mtime", "0"]);
+    assert!(info.starts_with(r#"{"id":"s""#), "{info}");
+    assert_eq!(
+        stdout(&["info", &file, "--mtime", "0", "--pi", "0.73"]),
+        "null\n"
+    );
+}
+
 #[test]
 fn missing_file_exits_1() {
     let out = pi_session(&["context", "/nonexistent/session.jsonl"]);
@@ -39,8 +65,9 @@ fn invalid_header_exits_1_and_leaves_the_file_untouched() {
     let dir = scratch("header");
     let text = "{\"type\":\"message\",\"id\":\"a\"}\n";
     let file = write(&dir, "s.jsonl", text);
+    // pi 0.73.1 truncates such a file (0.87.1 and later refuse it).
     for args in [vec!["context", &file], vec!["migrate", &file, "--in-place"]] {
-        let out = pi_session(&args);
+        let out = pi_session(&[&args[..], &["--pi", "0.73"]].concat());
         assert_eq!(out.status.code(), Some(1));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("not a valid session header"), "{stderr}");

@@ -124,7 +124,8 @@ fn the_cache_lists_what_a_full_read_lists() {
         );
         String::from_utf8(out.stdout).unwrap()
     };
-    let cache_file = cache_home.join("pi-session/ls-v1-0.87.1.jsonl");
+    // The cache of the default `--pi`, current pi.
+    let cache_file = cache_home.join("pi-session/ls-v1-1.5.2.jsonl");
     // Files modified in the last two seconds are not kept.
     let fresh = ls(&[]);
     let kept = |f: &Path| fs::read_to_string(f).map_or(0, |t| t.lines().count().saturating_sub(1));

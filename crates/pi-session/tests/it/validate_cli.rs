@@ -451,6 +451,17 @@ fn json_output_follows_its_schema_and_is_stable() {
     assert!(stderr(&out).contains("4 files: 1 valid, 3 invalid"));
 }
 
+/// Without `--pi`, the report is current pi's.
+#[test]
+fn the_report_is_current_pi_s_by_default() {
+    let dir = scratch("default-pi");
+    let good = write(&dir, "good.jsonl", &good());
+    let report = json(&validate(&["--format", "json", &good]));
+    assert_eq!(report["pi"], "1.5.2");
+    let report = json(&validate(&["--format", "json", "--pi", "0.73", &good]));
+    assert_eq!(report["pi"], "0.73.1");
+}
+
 #[test]
 fn sarif_has_the_catalogue_and_located_results() {
     let dir = scratch("sarif");
