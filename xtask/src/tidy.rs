@@ -22,9 +22,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Files longer than this need a reason at their top.
-pub const LONG_FILE: usize = 1000;
+pub(crate) const LONG_FILE: usize = 1000;
 
-pub fn main(args: &[&str]) -> Result<(), String> {
+pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     if !args.is_empty() {
         return Err(format!("unexpected arguments\n{}", crate::USAGE));
     }
@@ -38,7 +38,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
 }
 
 /// Everything untidy in the project at `root`.
-pub fn problems(root: &Path) -> Vec<String> {
+pub(crate) fn problems(root: &Path) -> Vec<String> {
     let crates = crate_dirs(root);
     let mut problems = Vec::new();
     for file in rust_files(root, &crates) {

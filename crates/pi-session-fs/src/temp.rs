@@ -19,7 +19,7 @@ const PREFIX: &str = ".pi-session-";
 const SUFFIX: &str = ".tmp";
 
 /// A temporary file being written.
-pub struct Temp {
+pub(crate) struct Temp {
     file: File,
     /// Its directory.
     dir: PathBuf,
@@ -30,7 +30,7 @@ pub struct Temp {
 impl Temp {
     /// Creates an empty temporary file in `dir`, readable and writable by us only (the
     /// target's mode is given to it once written).
-    pub fn create(dir: &Path) -> io::Result<Temp> {
+    pub(crate) fn create(dir: &Path) -> io::Result<Temp> {
         if Path::new("/proc/self/fd").is_dir() {
             match OpenOptions::new()
                 .read(true)
@@ -71,17 +71,17 @@ impl Temp {
     }
 
     /// The open file.
-    pub fn file(&mut self) -> &mut File {
+    pub(crate) fn file(&mut self) -> &mut File {
         &mut self.file
     }
 
     /// The open file.
-    pub fn get(&self) -> &File {
+    pub(crate) fn get(&self) -> &File {
         &self.file
     }
 
     /// How an error message names it.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match &self.name {
             Some(name) => format!("the temporary file {}", crate::display::path(name)),
             None => format!(
@@ -94,7 +94,7 @@ impl Temp {
     /// Gives the (complete, synced) file the name `to`, which must not exist: nothing is
     /// ever replaced, and a symlink at `to` is not followed (`AlreadyExists`). On failure
     /// the temporary is left as it was, to try another name.
-    pub fn persist_new(&mut self, to: &Path) -> io::Result<()> {
+    pub(crate) fn persist_new(&mut self, to: &Path) -> io::Result<()> {
         let Some(name) = &self.name else {
             return sys::link_open_file(&self.file, to);
         };
@@ -114,7 +114,7 @@ impl Temp {
 
     /// Replaces `to` by the (complete, synced) file: `rename`, atomic. An unnamed file is
     /// first linked to a fresh temporary name (the only moment it has one).
-    pub fn persist_over(mut self, to: &Path) -> io::Result<()> {
+    pub(crate) fn persist_over(mut self, to: &Path) -> io::Result<()> {
         if self.name.is_none() {
             let file = &self.file;
             let (name, ()) = create_named(&self.dir, |path| sys::link_open_file(file, path))?;
@@ -131,7 +131,7 @@ impl Temp {
 /// that disk and migration work at the same time (measured on a 1 GB v1 session: the final
 /// `fsync` alone took 1.7 s; with this, `--in-place` costs 0.3 s more than `--stdout` to a
 /// file, instead of 2.6 s).
-pub struct Writeback<'a> {
+pub(crate) struct Writeback<'a> {
     file: &'a mut File,
     written: u64,
     started: u64,
@@ -142,7 +142,7 @@ impl<'a> Writeback<'a> {
     const STEP: u64 = 8 << 20;
 
     /// Writes into `file` from its current position (its start).
-    pub fn new(file: &'a mut File) -> Self {
+    pub(crate) fn new(file: &'a mut File) -> Self {
         Writeback {
             file,
             written: 0,
@@ -205,7 +205,7 @@ fn create_named<T>(
 ///
 /// A process in another PID namespace sharing the directory could be taken for dead; its
 /// rename would then fail with "no such file" and it would report it, losing nothing.
-pub fn remove_stale(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn remove_stale(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
