@@ -293,7 +293,7 @@ fn without_home_pi_s_sessions_are_found_in_the_passwd_home() {
     write(
         &sessions,
         "2026-01-01T00-00-00-000Z_0195f3a4-0000-7000-8000-000000000001.jsonl",
-        HEADER.to_owned(),
+        HEADER,
     );
     let home = dir.to_str().unwrap();
     // `~/agent` is expanded with HOME; an empty PI_CODING_AGENT_DIR is not a directory.
