@@ -26,7 +26,7 @@ const USAGE: &str = "usage:
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3] [--pi 0.73|0.87]
   cargo xtask bench writer [--messages 100000] [--size 100MB] [--runs 5] [--pi 1.5]";
 
-pub fn main(args: &[&str]) -> Result<(), String> {
+pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     match args {
         ["compare", rest @ ..] => compare(rest),
         ["check-gen", rest @ ..] => check_gen(rest),

@@ -75,7 +75,7 @@ fn build() -> Result<(PathBuf, PathBuf), String> {
 }
 
 /// `cargo xtask bench writer …`.
-pub fn main(args: &[&str]) -> Result<(), String> {
+pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     let (mut messages, mut size, mut runs, mut pi) =
         (100_000u64, "100MB".to_owned(), 5usize, "1.5".to_owned());
     let mut rest = args.iter();

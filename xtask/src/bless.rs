@@ -20,9 +20,9 @@ use crate::root;
 use std::process::Command;
 
 /// The variable through which `bless validate` tells the validator's corpus test to write.
-pub const VALIDATE_BLESS_VAR: &str = "PI_SESSION_BLESS";
+pub(crate) const VALIDATE_BLESS_VAR: &str = "PI_SESSION_BLESS";
 
-pub fn main(args: &[&str]) -> Result<(), String> {
+pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     match args {
         ["cases", rest @ ..] => conformance::bless(&conformance::only(rest)?, true),
         ["validate"] => bless_validate(),

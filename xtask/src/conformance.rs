@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-pub fn main(args: &[&str]) -> Result<(), String> {
+pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     match args {
         ["check-reference", rest @ ..] => bless(&only(rest)?, false),
         ["fuzz-reference", rest @ ..] => fuzz_reference(rest),
@@ -26,7 +26,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
     }
 }
 
-pub fn only(args: &[&str]) -> Result<Vec<String>, String> {
+pub(crate) fn only(args: &[&str]) -> Result<Vec<String>, String> {
     let mut globs = Vec::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -88,7 +88,7 @@ enum Expectation {
 }
 
 /// `bless` writes the expectations; otherwise (`check-reference`) compares them.
-pub fn bless(only: &[String], write: bool) -> Result<(), String> {
+pub(crate) fn bless(only: &[String], write: bool) -> Result<(), String> {
     let cases = corpus::load_cases(&cases_dir()).map_err(|e| e.to_string())?;
     let selected = run::select(&cases, only, &[])?;
     let (ours, theirs): (Vec<&Case>, Vec<&Case>) = selected

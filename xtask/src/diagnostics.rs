@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 const REGENERATE: &str = "cargo xtask diagnostics";
 
 /// Runs the command.
-pub fn main(args: &[&str]) -> Result<(), String> {
+pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     let text = render()?;
     let path = doc_path();
     match args {

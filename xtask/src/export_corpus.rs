@@ -20,7 +20,7 @@ use std::process::Command;
 const PIS: [&str; 2] = ["0.87", "1.5"];
 
 /// Runs the check; see the module docs.
-pub fn run() -> Result<(), String> {
+pub(crate) fn run() -> Result<(), String> {
     let cases = corpus::load_cases(&cases_dir()).map_err(|e| e.to_string())?;
     let mut sessions: Vec<(String, PathBuf, Option<&str>)> = cases
         .iter()

@@ -35,7 +35,7 @@ const SEARCH_PATTERNS: &[&str] = &[
 const STRUCTURED_TARGETS: &[&str] = &["context", "to_llm", "writer", "append"];
 
 /// `cargo xtask fuzz …`.
-pub fn main(args: &[&str]) -> Result<(), String> {
+pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     match args {
         ["seed"] => seed(),
         _ => Err("usage: cargo xtask fuzz seed".into()),

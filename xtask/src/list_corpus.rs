@@ -65,7 +65,7 @@ fn list(dir: &Path) -> Result<Map<String, Value>, String> {
 }
 
 /// Blesses (`write`) or checks `conformance/list/pi.json`; see the module docs.
-pub fn run(write: bool) -> Result<(), String> {
+pub(crate) fn run(write: bool) -> Result<(), String> {
     let work = std::env::temp_dir().join(format!("xtask-list-{}", std::process::id()));
     let now = SystemTime::now();
     let (a, b) = (work.join("a"), work.join("b"));

@@ -30,6 +30,8 @@
 //! - `cargo xtask schema [--check]` — write `schemas/` from the types, or check it is current.
 //! - `cargo xtask diagnostics [--check]` — write `docs/diagnostics.md` from the catalogue of
 //!   diagnostic codes and `conformance/validate/`, or check it is current.
+//! - `cargo xtask public-api [--check]` — write `api/<crate>.txt`, the public API of each
+//!   published library crate (rustdoc JSON, nightly), or check it is current.
 //! - `cargo xtask tidy` — the project's habits (module docs, module-file style, long files,
 //!   ARCHITECTURE.md and `.ci/run`'s header up to date); also a test of `cargo test`.
 
@@ -41,6 +43,7 @@ mod diagnostics;
 mod export_corpus;
 mod fuzz;
 mod list_corpus;
+mod public_api;
 mod reference;
 mod repair_corpus;
 mod schema;
@@ -87,6 +90,7 @@ const USAGE: &str = "usage:
   cargo xtask bench writer [--messages 100000] [--size 100MB] [--runs 5]
   cargo xtask schema [--check]
   cargo xtask diagnostics [--check]
+  cargo xtask public-api [--check]
   cargo xtask tidy";
 
 fn main() -> ExitCode {
@@ -98,6 +102,7 @@ fn main() -> ExitCode {
         ["conformance", rest @ ..] => conformance::main(rest),
         ["schema", rest @ ..] => schema::main(rest),
         ["diagnostics", rest @ ..] => diagnostics::main(rest),
+        ["public-api", rest @ ..] => public_api::main(rest),
         ["bench", rest @ ..] => bench::main(rest),
         ["fuzz", rest @ ..] => fuzz::main(rest),
         ["tidy", rest @ ..] => tidy::main(rest),

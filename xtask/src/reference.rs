@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// One request to the reference.
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     /// `context`, `migrate`, `tree` or `info` (`llm` is `context` with `llm: true`).
     pub op: &'a str,
     /// The session file (absolute path).
@@ -21,11 +21,11 @@ pub struct Request<'a> {
 }
 
 /// What the reference answered: its exact output, or the error it threw.
-pub type Response = Result<Vec<u8>, String>;
+pub(crate) type Response = Result<Vec<u8>, String>;
 
 /// Makes sure `node` and the pinned packages are there (`npm ci` from the lockfile, and pi
 /// 1.5.2 fetched by `fetch-pi-1.5.mjs`).
-pub fn ensure_installed() -> Result<(), String> {
+pub(crate) fn ensure_installed() -> Result<(), String> {
     let dir = root().join("conformance/reference");
     let node = Command::new("node").arg("--version").output();
     if !node.is_ok_and(|o| o.status.success()) {
@@ -68,7 +68,7 @@ fn json_string(s: &str) -> String {
 }
 
 /// Runs every request through one reference process, in order.
-pub fn batch(requests: &[Request<'_>]) -> Result<Vec<Response>, String> {
+pub(crate) fn batch(requests: &[Request<'_>]) -> Result<Vec<Response>, String> {
     ensure_installed()?;
     let mut child = Command::new("node")
         .arg(root().join("conformance/reference/pi-ref.mjs"))

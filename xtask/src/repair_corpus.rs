@@ -45,7 +45,7 @@ fn plan_json(r: &pi_session_validate::repair::Repaired) -> Value {
 }
 
 /// Blesses (`write`) or checks the corpus; see the module docs.
-pub fn run(write: bool) -> Result<(), String> {
+pub(crate) fn run(write: bool) -> Result<(), String> {
     let work = std::env::temp_dir().join(format!("xtask-repair-{}", std::process::id()));
     let mut failures = Vec::new();
     let mut requests_for = Vec::new();

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 const PIS: [&str; 3] = ["0.73", "0.87", "1.5"];
 
 /// Blesses (`write`) or checks `conformance/stats/pi.json`; see the module docs.
-pub fn run(write: bool) -> Result<(), String> {
+pub(crate) fn run(write: bool) -> Result<(), String> {
     let cases = corpus::load_cases(&cases_dir()).map_err(|e| e.to_string())?;
     let cases: Vec<_> = cases
         .iter()

@@ -16,15 +16,18 @@
 //!   crates listed before it: the map of the dependencies is the code's, and has no circle;
 //! - `.ci/run`'s header comment lists the steps it runs: each step's number (`3a`, or `4`
 //!   for `4c`) is in the header, each number of the header has a step, and every step says
-//!   how many there are (`/6`).
+//!   how many there are (`/6`);
+//! - every publishable library crate has its public-API snapshot `api/<crate>.txt`, and every
+//!   file there is such a crate's (`public_api.rs`; `cargo xtask public-api --check`, which
+//!   needs nightly, checks the contents).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Files longer than this need a reason at their top.
-pub const LONG_FILE: usize = 1000;
+pub(crate) const LONG_FILE: usize = 1000;
 
-pub fn main(args: &[&str]) -> Result<(), String> {
+pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     if !args.is_empty() {
         return Err(format!("unexpected arguments\n{}", crate::USAGE));
     }
@@ -38,7 +41,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
 }
 
 /// Everything untidy in the project at `root`.
-pub fn problems(root: &Path) -> Vec<String> {
+pub(crate) fn problems(root: &Path) -> Vec<String> {
     let crates = crate_dirs(root);
     let mut problems = Vec::new();
     for file in rust_files(root, &crates) {
@@ -48,7 +51,19 @@ pub fn problems(root: &Path) -> Vec<String> {
     problems.extend(dependency_problems(root));
     problems.extend(ci_header_problems(root));
     problems.extend(readme_problems(root));
+    problems.extend(api_problems(root));
     problems
+}
+
+/// A publishable library crate without `api/<crate>.txt`, or a file there without its crate.
+fn api_problems(root: &Path) -> Vec<String> {
+    match crate::public_api::library_crates(root) {
+        Ok(libraries) => {
+            let names: Vec<String> = libraries.into_iter().map(|l| l.name).collect();
+            crate::public_api::snapshot_problems(&names, &crate::public_api::snapshot_files(root))
+        }
+        Err(e) => vec![format!("api/: {e}")],
+    }
 }
 
 /// The `deps` block of ARCHITECTURE.md against `cargo metadata` (see the module docs).

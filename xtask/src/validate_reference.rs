@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Runs the command: writes every `pi.json`, or with `--check` compares.
-pub fn main(args: &[&str]) -> Result<(), String> {
+pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     let write = match args {
         [] => true,
         ["--check"] => false,
@@ -97,7 +97,7 @@ pub fn main(args: &[&str]) -> Result<(), String> {
 }
 
 /// The case directories of `conformance/validate/`, sorted.
-pub fn cases() -> Result<Vec<PathBuf>, String> {
+pub(crate) fn cases() -> Result<Vec<PathBuf>, String> {
     let dir = root().join("conformance/validate");
     let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
@@ -109,7 +109,7 @@ pub fn cases() -> Result<Vec<PathBuf>, String> {
 }
 
 /// A JSON file.
-pub fn read_json(path: &Path) -> Result<Value, String> {
+pub(crate) fn read_json(path: &Path) -> Result<Value, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -106,7 +106,7 @@ fn read_expected(scenario: &Path, profile: &str) -> Option<Written> {
 }
 
 /// `bless writers` (`write`) or `check-writers`.
-pub fn run(write: bool) -> Result<(), String> {
+pub(crate) fn run(write: bool) -> Result<(), String> {
     reference::ensure_installed()?;
     let mut problems = Vec::new();
     let mut checked = 0;

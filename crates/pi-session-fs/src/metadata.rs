@@ -9,12 +9,12 @@ use std::io;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
 /// What could not be copied; with `--force` these become warnings.
-pub struct Lost(pub Vec<String>);
+pub(crate) struct Lost(pub Vec<String>);
 
 /// Copies owner, group, extended attributes and mode of `from` (whose metadata is `meta`)
 /// to `to`. What cannot be copied is returned; an I/O error on `to` itself (it could not
 /// be read back) is an error.
-pub fn copy(from: &File, meta: &Metadata, to: &File) -> io::Result<Lost> {
+pub(crate) fn copy(from: &File, meta: &Metadata, to: &File) -> io::Result<Lost> {
     let mut lost = Vec::new();
     let now = to.metadata()?;
     // The owner and group: only when they differ, so that a user who owns the file (or may

@@ -27,7 +27,7 @@ fn check(result: libc::c_int) -> io::Result<()> {
 /// that magic link to the file itself). Fails with `AlreadyExists` when `to` exists: nothing
 /// is ever replaced, and a symlink at `to` is not followed.
 #[allow(unsafe_code)]
-pub fn link_open_file(file: &File, to: &Path) -> io::Result<()> {
+pub(crate) fn link_open_file(file: &File, to: &Path) -> io::Result<()> {
     let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
         .map_err(|_| io::Error::other("unreachable: a number has no NUL"))?;
     let to = c_path(to)?;
@@ -47,7 +47,7 @@ pub fn link_open_file(file: &File, to: &Path) -> io::Result<()> {
 /// Renames `from` to `to` unless `to` exists (`renameat2(RENAME_NOREPLACE)`): for file
 /// systems without hard links.
 #[allow(unsafe_code)]
-pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
+pub(crate) fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     let from = c_path(from)?;
     let to = c_path(to)?;
     // SAFETY: both paths are NUL-terminated C strings that outlive the call.
@@ -64,7 +64,7 @@ pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
 
 /// Whether a process with this id exists (a process we may not signal exists too).
 #[allow(unsafe_code)]
-pub fn process_alive(pid: u32) -> bool {
+pub(crate) fn process_alive(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return false;
     };
@@ -79,7 +79,7 @@ pub fn process_alive(pid: u32) -> bool {
 /// Whether this process may write `path` (`faccessat(W_OK, AT_EACCESS)`: with the
 /// effective ids; root may write anything on a writable file system).
 #[allow(unsafe_code)]
-pub fn may_write(path: &Path) -> bool {
+pub(crate) fn may_write(path: &Path) -> bool {
     let Ok(path) = c_path(path) else {
         return false;
     };
@@ -89,7 +89,7 @@ pub fn may_write(path: &Path) -> bool {
 
 /// The effective user id of this process.
 #[allow(unsafe_code)]
-pub fn euid() -> u32 {
+pub(crate) fn euid() -> u32 {
     // SAFETY: `geteuid` has no preconditions and cannot fail.
     unsafe { libc::geteuid() }
 }
@@ -97,7 +97,7 @@ pub fn euid() -> u32 {
 /// The home directory of the passwd entry of this process's real user (`getpwuid_r`), as
 /// Node's `os.homedir()` takes it when `HOME` is not set; `None` when there is none.
 #[allow(unsafe_code)]
-pub fn passwd_home() -> Option<std::path::PathBuf> {
+pub(crate) fn passwd_home() -> Option<std::path::PathBuf> {
     use std::os::unix::ffi::OsStringExt;
     let mut buffer = vec![0 as libc::c_char; 16 << 10];
     // SAFETY: `passwd` is plain data that `getpwuid_r` fills; `result` is set to it or null.
@@ -131,13 +131,13 @@ pub fn passwd_home() -> Option<std::path::PathBuf> {
 }
 
 /// Whether an error means the file system has no extended attributes.
-pub fn xattrs_unsupported(e: &io::Error) -> bool {
+pub(crate) fn xattrs_unsupported(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::ENOTSUP | libc::ENOSYS))
 }
 
 /// The names of the extended attributes of `file`, each NUL-terminated, concatenated.
 #[allow(unsafe_code)]
-pub fn xattr_names(file: &File) -> io::Result<Vec<u8>> {
+pub(crate) fn xattr_names(file: &File) -> io::Result<Vec<u8>> {
     let fd = file.as_raw_fd();
     loop {
         // SAFETY: a null buffer of size 0 asks for the size only.
@@ -165,7 +165,7 @@ pub fn xattr_names(file: &File) -> io::Result<Vec<u8>> {
 
 /// The value of the extended attribute `name` of `file`, `None` when it has none.
 #[allow(unsafe_code)]
-pub fn xattr_get(file: &File, name: &CStr) -> io::Result<Option<Vec<u8>>> {
+pub(crate) fn xattr_get(file: &File, name: &CStr) -> io::Result<Option<Vec<u8>>> {
     let fd = file.as_raw_fd();
     loop {
         // SAFETY: `name` is NUL-terminated; a null buffer of size 0 asks for the size.
@@ -196,7 +196,7 @@ pub fn xattr_get(file: &File, name: &CStr) -> io::Result<Option<Vec<u8>>> {
 
 /// Sets the extended attribute `name` of `file` to `value`.
 #[allow(unsafe_code)]
-pub fn xattr_set(file: &File, name: &CStr, value: &[u8]) -> io::Result<()> {
+pub(crate) fn xattr_set(file: &File, name: &CStr, value: &[u8]) -> io::Result<()> {
     // SAFETY: `name` is NUL-terminated and `value` is valid for reads of its length.
     check(unsafe {
         libc::fsetxattr(
@@ -213,7 +213,7 @@ pub fn xattr_set(file: &File, name: &CStr, value: &[u8]) -> io::Result<()> {
 /// waiting (`sync_file_range(SYNC_FILE_RANGE_WRITE)`): the final `fsync` then has little
 /// left to do. A hint; errors are ignored.
 #[allow(unsafe_code)]
-pub fn start_writeback(file: &File, offset: u64, len: u64) {
+pub(crate) fn start_writeback(file: &File, offset: u64, len: u64) {
     let (Ok(offset), Ok(len)) = (
         libc::off64_t::try_from(offset),
         libc::off64_t::try_from(len),
@@ -228,7 +228,7 @@ pub fn start_writeback(file: &File, offset: u64, len: u64) {
 
 /// The process's file mode creation mask (from `/proc/self/status`, which reads it without
 /// changing it as `umask(2)` would; `0o022`, the usual one, where that is not available).
-pub fn umask() -> u32 {
+pub(crate) fn umask() -> u32 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {
@@ -241,14 +241,14 @@ pub fn umask() -> u32 {
 /// While held, the signals that ask a process to stop (`SIGINT`, `SIGTERM`, `SIGHUP`,
 /// `SIGQUIT`) wait: they are delivered when it is dropped, once the write it guards is
 /// complete. (`SIGKILL` cannot wait; the append journal covers it.)
-pub struct SignalsHeld {
+pub(crate) struct SignalsHeld {
     old: libc::sigset_t,
     held: bool,
 }
 
 /// Holds the stop signals for the calling thread until the guard is dropped.
 #[allow(unsafe_code)]
-pub fn hold_stop_signals() -> SignalsHeld {
+pub(crate) fn hold_stop_signals() -> SignalsHeld {
     // SAFETY: the sets are plain data initialised by sigemptyset before use; pthread_sigmask
     // only reads `set` and writes `old`.
     unsafe {
@@ -281,7 +281,7 @@ impl Drop for SignalsHeld {
 /// there succeed silently; a descriptor that is `/dev/null` opened read-write is taken for one
 /// that was closed (a shell's `>/dev/null` opens it write-only).
 #[allow(unsafe_code)]
-pub fn fd_is_open(fd: i32) -> bool {
+pub(crate) fn fd_is_open(fd: i32) -> bool {
     // SAFETY: F_GETFL only asks for the descriptor's flags.
     let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
     if flags == -1 {

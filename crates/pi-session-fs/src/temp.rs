@@ -6,7 +6,7 @@
 //! `.pi-session-PID-N.tmp`, short whatever the target's name (a 255-byte file name leaves
 //! no room for a suffix), removed on failure; one left by a killed process is recognised by
 //! its name and removed by the next `migrate --in-place` in that directory once no process
-//! with that PID is alive ([`remove_stale`]).
+//! with that PID is alive (`remove_stale`).
 
 use crate::sys;
 use std::fs::{self, File, OpenOptions};
@@ -148,7 +148,7 @@ impl Temp {
 /// that disk and migration work at the same time (measured on a 1 GB v1 session: the final
 /// `fsync` alone took 1.7 s; with this, `--in-place` costs 0.3 s more than `--stdout` to a
 /// file, instead of 2.6 s).
-pub struct Writeback<'a> {
+pub(crate) struct Writeback<'a> {
     file: &'a mut File,
     written: u64,
     started: u64,
@@ -159,7 +159,7 @@ impl<'a> Writeback<'a> {
     const STEP: u64 = 8 << 20;
 
     /// Writes into `file` from its current position (its start).
-    pub fn new(file: &'a mut File) -> Self {
+    pub(crate) fn new(file: &'a mut File) -> Self {
         Writeback {
             file,
             written: 0,
@@ -222,7 +222,7 @@ fn create_named<T>(
 ///
 /// A process in another PID namespace sharing the directory could be taken for dead; its
 /// rename would then fail with "no such file" and it would report it, losing nothing.
-pub fn remove_stale(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn remove_stale(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };

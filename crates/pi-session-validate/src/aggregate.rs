@@ -18,7 +18,7 @@ use super::report::{Diagnostic, Location};
 pub const LISTED_PER_CODE: usize = 100;
 
 /// Codes reported once per file, with a count, rather than on every line.
-pub const FOLDED: &[Code] = &[Code::CrlfLineEnding, Code::IdFormat, Code::TimestampNotIso];
+pub(crate) const FOLDED: &[Code] = &[Code::CrlfLineEnding, Code::IdFormat, Code::TimestampNotIso];
 
 /// Lines of further occurrences a folded diagnostic names.
 const FOLDED_LINES: usize = 5;
@@ -44,7 +44,7 @@ struct Folded {
 
 /// A bounded collection of diagnostics (see the module documentation).
 #[derive(Debug, Default)]
-pub struct Sink {
+pub(crate) struct Sink {
     listed: Vec<Diagnostic>,
     /// How many diagnostics of each code are listed (`Code::ALL` order).
     per_code: Vec<usize>,
@@ -58,7 +58,7 @@ fn code_index(code: Code) -> usize {
 
 impl Sink {
     /// Adds one diagnostic.
-    pub fn push(&mut self, d: Diagnostic) {
+    pub(crate) fn push(&mut self, d: Diagnostic) {
         if FOLDED.contains(&d.code) && d.omitted.is_none() {
             if let Some(f) = self.folded.iter_mut().find(|f| f.code == d.code) {
                 f.more += 1;
@@ -113,7 +113,7 @@ impl Sink {
     }
 
     /// Adds every diagnostic of `iter`.
-    pub fn extend(&mut self, iter: impl IntoIterator<Item = Diagnostic>) {
+    pub(crate) fn extend(&mut self, iter: impl IntoIterator<Item = Diagnostic>) {
         for d in iter {
             self.push(d);
         }
@@ -121,7 +121,7 @@ impl Sink {
 
     /// Adds what `later` collected, as if its diagnostics had been pushed here after ours
     /// (`later` holds the diagnostics of a later part of the file).
-    pub fn absorb(&mut self, later: Sink) {
+    pub(crate) fn absorb(&mut self, later: Sink) {
         let Sink {
             listed,
             omitted,
@@ -166,7 +166,7 @@ impl Sink {
 
     /// The diagnostics: those listed (folded ones with their count), then one summary per
     /// code, severity and pi effect whose occurrences were only counted.
-    pub fn finish(self) -> Vec<Diagnostic> {
+    pub(crate) fn finish(self) -> Vec<Diagnostic> {
         let Sink {
             mut listed,
             omitted,

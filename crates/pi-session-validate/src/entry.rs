@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 /// What one line found: a code, where (a JSON pointer) and what.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// The code.
     pub code: Code,
     /// JSON pointer of the value in the line.
@@ -35,7 +35,7 @@ impl Finding {
 
 /// What a line is, for the tree checks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineKind {
+pub(crate) enum LineKind {
     /// A `type: "session"` line.
     Header,
     /// An object entry.
@@ -50,7 +50,7 @@ pub enum LineKind {
 
 /// The facts of one line that the tree checks use.
 #[derive(Debug, Clone)]
-pub struct Facts {
+pub(crate) struct Facts {
     /// 1-based line number.
     pub line: usize,
     /// Byte offset of the line.
@@ -79,7 +79,7 @@ pub struct Facts {
 
 impl Facts {
     /// Facts of a line with nothing but a position.
-    pub fn new(line: usize, offset: usize, len: usize, kind: LineKind) -> Facts {
+    pub(crate) fn new(line: usize, offset: usize, len: usize, kind: LineKind) -> Facts {
         Facts {
             line,
             offset,
@@ -97,7 +97,7 @@ impl Facts {
     }
 
     /// Whether pi keeps the line as an entry.
-    pub fn is_entry(&self) -> bool {
+    pub(crate) fn is_entry(&self) -> bool {
         matches!(
             self.kind,
             LineKind::Entry | LineKind::NonObject { skipped: false }
@@ -105,7 +105,7 @@ impl Facts {
     }
 
     /// The id when it is a string.
-    pub fn id_str(&self) -> Option<&str> {
+    pub(crate) fn id_str(&self) -> Option<&str> {
         match &self.id {
             Key::String(s) => std::str::from_utf8(s).ok(),
             _ => None,
@@ -114,7 +114,7 @@ impl Facts {
 }
 
 /// The key of a JSON member, as JavaScript compares it; `unique` identifies objects.
-pub fn key_of(value: Option<&Value>, unique: u64) -> Key {
+pub(crate) fn key_of(value: Option<&Value>, unique: u64) -> Key {
     match value {
         None => Key::Undefined,
         Some(Value::Null) => Key::Null,
@@ -161,7 +161,7 @@ const LEGACY_HEADER_FIELDS: &[&str] = &[
 ];
 
 /// Checks of the header line.
-pub fn check_header(header: &Map<String, Value>, schema: LineSchema) -> Vec<Finding> {
+pub(crate) fn check_header(header: &Map<String, Value>, schema: LineSchema) -> Vec<Finding> {
     let mut out = Vec::new();
     if let Some(Value::String(t)) = header.get("timestamp") {
         out.extend(timestamp(t, "/timestamp"));
@@ -182,7 +182,7 @@ pub fn check_header(header: &Map<String, Value>, schema: LineSchema) -> Vec<Find
 
 /// Context of an entry check.
 #[derive(Debug, Clone, Copy)]
-pub struct EntryContext {
+pub(crate) struct EntryContext {
     /// The line schema (by the header's version).
     pub schema: LineSchema,
     /// Whose types and roles are known.
@@ -190,7 +190,7 @@ pub struct EntryContext {
 }
 
 /// Checks of an entry line; fills `facts`.
-pub fn check_entry(
+pub(crate) fn check_entry(
     entry: &Map<String, Value>,
     cx: EntryContext,
     facts: &mut Facts,
@@ -390,7 +390,7 @@ fn message(
 }
 
 /// The ids of the tool calls among an assistant message's content `blocks`, in order.
-pub fn tool_call_ids(blocks: &[Value]) -> impl Iterator<Item = Box<str>> + '_ {
+pub(crate) fn tool_call_ids(blocks: &[Value]) -> impl Iterator<Item = Box<str>> + '_ {
     blocks
         .iter()
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
@@ -400,7 +400,7 @@ pub fn tool_call_ids(blocks: &[Value]) -> impl Iterator<Item = Box<str>> + '_ {
 
 /// Whether `entry` is a `message` entry whose message is an assistant's (the one whose
 /// content's tool calls are facts).
-pub fn is_assistant_message(entry: &Map<String, Value>) -> bool {
+pub(crate) fn is_assistant_message(entry: &Map<String, Value>) -> bool {
     entry.get("type").and_then(Value::as_str) == Some("message")
         && entry
             .get("message")
@@ -410,7 +410,7 @@ pub fn is_assistant_message(entry: &Map<String, Value>) -> bool {
 }
 
 /// A timestamp string: parseable, and in `toISOString` form.
-pub fn timestamp(text: &str, pointer: &str) -> Option<Finding> {
+pub(crate) fn timestamp(text: &str, pointer: &str) -> Option<Finding> {
     let t = date::parse_date(text);
     if t.is_nan() {
         return Some(Finding::new(

@@ -18,14 +18,14 @@ use serde_json::Value;
 
 /// The header candidate: the first value pi parses.
 #[derive(Debug, Default)]
-pub struct Header {
+pub(crate) struct Header {
     /// The first parsed value and where it is.
     pub first: Option<First>,
 }
 
 /// The first parsed value of the file.
 #[derive(Debug)]
-pub struct First {
+pub(crate) struct First {
     /// 1-based line number.
     pub line: usize,
     /// Byte offset of the line.
@@ -38,26 +38,26 @@ pub struct First {
 
 impl Header {
     /// The first value when it is a header pi accepts.
-    pub fn valid(&self) -> Option<&First> {
+    pub(crate) fn valid(&self) -> Option<&First> {
         self.first
             .as_ref()
             .filter(|f| invalid_reason(&f.value).is_none())
     }
 
     /// The line number of the accepted header.
-    pub fn line(&self) -> Option<usize> {
+    pub(crate) fn line(&self) -> Option<usize> {
         self.valid().map(|f| f.line)
     }
 
     /// `version` as pi's comparisons read it; `None` without an accepted header.
-    pub fn version(&self) -> Option<f64> {
+    pub(crate) fn version(&self) -> Option<f64> {
         let header = self.valid()?;
         let version = header.value.get("version").map(to_js);
         Some(session::version_number(version.as_ref()))
     }
 
     /// The schema of the file's lines: by version, version 3 when in doubt.
-    pub fn schema(&self) -> LineSchema {
+    pub(crate) fn schema(&self) -> LineSchema {
         match self.version() {
             Some(v) if v < 2.0 => LineSchema::V1,
             Some(v) if v < 3.0 => LineSchema::V2,
@@ -66,13 +66,13 @@ impl Header {
     }
 
     /// The accepted header's member `key`.
-    pub fn get(&self, key: &str) -> Option<&Value> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
         self.valid()?.value.get(key)
     }
 }
 
 /// Finds the header candidate the way pi's loader does.
-pub fn find(bytes: &[u8], options: &Options<'_>) -> Header {
+pub(crate) fn find(bytes: &[u8], options: &Options<'_>) -> Header {
     let current = options.pi.reads_like_0_87();
     for line in read::lines_with(bytes, !current) {
         let Ok(parsed) = parsed::parse(&line.text) else {
@@ -129,7 +129,7 @@ fn invalid_reason(value: &Value) -> Option<String> {
 }
 
 /// The header's diagnostics: presence, validity, place and version.
-pub fn check(
+pub(crate) fn check(
     bytes: &[u8],
     header: &Header,
     facts: &[Facts],

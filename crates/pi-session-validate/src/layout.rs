@@ -10,13 +10,13 @@ use serde_json::Value;
 use std::path::Path;
 
 /// The file name pi would give a session with this header timestamp and id.
-pub fn expected_file_name(timestamp: &str, id: &str) -> String {
+pub(crate) fn expected_file_name(timestamp: &str, id: &str) -> String {
     format!("{}_{id}.jsonl", timestamp.replace([':', '.'], "-"))
 }
 
 /// pi's directory name for a working directory: one leading separator dropped, every `/`,
 /// `\` and `:` replaced by `-`, wrapped in `--`.
-pub fn encode_cwd(cwd: &str) -> String {
+pub(crate) fn encode_cwd(cwd: &str) -> String {
     pi_session_format::write::session_dir_name(cwd)
 }
 
@@ -34,7 +34,7 @@ fn in_session_tree(path: &Path) -> bool {
 }
 
 /// The layout diagnostics of a file at `path` inside pi's session tree.
-pub fn check(path: &Path, header: &Header) -> Vec<Diagnostic> {
+pub(crate) fn check(path: &Path, header: &Header) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if !in_session_tree(path) {
         return out;

@@ -22,7 +22,7 @@ use serde_json::Value;
 use std::ops::Range;
 
 /// What the line pass found.
-pub struct Scanned {
+pub(crate) struct Scanned {
     /// The facts of every line that holds a JSON value, in file order.
     pub facts: Vec<Facts>,
     /// Diagnostics of single lines (bounded: see [`Sink`]).
@@ -48,7 +48,7 @@ struct Piece {
 }
 
 /// Runs the line pass.
-pub fn scan(bytes: &[u8], header: &Header, options: &Options<'_>) -> Scanned {
+pub(crate) fn scan(bytes: &[u8], header: &Header, options: &Options<'_>) -> Scanned {
     let trim = !options.pi.reads_like_0_87();
     let cx = Context {
         bytes,

@@ -8,7 +8,7 @@ use std::ops::Range;
 
 /// The byte range of the value at `pointer` (RFC 6901) in `text`; for a pointer to a
 /// missing member, the range of its parent. `None` when even the parent is not there.
-pub fn locate(text: &str, pointer: &str) -> Option<Range<usize>> {
+pub(crate) fn locate(text: &str, pointer: &str) -> Option<Range<usize>> {
     let bytes = text.as_bytes();
     let mut at = skip_ws(bytes, 0);
     let mut range = at..value_end(bytes, at)?;

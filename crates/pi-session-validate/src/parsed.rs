@@ -11,11 +11,11 @@ use std::ops::Range;
 /// limit is 128; the validator's walkers stay well within any stack). A deeper line is cut
 /// at this depth, checked above it, and reported ([`Code::DeepNesting`], an error: what is
 /// below was not checked).
-pub const MAX_DEPTH: usize = 120;
+pub(crate) const MAX_DEPTH: usize = 120;
 
 /// A parsed line.
 #[derive(Debug)]
-pub struct Parsed {
+pub(crate) struct Parsed {
     /// The value (nested parts beyond [`MAX_DEPTH`] emptied).
     pub value: Value,
     /// Whether the value was deeper than [`MAX_DEPTH`].
@@ -24,7 +24,7 @@ pub struct Parsed {
 
 /// Parses a line like `JSON.parse`: `serde_json` for speed, the crate's own parser for what
 /// `serde_json` refuses but JavaScript accepts (lone surrogates, `1e400`, deep nesting).
-pub fn parse(text: &str) -> Result<Parsed, ParseError> {
+pub(crate) fn parse(text: &str) -> Result<Parsed, ParseError> {
     if let Ok(value) = serde_json::from_str(text) {
         return Ok(Parsed { value, deep: false });
     }
@@ -66,7 +66,7 @@ fn convert(js: &JsValue, deep: &mut bool) -> Value {
 }
 
 /// The location of `range` (byte range in the decoded `text` of a line).
-pub fn location(
+pub(crate) fn location(
     bytes: &[u8],
     line: usize,
     offset: usize,
@@ -119,7 +119,7 @@ fn raw_offset(raw: &[u8], decoded: usize) -> usize {
     r.min(raw.len())
 }
 
-pub fn line_len(bytes: &[u8], offset: usize) -> usize {
+pub(crate) fn line_len(bytes: &[u8], offset: usize) -> usize {
     memchr::memchr(b'\n', &bytes[offset..]).unwrap_or(bytes.len() - offset)
 }
 
@@ -131,7 +131,7 @@ fn floor_char(text: &str, mut i: usize) -> usize {
 }
 
 /// JavaScript truthiness of a JSON value (pi 0.87.1 keeps only truthy lines).
-pub fn truthy(value: &Value) -> bool {
+pub(crate) fn truthy(value: &Value) -> bool {
     match value {
         Value::Null => false,
         Value::Bool(b) => *b,

@@ -53,13 +53,13 @@ pub struct Diagnostic {
 }
 
 /// The longest message a diagnostic keeps; longer ones (quoting a value of the file) are cut.
-pub const MESSAGE_MAX: usize = 1000;
+pub(crate) const MESSAGE_MAX: usize = 1000;
 /// The longest entry id a diagnostic keeps whole.
-pub const ENTRY_ID_MAX: usize = 200;
+pub(crate) const ENTRY_ID_MAX: usize = 200;
 
 /// `text` with control characters escaped (`\u{1b}`) and cut after `max` bytes with a count
 /// of what was left out (`…(+N bytes)`): text of a file must never flood or drive a terminal.
-pub fn bounded(text: &str, max: usize) -> String {
+pub(crate) fn bounded(text: &str, max: usize) -> String {
     let clean = !text.chars().any(char::is_control);
     if clean && text.len() <= max {
         return text.to_string();

@@ -25,7 +25,7 @@ const SUSPECT: [Code; 7] = [
 /// The `conversation-not-resumed` diagnostic when pi, opening the file, does not resume the
 /// conversation its last entry ends; `None` when it does, or when pi does not open the file
 /// at all (other diagnostics say so).
-pub fn check(bytes: &[u8], pi: PiVersion, diagnostics: &[Diagnostic]) -> Option<Diagnostic> {
+pub(crate) fn check(bytes: &[u8], pi: PiVersion, diagnostics: &[Diagnostic]) -> Option<Diagnostic> {
     if !diagnostics.iter().any(|d| SUSPECT.contains(&d.code))
         || diagnostics.iter().any(|d| d.pi >= PiEffect::Truncated)
     {

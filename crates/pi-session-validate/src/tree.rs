@@ -17,7 +17,7 @@ use pi_session_format::session::Key;
 use rustc_hash::FxHashMap;
 
 /// Runs the tree checks (version-2 and -3 files: version-1 entries have no ids).
-pub fn check(
+pub(crate) fn check(
     bytes: &[u8],
     facts: &[Facts],
     header: &Header,

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run an implementation over the corpus and print a pass/fail summary.
     ///
     /// Each operation runs in its own process group, killed as a whole on the timeout, when
@@ -110,7 +110,7 @@ pub enum Command {
 
 /// Report formats.
 #[derive(Clone, Copy, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// A line per failure with its diff, then a summary.
     Human,
     /// The whole report as JSON.
@@ -119,7 +119,7 @@ pub enum Format {
 
 /// The protocol's operations.
 #[derive(Clone, Copy, ValueEnum)]
-pub enum ProtocolOp {
+pub(crate) enum ProtocolOp {
     /// `buildSessionContext()`.
     Context,
     /// `convertToLlm(context.messages)`.
@@ -132,7 +132,7 @@ pub enum ProtocolOp {
     Info,
 }
 
-pub fn main(command: Command) -> ExitCode {
+pub(crate) fn main(command: Command) -> ExitCode {
     match command {
         Command::Run {
             implementation,

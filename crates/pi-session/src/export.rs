@@ -8,7 +8,7 @@
 #[cfg(feature = "parquet")]
 mod signals;
 #[cfg(feature = "parquet")]
-pub mod tables;
+pub(crate) mod tables;
 
 use crate::display;
 use crate::input::Input;
@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 /// `pi-session export`.
 #[derive(Args)]
-pub struct ExportArgs {
+pub(crate) struct ExportArgs {
     /// The session file (`-` reads standard input); with `--format parquet`, session files
     /// or directories (every `*.jsonl` under them), default: pi's session directory.
     #[arg(value_name = "PATH")]
@@ -62,7 +62,7 @@ enum Format {
 }
 
 /// Runs `pi-session export`.
-pub fn main(args: ExportArgs) -> ExitCode {
+pub(crate) fn main(args: ExportArgs) -> ExitCode {
     #[cfg(feature = "parquet")]
     {
         if args.format == Format::Parquet {

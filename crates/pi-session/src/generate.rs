@@ -9,7 +9,7 @@ use std::process::ExitCode;
 /// Arguments of `pi-session gen`.
 #[derive(Args)]
 #[command(group(clap::ArgGroup::new("limit").required(true).args(["size", "entries"])))]
-pub struct GenArgs {
+pub(crate) struct GenArgs {
     /// Stop after the entry that reaches this size: `100MB`, `1GB`, `64MiB`, bytes.
     #[arg(long, value_parser = generate::parse_size, value_name = "SIZE")]
     size: Option<u64>,
@@ -49,7 +49,7 @@ pub struct GenArgs {
 }
 
 /// Runs `pi-session gen`.
-pub fn main(args: GenArgs) -> ExitCode {
+pub(crate) fn main(args: GenArgs) -> ExitCode {
     if let (Some(dir), Some(bytes)) = (&args.tree, args.size) {
         let options = generate::TreeOptions {
             files: args.files,

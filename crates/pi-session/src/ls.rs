@@ -22,7 +22,7 @@ use std::process::ExitCode;
 
 /// `pi-session ls`.
 #[derive(Args)]
-pub struct LsArgs {
+pub(crate) struct LsArgs {
     /// A directory of session files (pi's `list(cwd, DIR)`); with --all, the sessions root
     /// whose project directories are listed. Default: the current directory's sessions, in
     /// pi's session directory (`$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`).
@@ -167,7 +167,7 @@ fn found(path: &Path, dir: &str, text: &str, size: u64, mtime: f64) -> Option<Fo
 }
 
 /// Runs `pi-session ls`.
-pub fn main(args: LsArgs) -> ExitCode {
+pub(crate) fn main(args: LsArgs) -> ExitCode {
     let pi = args.pi;
     let root = || pi_session_fs::discover::sessions_dir().map_err(|e| e.to_string());
     let dirs: Vec<(String, PathBuf)> = if args.all {

@@ -27,7 +27,7 @@ The backup is a complete, synced copy before it gets its name.";
 /// The arguments of `pi-session migrate`.
 #[derive(Args)]
 #[command(after_long_help = AFTER_HELP)]
-pub struct MigrateArgs {
+pub(crate) struct MigrateArgs {
     #[command(flatten)]
     file: FileArgs,
     /// Print the migrated file on stdout.
@@ -56,7 +56,7 @@ pub struct MigrateArgs {
 }
 
 /// Runs the command; prints `pi-session: FILE: message` for each warning and error.
-pub fn main(args: MigrateArgs) -> ExitCode {
+pub(crate) fn main(args: MigrateArgs) -> ExitCode {
     if args.in_place && args.file.file.as_os_str() == "-" {
         crate::Cli::command()
             .error(

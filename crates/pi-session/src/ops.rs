@@ -12,7 +12,7 @@ use std::io::Write;
 use std::ops::Range;
 
 /// What an operation produced.
-pub struct Output {
+pub(crate) struct Output {
     /// The bytes for stdout.
     pub bytes: Vec<u8>,
     /// `LINE[:COL]: message` warnings for stderr.
@@ -21,7 +21,7 @@ pub struct Output {
 
 /// How an operation runs.
 #[derive(Clone, Copy)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// Whose rules to follow.
     pub pi: PiVersion,
     /// Number migration ids `00000001`, … instead of random ones.
@@ -34,7 +34,7 @@ pub struct Settings {
 
 impl Settings {
     /// Sequential ids when asked or when `PI_SESSION_DETERMINISTIC_IDS=1`.
-    pub fn new(pi: PiVersion, sequential_ids: bool) -> Settings {
+    pub(crate) fn new(pi: PiVersion, sequential_ids: bool) -> Settings {
         let from_env = std::env::var_os("PI_SESSION_DETERMINISTIC_IDS").is_some_and(|v| v == "1");
         Settings {
             pi,
@@ -55,7 +55,7 @@ impl<E: std::fmt::Display> From<E> for Rejected {
 
 /// How the loader gets at the bytes of the input.
 #[derive(Clone, Copy)]
-pub enum Access<'r> {
+pub(crate) enum Access<'r> {
     /// Scans the bytes, telling the function which ranges it is done with (see
     /// [`pi_session_format::session::Loader::releasing`]).
     Release(&'r (dyn Fn(Range<usize>) + Sync)),
@@ -93,7 +93,7 @@ fn load_accessing<'a>(
 
 /// `buildSessionContext` (or `convertToLlm` of it with `llm`), written to `out` followed by
 /// a newline; returns the warnings. `access` tells how loading reads the bytes.
-pub fn context<'a>(
+pub(crate) fn context<'a>(
     bytes: &'a [u8],
     access: Access<'a>,
     leaf: Option<&str>,
@@ -130,7 +130,7 @@ pub fn context<'a>(
 
 /// What [`migrate`] did.
 #[derive(Debug, Default)]
-pub struct Migrated {
+pub(crate) struct Migrated {
     /// `LINE[:COL]: warning: …` lines for stderr (aggregated: the first few of each kind,
     /// then a count).
     pub warnings: Vec<String>,
@@ -143,7 +143,7 @@ const WARNINGS_SHOWN: usize = 10;
 
 /// Whether [`migrate`] would change the file, from its header alone (nothing else is read):
 /// for a caller that opens a temporary file only when there is something to write.
-pub fn needs_migration(bytes: &[u8], settings: Settings) -> Result<bool, Rejected> {
+pub(crate) fn needs_migration(bytes: &[u8], settings: Settings) -> Result<bool, Rejected> {
     Ok(Session::read_version(bytes, settings.pi)?.rewrite)
 }
 
@@ -151,7 +151,7 @@ pub fn needs_migration(bytes: &[u8], settings: Settings) -> Result<bool, Rejecte
 /// returns the warnings (what pi's rewrite loses, lines kept that pi would drop) and
 /// whether the output differs from the input. Whether it does is known from the header
 /// before anything is written ([`needs_migration`]).
-pub fn migrate(
+pub(crate) fn migrate(
     bytes: &[u8],
     settings: Settings,
     out: &mut dyn Write,
@@ -162,7 +162,7 @@ pub fn migrate(
 /// [`migrate`], telling `release` which byte ranges of `bytes` it is done with (a mapped
 /// input can drop those pages: see `Input::release`), so that memory does not grow with the
 /// file.
-pub fn migrate_releasing(
+pub(crate) fn migrate_releasing(
     bytes: &[u8],
     release: &(dyn Fn(Range<usize>) + Sync),
     settings: Settings,
@@ -260,7 +260,7 @@ fn change_warnings(changes: &Changes) -> Vec<String> {
 }
 
 /// `getTree()` as `[{id, type, label?, children}]`, or drawn (`text`).
-pub fn tree<'a>(
+pub(crate) fn tree<'a>(
     bytes: &'a [u8],
     access: Access<'a>,
     settings: Settings,
@@ -303,7 +303,7 @@ pub fn tree<'a>(
 
 /// The listing entry (`buildSessionInfo`), `null` when pi leaves the file out of lists, with
 /// its newline.
-pub fn info(bytes: &[u8], mtime_ms: f64, settings: Settings) -> Output {
+pub(crate) fn info(bytes: &[u8], mtime_ms: f64, settings: Settings) -> Output {
     let mut out = session_info_json(bytes, mtime_ms, settings.pi);
     out.push(b'\n');
     Output {
@@ -315,7 +315,7 @@ pub fn info(bytes: &[u8], mtime_ms: f64, settings: Settings) -> Output {
 /// [`info`] streamed to `out` (the texts of the messages, which can be as big as the file,
 /// are never held whole); `read_at` reads the file through small buffers, as for
 /// [`context`].
-pub fn info_to(
+pub(crate) fn info_to(
     bytes: &[u8],
     read_at: Option<&ReadAt<'_>>,
     mtime_ms: f64,

@@ -5,7 +5,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use pi_session_format::PiVersion;
 
 /// The default of every `--pi`: current pi.
-pub const DEFAULT: &str = "1.5";
+pub(crate) const DEFAULT: &str = "1.5";
 
 /// What `--help` says of each value.
 fn about(pi: PiVersion) -> &'static str {
@@ -23,7 +23,7 @@ fn about(pi: PiVersion) -> &'static str {
 }
 
 /// The parser of `--pi`: `0.73`, `0.87` or `1.5`, or the full release (`1.5.2`).
-pub fn parser() -> impl TypedValueParser<Value = PiVersion> {
+pub(crate) fn parser() -> impl TypedValueParser<Value = PiVersion> {
     PossibleValuesParser::new(PiVersion::ALL.map(|pi| {
         PossibleValue::new(pi.short_name())
             .alias(pi.release())

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 /// `pi-session repair`.
 #[derive(Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct RepairArgs {
+pub(crate) struct RepairArgs {
     /// Session files and directories (walked for `*.jsonl`); `-` reads standard input (plan
     /// only). Default: pi's session directory.
     paths: Vec<PathBuf>,
@@ -107,7 +107,7 @@ struct Outcome {
 }
 
 /// Runs `pi-session repair`.
-pub fn main(args: RepairArgs) -> ExitCode {
+pub(crate) fn main(args: RepairArgs) -> ExitCode {
     let usage = |message: &str| {
         eprintln!("pi-session: error: {message}");
         ExitCode::from(2)

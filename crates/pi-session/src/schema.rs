@@ -8,7 +8,7 @@ use pi_session_validate::schemas::{SCHEMAS, find};
 use std::process::ExitCode;
 
 /// With a name, prints that schema; without, lists the names, one per line.
-pub fn main(name: Option<&str>) -> ExitCode {
+pub(crate) fn main(name: Option<&str>) -> ExitCode {
     let output = match name {
         None => SCHEMAS.iter().map(|(n, _)| format!("{n}\n")).collect(),
         Some(name) => match find(name) {

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 
 /// `pi-session search`.
 #[derive(Args)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// A regular expression (Rust's `regex` syntax).
     pattern: String,
     /// Session files or directories (every `*.jsonl` under them); default: pi's session
@@ -101,7 +101,7 @@ impl From<RoleArg> for Role {
 }
 
 /// Runs `pi-session search`.
-pub fn main(args: SearchArgs) -> ExitCode {
+pub(crate) fn main(args: SearchArgs) -> ExitCode {
     let pattern = match Pattern::new(&args.pattern, args.ignore_case) {
         Ok(pattern) => pattern,
         Err(e) => {

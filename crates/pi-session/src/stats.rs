@@ -21,7 +21,7 @@ use std::process::ExitCode;
 /// `pi-session stats`.
 #[derive(Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct StatsArgs {
+pub(crate) struct StatsArgs {
     /// Session files or directories (every `*.jsonl` under them); default: pi's session
     /// directory (`$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`).
     #[arg(value_name = "PATH")]
@@ -175,7 +175,7 @@ pub(crate) fn time_of(text: &str, end_of_day: bool) -> Result<f64, String> {
 }
 
 /// Runs `pi-session stats`.
-pub fn main(args: StatsArgs) -> ExitCode {
+pub(crate) fn main(args: StatsArgs) -> ExitCode {
     let usage = |message: &str| {
         eprintln!("pi-session: error: {message}");
         ExitCode::from(2)

@@ -20,7 +20,7 @@ mod github;
 mod human;
 mod sarif;
 mod stream;
-pub mod targets;
+pub(crate) mod targets;
 
 use crate::display;
 use crate::input::Input;
@@ -41,7 +41,7 @@ const PROGRESS_FROM: usize = 20;
 /// The arguments of `pi-session validate`.
 #[derive(Args)]
 #[command(after_long_help = AFTER_HELP)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// Session files and directories (walked for `*.jsonl`); `-` reads standard input.
     /// Default: pi's session directory, `$PI_CODING_AGENT_DIR/sessions` or
     /// `~/.pi/agent/sessions`.
@@ -244,7 +244,7 @@ impl Run {
 }
 
 /// Runs `pi-session validate`.
-pub fn main(args: ValidateArgs) -> ExitCode {
+pub(crate) fn main(args: ValidateArgs) -> ExitCode {
     if let Err(targets::Usage(message)) = targets::check_usage(&args.paths) {
         eprintln!("pi-session: error: {message}");
         return ExitCode::from(2);
@@ -332,7 +332,7 @@ pub fn main(args: ValidateArgs) -> ExitCode {
 
 /// A progress bar on stderr when it is a terminal and there are many files: `{doing} 3/40
 /// files`.
-pub fn progress_bar(files: usize, doing: &str) -> Option<indicatif::ProgressBar> {
+pub(crate) fn progress_bar(files: usize, doing: &str) -> Option<indicatif::ProgressBar> {
     if files < PROGRESS_FROM || !std::io::stderr().is_terminal() {
         return None;
     }

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 /// `pi-session new`.
 #[derive(Args)]
-pub struct NewArgs {
+pub(crate) struct NewArgs {
     /// The session's working directory (the header's `cwd`).
     #[arg(long, value_name = "DIR")]
     cwd: String,
@@ -35,7 +35,7 @@ pub struct NewArgs {
 
 /// `pi-session append`.
 #[derive(Args)]
-pub struct AppendArgs {
+pub(crate) struct AppendArgs {
     /// The session file to append to (it must exist: `pi-session new` makes one).
     file: PathBuf,
     /// Which pi's writing rules to follow.
@@ -51,7 +51,7 @@ pub struct AppendArgs {
 
 /// `pi-session fork`.
 #[derive(Args)]
-pub struct ForkArgs {
+pub(crate) struct ForkArgs {
     /// The session file to take the branch from (it is only read).
     file: PathBuf,
     /// The last entry of the branch.
@@ -95,7 +95,7 @@ fn print_path(path: &std::path::Path) -> Result<(), Rejected> {
 }
 
 /// Creates the session file now (pi waits for the first message) and prints its path.
-pub fn new(args: NewArgs) -> Result<(), Rejected> {
+pub(crate) fn new(args: NewArgs) -> Result<(), Rejected> {
     require_stdout("new")?;
     let mut config = WriterConfig::default().profile(args.pi.write_profile());
     if let Some(id) = args.id {
@@ -162,7 +162,7 @@ fn read_entries(input: &mut dyn BufRead, max: u64) -> Result<Vec<Input>, Rejecte
 /// against the file as it is then (ids, parents, times) and checked with the validator in
 /// the context of the branch it joins; any problem, a message naming the input line, and
 /// nothing is written. The file is never held in memory (it is mapped and let go).
-pub fn append(args: AppendArgs) -> Result<(), Rejected> {
+pub(crate) fn append(args: AppendArgs) -> Result<(), Rejected> {
     let name = display::path(&args.file);
     let inputs = read_entries(&mut std::io::stdin().lock(), args.max_input_size)?;
     let mut target = FileAppend::lock(&args.file, args.fsync).map_err(|e| {
@@ -258,7 +258,7 @@ fn check(plan: &Plan, inputs: &[Input], pi: PiVersion) -> Result<(), Rejected> {
 }
 
 /// Writes the branch ending at `--leaf` as a session of its own and prints its path.
-pub fn fork(args: ForkArgs) -> Result<(), Rejected> {
+pub(crate) fn fork(args: ForkArgs) -> Result<(), Rejected> {
     if args.file.as_os_str() == "-" {
         return Err(Rejected(
             "fork reads a session file, not standard input (`-`): give its path; nothing was written".into(),

@@ -45,7 +45,7 @@ const NAMED: &[(&str, &str)] = &[
 const INLINE: &[&str] = &["SessionHeaderType"];
 
 /// One generated schema: its Rust type and its JSON (without `$schema`/`$id`/`$comment`).
-pub struct TypeSchema {
+pub(super) struct TypeSchema {
     /// The Rust type it was generated from (its `title`).
     pub rust_type: String,
     /// The schema.
@@ -67,7 +67,7 @@ struct Union {
 }
 
 /// Every schema file of the current format, by file stem (`entry-message`, ...).
-pub fn build() -> Result<BTreeMap<String, TypeSchema>, String> {
+pub(super) fn build() -> Result<BTreeMap<String, TypeSchema>, String> {
     let mut generator = SchemaSettings::draft2020_12().into_generator();
     generator.subschema_for::<FileEntry>();
     generator.subschema_for::<SessionContext>();
@@ -403,7 +403,7 @@ fn add_tag(schema: &mut Value, tag: &str, value: &str, description: Option<&str>
 
 /// Makes the header's `version` the constant `version`, required (or optional) and placed
 /// after `type`.
-pub fn require_version(header: &mut Value, version: u32, required: bool) {
+pub(super) fn require_version(header: &mut Value, version: u32, required: bool) {
     let description = header["properties"]["version"]["description"].clone();
     header["properties"]["version"] = json!({ "description": description, "const": version });
     let list = header["required"].as_array_mut().expect("struct schema");
@@ -414,7 +414,7 @@ pub fn require_version(header: &mut Value, version: u32, required: bool) {
 }
 
 /// `format`s schemars adds to Rust integer types.
-pub fn is_integer_format(format: &Value) -> bool {
+pub(super) fn is_integer_format(format: &Value) -> bool {
     format.as_str().is_some_and(|f| {
         let digits = f.trim_start_matches("uint").trim_start_matches("int");
         digits.len() < f.len() && digits.chars().all(|c| c.is_ascii_digit())
@@ -423,7 +423,7 @@ pub fn is_integer_format(format: &Value) -> bool {
 
 /// A doc comment as a schema description: rustdoc links (`` [`Entry`] ``) become code spans
 /// and soft line breaks inside a paragraph become spaces.
-pub fn clean_description(text: &str) -> String {
+pub(super) fn clean_description(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("[`") {
@@ -469,7 +469,7 @@ pub fn clean_description(text: &str) -> String {
 
 /// `thinking_level_change` → `thinking-level-change`, `toolResult` → `tool-result`,
 /// `AssistantMessageDiagnostic` → `assistant-message-diagnostic`.
-pub fn kebab(name: &str) -> String {
+pub(super) fn kebab(name: &str) -> String {
     let mut out = String::new();
     for (i, c) in name.chars().enumerate() {
         if c == '_' {

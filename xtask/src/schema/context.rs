@@ -21,7 +21,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 /// through as they are, so the context of a file that does not validate need not validate.
 #[derive(JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SessionContext {
+pub(super) struct SessionContext {
     /// The messages, in order.
     messages: Vec<AgentMessage>,
     /// The `thinkingLevel` of the latest `thinking_level_change` on the path, `"off"` when

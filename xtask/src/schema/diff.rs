@@ -9,7 +9,7 @@ const CONTEXT: usize = 3;
 /// A unified diff from `old` to `new`, labelled with `old_name` and `new_name`; empty when
 /// the texts are equal. A text that does not end with a newline gets `\ No newline at end of
 /// file` after its last line, as `diff -u` writes it.
-pub fn unified(old_name: &str, new_name: &str, old: &str, new: &str) -> String {
+pub(super) fn unified(old_name: &str, new_name: &str, old: &str, new: &str) -> String {
     if old == new {
         return String::new();
     }

@@ -51,7 +51,7 @@ enum Kind<'a> {
 }
 
 /// `value` pretty-printed (two-space indent) with a final newline.
-pub fn to_pretty(value: &Value) -> String {
+pub(super) fn to_pretty(value: &Value) -> String {
     let mut out = String::new();
     write(&mut out, value, 0, Kind::Schema);
     out.push('\n');

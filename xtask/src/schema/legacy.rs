@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
 /// `session-line-v2`.
-pub fn v2(files: &BTreeMap<String, TypeSchema>) -> Value {
+pub(super) fn v2(files: &BTreeMap<String, TypeSchema>) -> Value {
     let mut header = files["session-header"].schema.clone();
     require_version(&mut header, 2, true);
     header["title"] = json!("SessionHeader (version 2)");
@@ -38,7 +38,7 @@ pub fn v2(files: &BTreeMap<String, TypeSchema>) -> Value {
 }
 
 /// `session-line-v1`.
-pub fn v1(files: &BTreeMap<String, TypeSchema>) -> Result<Value, String> {
+pub(super) fn v1(files: &BTreeMap<String, TypeSchema>) -> Result<Value, String> {
     let mut defs = Map::new();
 
     let mut header = files["session-header"].schema.clone();

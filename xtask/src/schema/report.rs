@@ -11,13 +11,13 @@ use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
 /// The file stem.
-pub const STEM: &str = "validate-report";
+pub(super) const STEM: &str = "validate-report";
 
 /// The Rust type the file is generated from (its `title`).
-pub const RUST_TYPE: &str = "ValidateReport";
+pub(super) const RUST_TYPE: &str = "ValidateReport";
 
 /// The schema (without `$schema`/`$id`/`$comment`/`title`, which `finish` adds).
-pub fn build() -> Result<Value, String> {
+pub(super) fn build() -> Result<Value, String> {
     // The report is only ever written: describe what serialisation produces (members skipped
     // when absent are optional, `Option`s written as `null` are required).
     let generator = SchemaSettings::draft2020_12()

@@ -9,34 +9,34 @@ use crate::session::Record;
 
 /// A built entry line and its id.
 #[derive(Debug)]
-pub struct EntryLine {
+pub(super) struct EntryLine {
     pub id: String,
     line: Line,
 }
 
 impl EntryLine {
     /// A line built elsewhere, with its id.
-    pub fn new(id: String, line: Line) -> EntryLine {
+    pub(super) fn new(id: String, line: Line) -> EntryLine {
         EntryLine { id, line }
     }
 
-    pub fn into_line(self) -> Line {
+    pub(super) fn into_line(self) -> Line {
         self.line
     }
 
     /// The line's text, without its newline.
-    pub fn json(&self) -> &[u8] {
+    pub(super) fn json(&self) -> &[u8] {
         &self.line.json
     }
 
     /// The line's value.
-    pub fn value(&self) -> JsValue {
+    pub(super) fn value(&self) -> JsValue {
         parse_line(&self.line)
     }
 }
 
 /// An entry being written: members are added in the order they are called.
-pub struct Entry {
+pub(super) struct Entry {
     w: JsonWriter,
     entry_type: &'static str,
     parent: Option<JsValue>,
@@ -45,7 +45,7 @@ pub struct Entry {
 
 impl Entry {
     /// `{type, id, parentId, timestamp, …`: the order of most entries.
-    pub fn start(
+    pub(super) fn start(
         entry_type: &'static str,
         id: &str,
         parent: Option<&JsValue>,
@@ -57,7 +57,7 @@ impl Entry {
     }
 
     /// `{type, …`: custom entries put their id, parent and time last ([`Entry::tail`]).
-    pub fn bare(entry_type: &'static str) -> Entry {
+    pub(super) fn bare(entry_type: &'static str) -> Entry {
         let mut buffer = SCRATCH.take();
         buffer.clear();
         let mut w = JsonWriter::with_buffer(buffer);
@@ -72,7 +72,7 @@ impl Entry {
     }
 
     /// `id, parentId, timestamp` (absent members — `undefined` in pi — are not written).
-    pub fn tail(
+    pub(super) fn tail(
         &mut self,
         id: &str,
         parent: Option<&JsValue>,
@@ -86,13 +86,13 @@ impl Entry {
     }
 
     /// A string member.
-    pub fn string(&mut self, key: &str, value: &str) -> &mut Self {
+    pub(super) fn string(&mut self, key: &str, value: &str) -> &mut Self {
         self.w.key(key).string(value);
         self
     }
 
     /// A member, left out when `None` (`undefined`).
-    pub fn value(&mut self, key: &str, value: Option<&JsValue>) -> &mut Self {
+    pub(super) fn value(&mut self, key: &str, value: Option<&JsValue>) -> &mut Self {
         if let Some(v) = value {
             self.w.key(key).value(v);
         }
@@ -100,7 +100,7 @@ impl Entry {
     }
 
     /// The line, its id `id`.
-    pub fn finish(mut self, id: &str) -> EntryLine {
+    pub(super) fn finish(mut self, id: &str) -> EntryLine {
         self.w.end_object();
         let buffer = self.w.into_bytes();
         let json = Box::from(buffer.as_slice());
@@ -132,7 +132,7 @@ thread_local! {
 const SCRATCH_LIMIT: usize = 1 << 20;
 
 /// `{type: "message", id, parentId, timestamp, message}`.
-pub fn message(
+pub(super) fn message(
     id: &str,
     parent: Option<&JsValue>,
     timestamp: &str,
@@ -148,7 +148,7 @@ pub fn message(
 }
 
 /// `{type: "session", version: 3, id, timestamp, cwd, parentSession?}`.
-pub fn header(id: &str, timestamp: &str, cwd: &str, parent_session: Option<&str>) -> Line {
+pub(super) fn header(id: &str, timestamp: &str, cwd: &str, parent_session: Option<&str>) -> Line {
     let mut w = JsonWriter::new();
     w.begin_object();
     w.key("type").string("session");
@@ -172,7 +172,7 @@ pub fn header(id: &str, timestamp: &str, cwd: &str, parent_session: Option<&str>
 }
 
 /// The line of a value, as `JSON.stringify` writes it.
-pub fn line_of_value(value: &JsValue) -> Line {
+pub(super) fn line_of_value(value: &JsValue) -> Line {
     let entry_type = value.get("type").and_then(JsValue::as_str);
     Line {
         json: json::to_string(value).into_bytes().into_boxed_slice(),
@@ -190,7 +190,7 @@ pub fn line_of_value(value: &JsValue) -> Line {
 }
 
 /// A loaded record as `JSON.stringify` writes it: its text when that is already the case.
-pub fn stringify_record(record: &Record<'_>) -> Box<[u8]> {
+pub(super) fn stringify_record(record: &Record<'_>) -> Box<[u8]> {
     let text = record.text();
     if !record.is_rewritten() && !record.lossy && json::is_canonical(text.as_bytes()) {
         text.as_bytes().into()
@@ -202,7 +202,7 @@ pub fn stringify_record(record: &Record<'_>) -> Box<[u8]> {
 }
 
 /// A line's text parsed back (writer lines are `JSON.stringify` output: valid UTF-8).
-pub fn parse_line(line: &Line) -> JsValue {
+pub(super) fn parse_line(line: &Line) -> JsValue {
     std::str::from_utf8(&line.json)
         .ok()
         .and_then(|t| json::parse(t).ok())
@@ -211,7 +211,7 @@ pub fn parse_line(line: &Line) -> JsValue {
 
 /// A session name as pi stores it: runs of `\r`/`\n` as one space (0.87.1+), then trimmed
 /// of ECMAScript whitespace.
-pub fn session_name(name: &str, lose_newlines: bool) -> String {
+pub(super) fn session_name(name: &str, lose_newlines: bool) -> String {
     let mut text = String::with_capacity(name.len());
     if lose_newlines {
         let mut in_run = false;
@@ -236,7 +236,7 @@ pub fn session_name(name: &str, lose_newlines: bool) -> String {
 }
 
 /// `{content: [{type: "text", text}]}`: a string replacement of an assistant or tool result.
-pub fn text_block_replacement(text: &JsString) -> JsValue {
+pub(super) fn text_block_replacement(text: &JsString) -> JsValue {
     let mut block = JsObject::new();
     block.set("type", JsValue::string("text"));
     block.set("text", JsValue::String(text.clone()));
@@ -252,7 +252,7 @@ pub fn text_block_replacement(text: &JsString) -> JsValue {
 ///
 /// An integer field beyond JavaScript's safe integers (±(2^53 − 1)) is refused: pi would
 /// hold, write and read back another number, and the typed reader could refuse it.
-pub fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, String> {
+pub(super) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, String> {
     let text = serde_json::to_string(value).map_err(|e| e.to_string())?;
     // Such an integer has at least 16 digits: only then is the value walked.
     if has_digit_run(text.as_bytes(), 16) {

@@ -20,14 +20,20 @@ struct Slot {
 /// The labels in `Map` order: a vector of slots (cleared ones are `None`) and where each
 /// key's slot is.
 #[derive(Debug, Default, Clone)]
-pub struct Labels {
+pub(super) struct Labels {
     slots: Vec<Option<Slot>>,
     by_key: HashMap<Key, usize>,
 }
 
 impl Labels {
     /// `labelsById.set(target, label)` with its timestamp.
-    pub fn set(&mut self, key: Key, target: JsValue, label: JsValue, timestamp: Option<JsValue>) {
+    pub(super) fn set(
+        &mut self,
+        key: Key,
+        target: JsValue,
+        label: JsValue,
+        timestamp: Option<JsValue>,
+    ) {
         let slot = Slot {
             key: key.clone(),
             target,
@@ -44,14 +50,14 @@ impl Labels {
     }
 
     /// `labelsById.delete(target)`.
-    pub fn delete(&mut self, key: &Key) {
+    pub(super) fn delete(&mut self, key: &Key) {
         if let Some(i) = self.by_key.remove(key) {
             self.slots[i] = None;
         }
     }
 
     /// The labels in `Map` order: `(key, target, label, timestamp)`.
-    pub fn in_order(&self) -> Vec<(&Key, &JsValue, &JsValue, &Option<JsValue>)> {
+    pub(super) fn in_order(&self) -> Vec<(&Key, &JsValue, &JsValue, &Option<JsValue>)> {
         self.slots
             .iter()
             .flatten()

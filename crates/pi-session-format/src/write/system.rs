@@ -102,7 +102,7 @@ impl<K: PartialEq, V> OrderedMap<K, V> {
 
 /// The compaction's `systemMessage` for the context `messages`, stamped `timestamp_ms`, or
 /// `None` when no message is a `system` message with a timestamp or tools.
-pub fn current_system_message(
+pub(super) fn current_system_message(
     messages: &[JsValue],
     timestamp_ms: i64,
 ) -> Result<Option<JsValue>, TypeError> {

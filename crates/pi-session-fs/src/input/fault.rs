@@ -19,7 +19,7 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// How many mappings can be guarded at once (more than the threads that map files).
-pub const SLOTS: usize = 64;
+pub(super) const SLOTS: usize = 64;
 
 /// One registered mapping: its address range and whether a fault was caught in it.
 struct Slot {
@@ -47,14 +47,14 @@ static INSTALLED: AtomicBool = AtomicBool::new(false);
 static mut PREVIOUS: std::mem::MaybeUninit<libc::sigaction> = std::mem::MaybeUninit::uninit();
 
 /// A mapping registered with the handler; unregistered on drop. Drop it before unmapping.
-pub struct Guard {
+pub(super) struct Guard {
     slot: usize,
 }
 
 impl Guard {
     /// Registers the mapping `start..start + len`, installing the handler on first use.
     /// `None` when the handler could not be installed or every slot is taken.
-    pub fn register(start: *const u8, len: usize) -> Option<Guard> {
+    pub(super) fn register(start: *const u8, len: usize) -> Option<Guard> {
         INSTALL.call_once(install);
         if !INSTALLED.load(Ordering::Acquire) || len == 0 {
             return None;
@@ -75,7 +75,7 @@ impl Guard {
     }
 
     /// Whether a read of the mapping faulted (the file shrank under it).
-    pub fn faulted(&self) -> bool {
+    pub(super) fn faulted(&self) -> bool {
         TABLE[self.slot].faulted.load(Ordering::Acquire)
     }
 }

@@ -14,7 +14,7 @@ use pi_session_format::session::Session;
 use regex::RegexBuilder;
 
 /// The longest pattern tried: longer ones only make the regular expression slower to build.
-pub const MAX_PATTERN: usize = 64;
+pub(super) const MAX_PATTERN: usize = 64;
 
 /// Checks the invariant of the module docs on `data`.
 pub fn search(data: &[u8]) {

@@ -10,15 +10,15 @@ use pi_session_format::json::{array_elements, object_members};
 use std::ops::Range;
 
 /// Lines shorter than this are checked whole.
-pub const MIN_LINE: usize = 1 << 20;
+pub(super) const MIN_LINE: usize = 1 << 20;
 
 /// The bytes of blocks in one piece, at least: a piece also holds the rest of the line, so
 /// a piece takes at least as many bytes of blocks as the rest has (the work stays within
 /// twice the line's).
-pub const PIECE: usize = 256 << 10;
+pub(super) const PIECE: usize = 256 << 10;
 
 /// A line whose `message.content` is an array, cut into pieces.
-pub struct Pieces<'t> {
+pub(super) struct Pieces<'t> {
     text: &'t str,
     /// The content array's elements (byte ranges in `text`), in order.
     elements: Vec<Range<usize>>,
@@ -32,7 +32,7 @@ impl<'t> Pieces<'t> {
     /// The pieces of `text` when it is at least [`MIN_LINE`] long, one valid JSON object
     /// whose last `message` is an object whose last `content` is an array of more than one
     /// piece's worth of elements; `None` otherwise (the line is checked whole).
-    pub fn of(text: &'t str) -> Option<Pieces<'t>> {
+    pub(super) fn of(text: &'t str) -> Option<Pieces<'t>> {
         if text.len() < MIN_LINE {
             return None;
         }
@@ -70,17 +70,17 @@ impl<'t> Pieces<'t> {
     }
 
     /// How many pieces.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.pieces.len()
     }
 
     /// The index of piece `i`'s first element in the whole array.
-    pub fn first_element(&self, i: usize) -> usize {
+    pub(super) fn first_element(&self, i: usize) -> usize {
         self.pieces[i].start
     }
 
     /// Piece `i` as a line: the line with only the piece's elements in its content array.
-    pub fn line(&self, i: usize) -> String {
+    pub(super) fn line(&self, i: usize) -> String {
         let piece = &self.pieces[i];
         let elements = self.elements[piece.start].start..self.elements[piece.end - 1].end;
         let mut line =
@@ -111,7 +111,7 @@ fn last_member(bytes: &[u8], range: Range<usize>, key: &[u8]) -> Option<Range<us
 /// `by`, when it points into the content array (`/message/content/5/text` →
 /// `/message/content/{5 + by}/text`, and so where the message quotes it); `false` when it
 /// points elsewhere (nothing changed).
-pub fn shift(pointer: &mut String, message: &mut String, by: usize) -> bool {
+pub(super) fn shift(pointer: &mut String, message: &mut String, by: usize) -> bool {
     const CONTENT: &str = "/message/content/";
     let Some(rest) = pointer.strip_prefix(CONTENT) else {
         return false;

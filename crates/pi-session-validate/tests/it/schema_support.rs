@@ -18,12 +18,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The workspace root.
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// Every committed `schemas/*.schema.json`, by file name.
-pub fn schema_files() -> BTreeMap<String, Value> {
+pub(crate) fn schema_files() -> BTreeMap<String, Value> {
     let dir = root().join("schemas");
     let mut files = BTreeMap::new();
     for entry in std::fs::read_dir(&dir).expect("schemas/ exists") {
@@ -41,13 +41,13 @@ pub fn schema_files() -> BTreeMap<String, Value> {
 }
 
 /// The schemas, compiled on demand, every file reachable by its `$id`.
-pub struct Schemas {
+pub(crate) struct Schemas {
     files: BTreeMap<String, Value>,
     registry: Registry<'static>,
 }
 
 impl Schemas {
-    pub fn load() -> Schemas {
+    pub(crate) fn load() -> Schemas {
         let files = schema_files();
         let mut builder = Registry::new();
         for schema in files.values() {
@@ -59,7 +59,7 @@ impl Schemas {
     }
 
     /// The validator of `name` (`session-line`, ...).
-    pub fn validator(&self, name: &str) -> Validator {
+    pub(crate) fn validator(&self, name: &str) -> Validator {
         let schema = self
             .files
             .get(&format!("{name}.schema.json"))
@@ -72,14 +72,14 @@ impl Schemas {
 }
 
 /// The three line schemas.
-pub struct LineValidators {
+pub(crate) struct LineValidators {
     pub v1: Validator,
     pub v2: Validator,
     pub v3: Validator,
 }
 
 impl LineValidators {
-    pub fn new(schemas: &Schemas) -> LineValidators {
+    pub(crate) fn new(schemas: &Schemas) -> LineValidators {
         LineValidators {
             v1: schemas.validator("session-line-v1"),
             v2: schemas.validator("session-line-v2"),
@@ -87,7 +87,7 @@ impl LineValidators {
         }
     }
 
-    pub fn get(&self, version: u32) -> &Validator {
+    pub(crate) fn get(&self, version: u32) -> &Validator {
         match version {
             1 => &self.v1,
             2 => &self.v2,
@@ -96,12 +96,12 @@ impl LineValidators {
     }
 }
 
-pub fn is_header(value: &Value) -> bool {
+pub(crate) fn is_header(value: &Value) -> bool {
     value.get("type").and_then(Value::as_str) == Some("session")
 }
 
 /// The typed model's verdict on one line of a version-`version` file (see the module docs).
-pub fn oracle(value: &Value, version: u32) -> Result<(), String> {
+pub(crate) fn oracle(value: &Value, version: u32) -> Result<(), String> {
     if is_header(value) {
         serde_json::from_value::<FileEntry>(value.clone()).map_err(|e| e.to_string())?;
         let v = value.get("version");
@@ -135,7 +135,7 @@ pub fn oracle(value: &Value, version: u32) -> Result<(), String> {
 }
 
 /// One case of the conformance corpus.
-pub struct Case {
+pub(crate) struct Case {
     /// `area/name`.
     pub name: String,
     pub dir: PathBuf,
@@ -146,7 +146,7 @@ pub struct Case {
 
 impl Case {
     /// The version of the file by its first line: `version` of a header (absent: 1).
-    pub fn version(&self) -> Option<u32> {
+    pub(crate) fn version(&self) -> Option<u32> {
         let (_, first) = self.lines.first()?;
         let first = first.as_ref()?;
         if !is_header(first) {
@@ -161,7 +161,7 @@ impl Case {
 
 /// Every case of `conformance/cases/`, sorted by name. Lines are split at `\n` and trimmed,
 /// blank lines skipped (pi's splitting, without its JavaScript-specific whitespace rules).
-pub fn corpus() -> Vec<Case> {
+pub(crate) fn corpus() -> Vec<Case> {
     let cases_dir = root().join("conformance/cases");
     let mut cases = Vec::new();
     for area in std::fs::read_dir(&cases_dir).unwrap() {
@@ -195,7 +195,7 @@ pub fn corpus() -> Vec<Case> {
 }
 
 /// The schema's errors on `value`, one line each (`/path: message`).
-pub fn errors(validator: &Validator, value: &Value) -> Vec<String> {
+pub(crate) fn errors(validator: &Validator, value: &Value) -> Vec<String> {
     validator
         .iter_errors(value)
         .map(|e| format!("{}: {e}", e.instance_path()))

@@ -33,7 +33,7 @@ impl From<LevelArg> for Level {
 }
 
 /// What `conformance writer` was asked.
-pub struct WriterRun<'a> {
+pub(super) struct WriterRun<'a> {
     pub implementation: &'a str,
     pub corpus: &'a Path,
     pub level: Level,
@@ -72,7 +72,7 @@ fn selected(name: &str, only: &[String]) -> Result<bool, String> {
 }
 
 /// Runs the writer over the corpus and reports; exit 1 on any failure at the level asked.
-pub fn run(options: &WriterRun<'_>) -> ExitCode {
+pub(super) fn run(options: &WriterRun<'_>) -> ExitCode {
     let scenarios = match writers::load_scenarios(options.corpus) {
         Ok(s) if s.is_empty() => {
             eprintln!(
@@ -227,7 +227,7 @@ fn json_report(results: &[ScenarioResult], options: &WriterRun<'_>) -> String {
 
 /// `conformance write --pi P OUT`: runs the script on stdin through our writer and puts the
 /// file it wrote at OUT (nothing when it wrote none).
-pub fn write(profile: WriteProfile, out: &PathBuf) -> ExitCode {
+pub(super) fn write(profile: WriteProfile, out: &PathBuf) -> ExitCode {
     let mut script_text = String::new();
     if let Err(e) = std::io::stdin().lock().read_to_string(&mut script_text) {
         eprintln!("pi-session: cannot read the script on stdin: {e}");

@@ -11,7 +11,7 @@ const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 /// before any other thread is started) and starts a thread that, on the first of them, calls
 /// `clean_up` with the signal's name and then dies of the signal. `false` when the signals
 /// could not be blocked (nothing changed then).
-pub fn on_signal(clean_up: impl FnOnce(&str) + Send + 'static) -> bool {
+pub(super) fn on_signal(clean_up: impl FnOnce(&str) + Send + 'static) -> bool {
     let Some(set) = signal_set() else {
         return false;
     };
@@ -99,7 +99,7 @@ fn die_of(signal: libc::c_int) -> ! {
 
 /// Whether process `pid` still runs (it exists, whoever owns it).
 #[allow(unsafe_code)]
-pub fn alive(pid: u32) -> bool {
+pub(super) fn alive(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
         return false;
     };

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The options of `export --format parquet`.
 #[derive(Args)]
-pub struct TablesArgs {
+pub(crate) struct TablesArgs {
     /// With `--format parquet`: also take, in directories, the archives real deployments
     /// leave beside sessions (`*.jsonl.reset.<time>`, `*.jsonl.deleted.<time>`,
     /// `*.jsonl.bak-<n>-ms`).
@@ -58,7 +58,7 @@ pub struct TablesArgs {
 
 impl TablesArgs {
     /// The first option given that only `--format parquet` takes, if any.
-    pub fn parquet_only_option(&self) -> Option<&'static str> {
+    pub(crate) fn parquet_only_option(&self) -> Option<&'static str> {
         [
             (self.include_archived, "--include-archived"),
             (self.no_dedupe, "--no-dedupe"),
@@ -164,7 +164,7 @@ fn remove_dead_runs(out: &Path) -> Result<(), String> {
 }
 
 /// Runs `pi-session export --format parquet`.
-pub fn main(
+pub(crate) fn main(
     paths: Vec<PathBuf>,
     output: Option<PathBuf>,
     pi: PiVersion,

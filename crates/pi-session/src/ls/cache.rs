@@ -26,7 +26,7 @@ const RACY_NS: i128 = 2_000_000_000;
 
 /// What identifies a file's content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Stamp {
+pub(super) struct Stamp {
     dev: u64,
     ino: u64,
     size: u64,
@@ -37,7 +37,7 @@ pub struct Stamp {
 impl Stamp {
     /// The stamp of the file `path` points to, and its modification time in milliseconds as
     /// pi takes it (the listing's last fallback for `modified`).
-    pub fn of(path: &Path) -> Option<(Stamp, f64)> {
+    pub(super) fn of(path: &Path) -> Option<(Stamp, f64)> {
         let m = std::fs::metadata(path).ok()?;
         let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
         let stamp = Stamp {
@@ -51,7 +51,7 @@ impl Stamp {
     }
 
     /// The file's size in bytes.
-    pub fn size(&self) -> u64 {
+    pub(super) fn size(&self) -> u64 {
         self.size
     }
 }
@@ -73,7 +73,7 @@ struct Header {
 }
 
 /// The cache, as read at the start of a listing, and what the listing found.
-pub struct Cache {
+pub(super) struct Cache {
     file: Option<PathBuf>,
     pi: String,
     kept: HashMap<String, (Stamp, Option<String>)>,
@@ -84,7 +84,7 @@ pub struct Cache {
 
 impl Cache {
     /// The cache for pi `pi`'s rules (`None`: no cache, `--no-cache`).
-    pub fn open(pi: &str, enabled: bool) -> Cache {
+    pub(super) fn open(pi: &str, enabled: bool) -> Cache {
         let file = enabled.then(|| dir().map(|d| d.join(format!("ls-v{VERSION}-{pi}.jsonl"))));
         let file = file.flatten();
         let kept = file.as_deref().map(|f| read(f, pi)).unwrap_or_default();
@@ -99,19 +99,19 @@ impl Cache {
 
     /// The listing entry kept for `path` when the file is unchanged: `Some(None)` for a file
     /// pi leaves out of its list.
-    pub fn get(&self, path: &Path, stamp: &Stamp) -> Option<Option<&str>> {
+    pub(super) fn get(&self, path: &Path, stamp: &Stamp) -> Option<Option<&str>> {
         let (kept, info) = self.kept.get(key(path)?.as_str())?;
         (kept == stamp).then_some(info.as_deref())
     }
 
     /// Notes the directories being listed.
-    pub fn listing(&mut self, dirs: impl IntoIterator<Item = PathBuf>) {
+    pub(super) fn listing(&mut self, dirs: impl IntoIterator<Item = PathBuf>) {
         self.listed.extend(dirs.into_iter().filter_map(|d| key(&d)));
     }
 
     /// Keeps what was found for `path`, read now or taken from the cache (unless the file
     /// was modified within the racy window).
-    pub fn found(&mut self, path: &Path, stamp: Stamp, info: Option<String>) {
+    pub(super) fn found(&mut self, path: &Path, stamp: Stamp, info: Option<String>) {
         if stamp.mtime_ns > now_ns() - RACY_NS || stamp.ctime_ns > now_ns() - RACY_NS {
             return;
         }
@@ -122,7 +122,7 @@ impl Cache {
 
     /// Writes the cache: what this listing found, and what was kept for files outside the
     /// directories it listed (files of those that are gone are dropped). Errors are ignored (a cache only saves time).
-    pub fn save(mut self) {
+    pub(super) fn save(mut self) {
         let Some(file) = self.file.take() else {
             return;
         };

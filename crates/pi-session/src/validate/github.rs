@@ -10,14 +10,14 @@ use pi_session_validate::{Diagnostic, FileReport, Severity};
 use std::fmt::Write;
 
 /// Escapes the message of a workflow command.
-pub fn escape_data(text: &str) -> String {
+pub(super) fn escape_data(text: &str) -> String {
     text.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// Escapes a property value of a workflow command.
-pub fn escape_property(text: &str) -> String {
+pub(super) fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
@@ -30,7 +30,7 @@ fn command(severity: Severity) -> &'static str {
 }
 
 /// The workflow commands of one file; `end_columns[j]` is the end column of diagnostic `j`.
-pub fn file(report: &FileReport, end_columns: &[Option<usize>]) -> String {
+pub(super) fn file(report: &FileReport, end_columns: &[Option<usize>]) -> String {
     let path = escape_property(&report.path);
     let mut out = String::new();
     if let Some(error) = &report.read_error {

@@ -19,12 +19,12 @@ use std::fmt::Write;
 use std::ops::Range;
 
 /// Characters shown on each side of a span.
-pub const CONTEXT_CHARS: usize = 80;
+pub(super) const CONTEXT_CHARS: usize = 80;
 /// Characters of the span shown at most.
-pub const SPAN_CHARS: usize = 120;
+pub(super) const SPAN_CHARS: usize = 120;
 
 /// What pi does, as the `= pi:` note says it.
-pub fn effect_note(effect: PiEffect) -> &'static str {
+pub(super) fn effect_note(effect: PiEffect) -> &'static str {
     match effect {
         PiEffect::None => "reads this as written",
         PiEffect::Ignored => "keeps this but ignores it",
@@ -49,7 +49,7 @@ pub fn effect_note(effect: PiEffect) -> &'static str {
 
 /// Renders one file: a snippet per diagnostic, then the verdict line (and a blank line after
 /// a file with diagnostics).
-pub fn file(path: &str, bytes: &[u8], report: &FileReport, color: bool) -> String {
+pub(super) fn file(path: &str, bytes: &[u8], report: &FileReport, color: bool) -> String {
     let renderer = if color {
         Renderer::styled()
     } else {
@@ -69,7 +69,7 @@ pub fn file(path: &str, bytes: &[u8], report: &FileReport, color: bool) -> Strin
 }
 
 /// A file that could not be read.
-pub fn unreadable(path: &str, error: &str, color: bool) -> String {
+pub(super) fn unreadable(path: &str, error: &str, color: bool) -> String {
     format!(
         "{}: cannot read {path}: {}\n\n",
         paint("error", ERROR, color),
@@ -122,7 +122,7 @@ fn render(renderer: &Renderer, path: &str, bytes: &[u8], d: &Diagnostic) -> Stri
 }
 
 /// The text shown for the line of `location` and the span in it (byte range of the text).
-pub fn window(bytes: &[u8], location: &Location) -> (String, Range<usize>) {
+pub(super) fn window(bytes: &[u8], location: &Location) -> (String, Range<usize>) {
     let offset = location.offset.min(bytes.len());
     let line_start = memrchr(b'\n', &bytes[..offset]).map_or(0, |i| i + 1);
     let line_end = bytes[offset..]
@@ -179,7 +179,7 @@ fn memrchr(needle: u8, haystack: &[u8]) -> Option<usize> {
 }
 
 /// `PATH: strict: yes, pi-loadable: no — pi would drop line 3, …`.
-pub fn verdict_line(path: &str, report: &FileReport, color: bool) -> String {
+pub(super) fn verdict_line(path: &str, report: &FileReport, color: bool) -> String {
     let Some(verdict) = report.verdict else {
         return format!("{path}: {}", paint("unreadable", ERROR, color));
     };
@@ -278,7 +278,7 @@ fn line_list(lines: &[usize], omitted: usize) -> String {
 }
 
 /// `--quiet`: `FILE:LINE:COL: CODE severity: message`, one line per diagnostic.
-pub fn quiet(path: &str, report: &FileReport) -> String {
+pub(super) fn quiet(path: &str, report: &FileReport) -> String {
     let mut out = String::new();
     if let Some(error) = &report.read_error {
         let _ = writeln!(out, "{path}: error: cannot read: {}", one_line(error));
@@ -299,10 +299,10 @@ fn one_line(text: &str) -> String {
 }
 
 /// The longest message shown (the library already cuts messages that quote a file's text).
-pub const MESSAGE_MAX: usize = 2000;
+pub(super) const MESSAGE_MAX: usize = 2000;
 
 /// The last line: `N files: V valid, I invalid (verdict); E errors, W warnings`.
-pub fn summary(summary: &Summary, mode: VerdictMode, color: bool) -> String {
+pub(super) fn summary(summary: &Summary, mode: VerdictMode, color: bool) -> String {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let mode = match mode {
         VerdictMode::PiLoadable => "pi-loadable",

@@ -41,7 +41,7 @@ fn rules() -> Vec<Value> {
 }
 
 /// One result; `end_column` is the column just after the span, when it is known.
-pub fn result(uri: &str, d: &Diagnostic, end_column: Option<usize>) -> Value {
+pub(super) fn result(uri: &str, d: &Diagnostic, end_column: Option<usize>) -> Value {
     let index = Code::ALL.iter().position(|c| *c == d.code).unwrap_or(0);
     let mut location = json!({"artifactLocation": {"uri": uri}});
     if let Some(l) = d.location {
@@ -77,10 +77,10 @@ pub fn result(uri: &str, d: &Diagnostic, end_column: Option<usize>) -> Value {
 }
 
 /// The `$schema` of the log.
-pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+pub(super) const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// The run's `tool`: pi-session and every rule of the catalogue.
-pub fn tool(version: &str) -> Value {
+pub(super) fn tool(version: &str) -> Value {
     json!({"driver": {
         "name": "pi-session",
         "version": version,
@@ -91,7 +91,7 @@ pub fn tool(version: &str) -> Value {
 }
 
 /// The tool execution notification of a file that could not be read.
-pub fn notification(uri: &str, path: &str, error: &str) -> Value {
+pub(super) fn notification(uri: &str, path: &str, error: &str) -> Value {
     json!({
         "level": "error",
         "message": {"text": format!("cannot read {path}: {error}")},
@@ -100,7 +100,7 @@ pub fn notification(uri: &str, path: &str, error: &str) -> Value {
 }
 
 /// The run's `invocations`: successful when every file could be read.
-pub fn invocations(notifications: Vec<Value>) -> Value {
+pub(super) fn invocations(notifications: Vec<Value>) -> Value {
     json!([{
         "executionSuccessful": notifications.is_empty(),
         "toolExecutionNotifications": notifications,
@@ -111,7 +111,7 @@ pub fn invocations(notifications: Vec<Value>) -> Value {
 /// `uris[i]` is the URI of file `i`, `end_columns[i][j]` the end column of its diagnostic
 /// `j`, when known.
 #[cfg(test)]
-pub fn log(
+pub(super) fn log(
     files: &[FileReport],
     uris: &[String],
     end_columns: &[Vec<Option<usize>>],
@@ -141,7 +141,7 @@ pub fn log(
 
 /// The column just after the span of `d` (characters of the span decoded with replacement
 /// characters, as the library counts columns); `None` for file-level diagnostics.
-pub fn end_column(bytes: &[u8], d: &Diagnostic) -> Option<usize> {
+pub(super) fn end_column(bytes: &[u8], d: &Diagnostic) -> Option<usize> {
     let l = d.location?;
     let start = l.offset.min(bytes.len());
     let end = l.offset.saturating_add(l.length).min(bytes.len());

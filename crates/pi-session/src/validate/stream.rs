@@ -25,7 +25,7 @@ const WORKER_STACK: usize = 16 << 20;
 /// Runs `work` on every item on a few threads and gives the results to `emit` in the order
 /// of `items`, each as soon as it and all before it are done. Workers never run more than a
 /// window of a few items ahead of `emit`, so that at most that many results wait in memory.
-pub fn in_order<T: Sync, R: Send>(
+pub(super) fn in_order<T: Sync, R: Send>(
     items: &[T],
     work: impl Fn(&T) -> R + Sync,
     mut emit: impl FnMut(R),
@@ -98,7 +98,7 @@ pub fn in_order<T: Sync, R: Send>(
 /// Buffered standard output. A closed pipe ends the output without an error; another write
 /// error is kept for [`Stdout::flush`] and ends the output too.
 #[derive(Default)]
-pub struct Stdout {
+pub(super) struct Stdout {
     buf: Vec<u8>,
     closed: bool,
     error: Option<String>,
@@ -106,7 +106,7 @@ pub struct Stdout {
 
 impl Stdout {
     /// Writes `bytes` (buffered).
-    pub fn write(&mut self, bytes: &[u8]) {
+    pub(super) fn write(&mut self, bytes: &[u8]) {
         if self.closed || self.error.is_some() {
             return;
         }
@@ -131,7 +131,7 @@ impl Stdout {
     }
 
     /// Writes out what is buffered; `Err` when a write failed (other than a closed pipe).
-    pub fn flush(&mut self) -> Result<(), String> {
+    pub(super) fn flush(&mut self) -> Result<(), String> {
         self.send();
         match &self.error {
             Some(e) => Err(e.clone()),
@@ -141,7 +141,7 @@ impl Stdout {
 }
 
 /// The output of a format, written file by file.
-pub enum Writer {
+pub(super) enum Writer {
     /// Human, quiet and github: each file's text as it is.
     Text,
     /// `--format json`: the report's text around `files`, and whether a file was written.
@@ -173,7 +173,7 @@ const FILES: &str = "\"files\": [";
 
 impl Writer {
     /// The writer of the `json` report.
-    pub fn json(tool: Tool, pi: PiVersion, mode: VerdictMode) -> Writer {
+    pub(super) fn json(tool: Tool, pi: PiVersion, mode: VerdictMode) -> Writer {
         let empty = ValidateReport::new(tool.clone(), pi, mode, Vec::new());
         let text = pretty_at(&empty, 0);
         let head = match text.find(FILES) {
@@ -190,7 +190,7 @@ impl Writer {
     }
 
     /// The writer of the SARIF log.
-    pub fn sarif(version: &str) -> Writer {
+    pub(super) fn sarif(version: &str) -> Writer {
         Writer::Sarif {
             version: version.to_string(),
             any: false,
@@ -199,7 +199,7 @@ impl Writer {
     }
 
     /// Writes one file, and shows it at once.
-    pub fn file(&mut self, out: &mut Stdout, checked: &Checked) {
+    pub(super) fn file(&mut self, out: &mut Stdout, checked: &Checked) {
         self.file_into(out, checked);
         let _ = out.flush();
     }
@@ -239,7 +239,7 @@ impl Writer {
     }
 
     /// Writes the end of the document (the summary, the notifications).
-    pub fn finish(&mut self, out: &mut Stdout, summary: &Summary) {
+    pub(super) fn finish(&mut self, out: &mut Stdout, summary: &Summary) {
         match self {
             Writer::Text => {}
             Writer::Json {

@@ -4,15 +4,15 @@
 //! the walk's notes on stderr.
 
 use crate::display;
-pub use pi_session_fs::discover::{Collected, Target, Walk};
+pub(crate) use pi_session_fs::discover::{Collected, Target, Walk};
 use std::path::PathBuf;
 
 /// Why the command line cannot be run: a usage error (exit code 2).
 #[derive(Debug)]
-pub struct Usage(pub String);
+pub(crate) struct Usage(pub String);
 
 /// Checks the paths before anything is read: standard input can be read only once.
-pub fn check_usage(paths: &[PathBuf]) -> Result<(), Usage> {
+pub(crate) fn check_usage(paths: &[PathBuf]) -> Result<(), Usage> {
     if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         return Err(Usage(
             "`-` (standard input) can be given only once: it can be read only once".into(),
@@ -23,7 +23,10 @@ pub fn check_usage(paths: &[PathBuf]) -> Result<(), Usage> {
 
 /// [`pi_session_fs::discover::collect`] for a command: each note, and each directory without
 /// session files, said on stderr; the exit code (2) when there is nothing to read at all.
-pub fn collect_said(paths: &[PathBuf], how: Walk) -> Result<Collected, std::process::ExitCode> {
+pub(crate) fn collect_said(
+    paths: &[PathBuf],
+    how: Walk,
+) -> Result<Collected, std::process::ExitCode> {
     let collected = pi_session_fs::discover::collect(paths, how).map_err(|e| {
         eprintln!("pi-session: {e}");
         std::process::ExitCode::from(2)

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 /// An empty scratch directory for `test` of `area` (a module's name), unique to this process.
-pub fn scratch(area: &str, test: &str) -> PathBuf {
+pub(crate) fn scratch(area: &str, test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("pi-session-{area}-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -11,7 +11,7 @@ pub fn scratch(area: &str, test: &str) -> PathBuf {
 }
 
 /// Writes `bytes` to `dir/name` (creating the directories on the way) and returns the path.
-pub fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+pub(crate) fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
     let path = dir.join(name);
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).unwrap();
@@ -21,6 +21,6 @@ pub fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
 }
 
 /// [`write`], the path as a string (test paths are UTF-8).
-pub fn write_str(dir: &Path, name: &str, text: &str) -> String {
+pub(crate) fn write_str(dir: &Path, name: &str, text: &str) -> String {
     write(dir, name, text).to_str().unwrap().to_owned()
 }

@@ -17,7 +17,7 @@ use std::time::Duration;
 const T: Duration = Duration::from_secs(300);
 
 /// Every file under `dir`, recursively.
-pub fn files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let Ok(entries) = fs::read_dir(dir) else {
         return out;
@@ -35,7 +35,7 @@ pub fn files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Every batch of table `name` under `out`.
-pub fn read(out: &Path, name: &str) -> Vec<RecordBatch> {
+pub(crate) fn read(out: &Path, name: &str) -> Vec<RecordBatch> {
     files(&out.join(name))
         .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
@@ -105,7 +105,7 @@ fn stats(paths: &[&str], extra: &[&str]) -> Value {
 }
 
 /// Runs `export --format parquet -o OUT EXTRA… PATHS…`.
-pub fn export(paths: &[&str], out: &Path, extra: &[&str]) -> Run {
+pub(crate) fn export(paths: &[&str], out: &Path, extra: &[&str]) -> Run {
     let mut args = vec!["export", "--format", "parquet", "-o", s(out)];
     args.extend_from_slice(extra);
     args.extend_from_slice(paths);

@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The binary under test.
-pub fn bin() -> Command {
+pub(crate) fn bin() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_pi-session"));
     command
         .env("TZ", "UTC")
@@ -25,7 +25,7 @@ pub fn bin() -> Command {
 
 /// What a run with limits produced.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     /// The exit code (`None`: killed by a signal, or by us on the timeout).
     pub code: Option<i32>,
     /// The signal that ended it (Unix).
@@ -48,17 +48,17 @@ pub struct Run {
 }
 
 /// How much of each output stream a [`Run`] keeps.
-pub const OUTPUT_CAP: usize = 8 << 20;
+pub(crate) const OUTPUT_CAP: usize = 8 << 20;
 
 impl Run {
     /// Standard output as text (lossy).
-    pub fn stdout_text(&self) -> String {
+    pub(crate) fn stdout_text(&self) -> String {
         String::from_utf8_lossy(&self.stdout).into_owned()
     }
 
     /// Asserts the process exited by itself with `code`, explaining what it printed otherwise.
     #[track_caller]
-    pub fn assert_code(&self, code: i32) {
+    pub(crate) fn assert_code(&self, code: i32) {
         assert!(
             !self.timed_out && self.code == Some(code),
             "expected exit {code}, got {:?} (signal {:?}, timed out {}); stderr:\n{}",
@@ -75,7 +75,7 @@ impl Run {
 /// child's peak memory.
 // The child is reaped by `wait4` (for its peak memory), which clippy does not see.
 #[allow(clippy::zombie_processes)]
-pub fn run_limited(mut command: Command, stdin: Option<&[u8]>, timeout: Duration) -> Run {
+pub(crate) fn run_limited(mut command: Command, stdin: Option<&[u8]>, timeout: Duration) -> Run {
     use std::io::{Read, Write};
     command
         .stdin(if stdin.is_some() {
@@ -190,7 +190,7 @@ fn wait4_blocking(pid: libc::pid_t, status: &mut i32, usage: &mut libc::rusage) 
 }
 
 /// Runs the binary with `args` and a timeout.
-pub fn run(args: &[&str], timeout: Duration) -> Run {
+pub(crate) fn run(args: &[&str], timeout: Duration) -> Run {
     let mut command = bin();
     command.args(args);
     run_limited(command, None, timeout)
@@ -198,21 +198,21 @@ pub fn run(args: &[&str], timeout: Duration) -> Run {
 
 /// A scratch directory unique to the test, emptied first.
 /// The workspace's root directory (where `conformance/` and `docs/` are).
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-pub fn scratch(test: &str) -> PathBuf {
+pub(crate) fn scratch(test: &str) -> PathBuf {
     crate::support::scratch("adversarial", test)
 }
 
-pub use crate::support::write;
+pub(crate) use crate::support::write;
 
 /// A v3 header line (with its newline).
-pub const HEADER: &str = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n";
+pub(crate) const HEADER: &str = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n";
 
 /// A generated session (`pi-session gen ARGS --out dir/name`), returned as its path.
-pub fn generated(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+pub(crate) fn generated(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
     let path = dir.join(name);
     let mut command = bin();
     command.arg("gen").args(args).arg("--out").arg(&path);
@@ -222,7 +222,7 @@ pub fn generated(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
 }
 
 /// Makes a FIFO (named pipe) at `path`.
-pub fn mkfifo(path: &Path) {
+pub(crate) fn mkfifo(path: &Path) {
     let status = std::process::Command::new("mkfifo")
         .arg(path)
         .status()
@@ -231,14 +231,14 @@ pub fn mkfifo(path: &Path) {
 }
 
 /// The path as a `&str` (test paths are UTF-8).
-pub fn s(path: &Path) -> &str {
+pub(crate) fn s(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
 /// An assistant message line whose content is `n` tiny text blocks (`{"type":"text","text":"a"}`;
 /// block `broken`, when given, has no `text`): 800,000 make a 22 MB line whose value takes 40
 /// times its bytes (issue 25, item 13).
-pub fn tiny_blocks_line(n: usize, broken: Option<usize>) -> String {
+pub(crate) fn tiny_blocks_line(n: usize, broken: Option<usize>) -> String {
     let mut content = String::with_capacity(n * 28);
     for i in 0..n {
         if i > 0 {

@@ -500,7 +500,7 @@ mod xattr {
     }
 
     #[allow(unsafe_code)]
-    pub fn set(path: &Path, name: &str, value: &[u8]) -> std::io::Result<()> {
+    pub(super) fn set(path: &Path, name: &str, value: &[u8]) -> std::io::Result<()> {
         let (path, name) = (c(path), CString::new(name).unwrap());
         // SAFETY: NUL-terminated strings and a value buffer valid for its length.
         let r = unsafe {
@@ -520,7 +520,7 @@ mod xattr {
     }
 
     #[allow(unsafe_code)]
-    pub fn get(path: &Path, name: &str) -> Option<Vec<u8>> {
+    pub(super) fn get(path: &Path, name: &str) -> Option<Vec<u8>> {
         let (path, name) = (c(path), CString::new(name).unwrap());
         let mut buf = vec![0u8; 4096];
         // SAFETY: NUL-terminated strings and a buffer valid for writes of its length.
