@@ -63,6 +63,30 @@ pub fn root() -> PathBuf {
         .unwrap_or_default()
 }
 
+/// `cargo metadata --no-deps` of the workspace at `root`, parsed (offline: the lockfile's
+/// packages are enough); the error says what cargo said.
+pub fn cargo_metadata(root: &std::path::Path) -> Result<serde_json::Value, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cargo metadata: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "cargo metadata: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    serde_json::from_slice(&output.stdout).map_err(|e| format!("cargo metadata: {e}"))
+}
+
 /// The conformance corpus's cases (`conformance/cases`).
 pub fn cases_dir() -> PathBuf {
     root().join("conformance/cases")

@@ -62,26 +62,7 @@ pub(crate) struct Library {
 /// The workspace packages that can be published and have a library target, by name, from
 /// `cargo metadata` at `root`.
 pub(crate) fn library_crates(root: &Path) -> Result<Vec<Library>, String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let output = Command::new(cargo)
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--offline",
-        ])
-        .current_dir(root)
-        .output()
-        .map_err(|e| format!("cargo metadata: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "cargo metadata: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    let metadata: Value =
-        serde_json::from_slice(&output.stdout).map_err(|e| format!("cargo metadata: {e}"))?;
+    let metadata = crate::cargo_metadata(root)?;
     Ok(libraries_of(&metadata))
 }
 

@@ -87,29 +87,9 @@ fn dependency_problems(root: &Path) -> Vec<String> {
             deps.split_whitespace().map(str::to_owned).collect(),
         ));
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let output = std::process::Command::new(cargo)
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--offline",
-        ])
-        .current_dir(root)
-        .output();
-    let metadata: serde_json::Value = match output {
-        Ok(o) if o.status.success() => match serde_json::from_slice(&o.stdout) {
-            Ok(v) => v,
-            Err(e) => return vec![format!("cargo metadata: {e}")],
-        },
-        Ok(o) => {
-            return vec![format!(
-                "cargo metadata: {}",
-                String::from_utf8_lossy(&o.stderr)
-            )];
-        }
-        Err(e) => return vec![format!("cargo metadata: {e}")],
+    let metadata = match crate::cargo_metadata(root) {
+        Ok(metadata) => metadata,
+        Err(e) => return vec![e],
     };
     let packages = metadata["packages"].as_array().cloned().unwrap_or_default();
     let members: BTreeSet<String> = packages
