@@ -232,7 +232,7 @@ impl Transcript {
                     id: id_text(&record.id),
                     line: record.line,
                     timestamp: members
-                        .get(&["timestamp"])
+                        .get(Member::Timestamp)
                         .as_ref()
                         .and_then(JsValue::as_str)
                         .unwrap_or_default()
@@ -268,8 +268,81 @@ fn id_text(id: &Key) -> String {
 enum Members<'r> {
     /// A record whose value differs from its text (a migrated file): its value.
     Value(crate::session::ValueRef<'r>),
-    /// Any other record: its text.
-    Text(&'r str),
+    /// Any other record: its text and where the members are in it.
+    Text(&'r str, Spans),
+}
+
+/// The members a transcript reads of an entry (see [`Members`]).
+#[derive(Debug, Clone, Copy)]
+enum Member {
+    /// `timestamp`.
+    Timestamp,
+    /// `message.usage`.
+    Usage,
+    /// `message.content`.
+    MessageContent,
+    /// `content` (a custom message's).
+    Content,
+}
+
+impl Member {
+    /// The keys leading to it from the entry.
+    fn path(self) -> &'static [&'static str] {
+        match self {
+            Member::Timestamp => &["timestamp"],
+            Member::Usage => &["message", "usage"],
+            Member::MessageContent => &["message", "content"],
+            Member::Content => &["content"],
+        }
+    }
+}
+
+/// Where each [`Member`] is in a line: found by walking the line's members once, and the
+/// message's once (the last of a repeated key, as `JSON.parse` keeps it).
+#[derive(Debug, Default)]
+struct Spans {
+    timestamp: Option<Span>,
+    usage: Option<Span>,
+    message_content: Option<Span>,
+    content: Option<Span>,
+}
+
+type Span = (usize, usize);
+
+impl Spans {
+    fn of(text: &str) -> Spans {
+        let mut spans = Spans::default();
+        let mut message = None;
+        // The line was validated as a JSON object when it was loaded.
+        let _ = crate::json::object_members(text.as_bytes(), |key, span| match key {
+            b"timestamp" => spans.timestamp = Some(span),
+            b"message" => message = Some(span),
+            b"content" => spans.content = Some(span),
+            _ => {}
+        });
+        if let Some((start, end)) = message {
+            // Not an object (a string, `null`): it has no members.
+            let _ =
+                crate::json::object_members(
+                    &text.as_bytes()[start..end],
+                    |key, (s, e)| match key {
+                        b"usage" => spans.usage = Some((start + s, start + e)),
+                        b"content" => spans.message_content = Some((start + s, start + e)),
+                        _ => {}
+                    },
+                );
+        }
+        spans
+    }
+
+    fn get(&self, member: Member) -> Option<Span> {
+        match member {
+            Member::Timestamp => self.timestamp,
+            Member::Usage => self.usage,
+            Member::MessageContent => self.message_content,
+            Member::Content => self.content,
+        }
+    }
 }
 
 impl<'r> Members<'r> {
@@ -277,33 +350,34 @@ impl<'r> Members<'r> {
         if record.is_rewritten() {
             Members::Value(record.value())
         } else {
-            Members::Text(record.text())
+            let text = record.text();
+            Members::Text(text, Spans::of(text))
         }
     }
 
-    /// The value at `path` (object keys from the line's value), as `JSON.parse` reads it.
-    fn get(&self, path: &[&str]) -> Option<JsValue> {
+    /// The value of `member`, as `JSON.parse` reads it.
+    fn get(&self, member: Member) -> Option<JsValue> {
         match self {
             Members::Value(value) => {
                 let mut at: &JsValue = value;
-                for key in path {
+                for key in member.path() {
                     at = at.get(key)?;
                 }
                 Some(at.clone())
             }
-            Members::Text(text) => {
-                let span = member_span(text, path)?;
-                crate::json::parse(&text[span.0..span.1]).ok()
+            Members::Text(text, spans) => {
+                let (start, end) = spans.get(member)?;
+                crate::json::parse(&text[start..end]).ok()
             }
         }
     }
 
-    /// The elements of the array at `path`, one at a time, each built only when asked for.
-    fn elements(&self, path: &[&str]) -> Elements<'_> {
+    /// The elements of the array `member`, one at a time, each built only when asked for.
+    fn elements(&self, member: Member) -> Elements<'_> {
         match self {
             Members::Value(value) => {
                 let mut at: Option<&JsValue> = Some(value);
-                for key in path {
+                for key in member.path() {
                     at = at.and_then(|v| v.get(key));
                 }
                 match at {
@@ -311,18 +385,20 @@ impl<'r> Members<'r> {
                     _ => Elements::None,
                 }
             }
-            Members::Text(text) => {
-                let mut spans = Vec::new();
-                let found = member_span(text, path).is_some_and(|(start, end)| {
-                    crate::json::array_elements(&text.as_bytes()[start..end], |(s, e)| {
-                        spans.push((start + s, start + e));
-                    })
-                    .is_ok()
-                });
-                if found {
-                    Elements::Spans(text, spans)
-                } else {
-                    Elements::None
+            Members::Text(text, spans) => {
+                let Some(array @ (start, end)) = spans.get(member) else {
+                    return Elements::None;
+                };
+                let mut elements = Vec::new();
+                match crate::json::array_elements(&text.as_bytes()[start..end], |(s, e)| {
+                    elements.push((start + s, start + e));
+                }) {
+                    Ok(()) => Elements::Spans {
+                        text,
+                        array,
+                        elements,
+                    },
+                    Err(_) => Elements::None,
                 }
             }
         }
@@ -332,26 +408,9 @@ impl<'r> Members<'r> {
     fn value(&self, record: &crate::Record<'_>) -> JsValue {
         match self {
             Members::Value(value) => JsValue::clone(value),
-            Members::Text(_) => record.value().into_owned(),
+            Members::Text(..) => record.value().into_owned(),
         }
     }
-}
-
-/// Where the member at `path` is in `text` (a line holding a JSON object); the last of a
-/// repeated key, as `JSON.parse` keeps it.
-fn member_span(text: &str, path: &[&str]) -> Option<(usize, usize)> {
-    let mut span = (0, text.len());
-    for key in path {
-        let mut found = None;
-        crate::json::object_members(&text.as_bytes()[span.0..span.1], |k, (s, e)| {
-            if k == key.as_bytes() {
-                found = Some((span.0 + s, span.0 + e));
-            }
-        })
-        .ok()?;
-        span = found?;
-    }
-    Some(span)
 }
 
 /// The elements of a content array (see [`Members::elements`]).
@@ -360,8 +419,12 @@ enum Elements<'m> {
     None,
     /// The elements of a value.
     Values(&'m [JsValue]),
-    /// Where the elements are in a line's text.
-    Spans(&'m str, Vec<(usize, usize)>),
+    /// Where the array and its elements are in a line's text.
+    Spans {
+        text: &'m str,
+        array: Span,
+        elements: Vec<Span>,
+    },
 }
 
 impl Elements<'_> {
@@ -370,8 +433,8 @@ impl Elements<'_> {
         match self {
             Elements::None => None,
             Elements::Values(values) => values.get(i).cloned(),
-            Elements::Spans(text, spans) => {
-                let &(start, end) = spans.get(i)?;
+            Elements::Spans { text, elements, .. } => {
+                let &(start, end) = elements.get(i)?;
                 crate::json::parse(&text[start..end]).ok()
             }
         }
@@ -388,17 +451,17 @@ fn body_of(record: &crate::Record<'_>, members: &Members<'_>) -> Body {
     };
     let kind = record.entry_type().unwrap_or("(no type)").to_owned();
     // Where the entry types with content have it (no other entry is read a block at a time).
-    let content_path: &[&str] = match record.entry_type() {
-        Some("message") => &["message", "content"],
-        Some("custom_message") => &["content"],
-        _ => &[],
+    let content = match record.entry_type() {
+        Some("message") => Some(Member::MessageContent),
+        Some("custom_message") => Some(Member::Content),
+        _ => None,
     };
-    let Some((entry, content)) = typed(record, members, content_path) else {
+    let Some((entry, content)) = typed(record, members, content) else {
         return other(&kind);
     };
     match entry {
         Entry::Message(m) => {
-            let usage = Usage::of(members.get(&["message", "usage"]).as_ref());
+            let usage = Usage::of(members.get(Member::Usage).as_ref());
             message_body(m.message, usage, content).unwrap_or_else(|| other(&kind))
         }
         Entry::Compaction(c) => Body::Compaction {
@@ -424,7 +487,7 @@ fn body_of(record: &crate::Record<'_>, members: &Members<'_>) -> Body {
     }
 }
 
-/// The typed entry of `record` and its content's blocks (the array at `content_path`);
+/// The typed entry of `record` and its content's blocks (the array `content`);
 /// `None` when the typed model does not read it.
 ///
 /// Read whole, a line of 800,000 tiny blocks takes 40 times its bytes (serde holds the
@@ -434,22 +497,22 @@ fn body_of(record: &crate::Record<'_>, members: &Members<'_>) -> Body {
 fn typed<'m>(
     record: &crate::Record<'_>,
     members: &'m Members<'_>,
-    content_path: &[&str],
+    content: Option<Member>,
 ) -> Option<(Entry, BlockSource<'m>)> {
-    let elements = if content_path.is_empty() {
-        Elements::None
-    } else {
-        members.elements(content_path)
-    };
-    let Elements::Spans(text, spans) = elements else {
+    let elements = content.map_or(Elements::None, |member| members.elements(member));
+    let Elements::Spans {
+        text,
+        array: (start, end),
+        elements,
+    } = elements
+    else {
         let typed = crate::TypedEntry::of(record).ok()?;
         return Some((typed.entry, BlockSource::Typed(elements)));
     };
-    let (start, end) = member_span(text, content_path)?;
     let without = [&text[..start], "[]", &text[end..]].concat();
     let entry = crate::session::typed_from_text(&without).ok()?;
-    let mut blocks = Vec::with_capacity(spans.len());
-    for &(start, end) in &spans {
+    let mut blocks = Vec::with_capacity(elements.len());
+    for &(start, end) in &elements {
         let element = &text[start..end];
         let typed: ContentBlock = crate::session::typed_from_text(element).ok()?;
         blocks.push(block(typed, || crate::json::parse(element).ok()));
