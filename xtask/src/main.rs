@@ -118,6 +118,9 @@ const USAGE: &str = "usage:
   cargo xtask tidy";
 
 fn main() -> ExitCode {
+    if let Some(rustdoc) = std::env::var_os(public_api::RUSTDOC_VAR) {
+        return public_api::rustdoc_unstable(&rustdoc);
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let result = match args.as_slice() {

@@ -11,9 +11,13 @@
 //! `publish = false`) and has a library target; `cargo xtask tidy` checks that each has its
 //! file ([`snapshot_problems`]), so a new crate cannot skip the snapshot.
 //!
-//! How: the [`rustdoc-json`](https://crates.io/crates/rustdoc-json) crate runs
-//! `cargo rustdoc --lib --all-features -- -Z unstable-options --output-format json` (all
-//! features: what docs.rs documents, `schema` and `arbitrary` included), and the
+//! How: one `cargo doc --no-deps --lib --all-features -p … ` of every library crate, with
+//! `RUSTDOCFLAGS="-Z unstable-options --output-format json"` (all features: what docs.rs
+//! documents, `schema` and `arbitrary` included), writes `TARGET/doc/<crate>.json` for each; one
+//! command, so that the dependencies are checked once for all the crates and their checks are
+//! those of `cargo doc` (one `cargo rustdoc` per crate, as the `rustdoc-json` crate runs it,
+//! resolved each crate's features on its own and checked the dependencies again for each:
+//! 2m55s in CI for seven crates). The
 //! [`public-api`](https://crates.io/crates/public-api) crate renders the JSON as
 //! `cargo public-api -s` prints it: every item, sorted, with blanket impls left out (they come
 //! from `std`, such as `impl<T> From<T> for T`, and change with the toolchain, not with our
@@ -23,7 +27,10 @@
 //!
 //! rustdoc JSON is unstable: the toolchain is `$PUBLIC_API_TOOLCHAIN` when set, else nightly
 //! when rustup has it, else the active toolchain with `RUSTC_BOOTSTRAP=1` (as `.ci/run` builds
-//! the fuzzers). `public-api` reads one format version ([`FORMAT_VERSION`], that of the
+//! the fuzzers). `RUSTC_BOOTSTRAP` is set for rustdoc alone, not for cargo: xtask is cargo's
+//! `RUSTDOC` for that command ([`rustdoc_unstable`]). Set for cargo, every build script that
+//! asks for it (`proc-macro2`'s does) runs again, everything above it is checked again, and the
+//! next `cargo xtask` rebuilds xtask itself: a minute and a half each way. `public-api` reads one format version ([`FORMAT_VERSION`], that of the
 //! `rustdoc-types` it is built on, which xtask also depends on: the test
 //! `one_rustdoc_types_in_the_lockfile` keeps them the same): JSON of another version is refused
 //! with a message rather than read wrongly. public-api 0.52.1 reads version 57, what the
@@ -55,8 +62,6 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
 pub(crate) struct Library {
     /// The package name (`pi-session-json`), which names its file (`api/pi-session-json.txt`).
     pub(crate) name: String,
-    /// Its `Cargo.toml`.
-    manifest: PathBuf,
 }
 
 /// The workspace packages that can be published and have a library target, by name, from
@@ -87,7 +92,6 @@ fn libraries_of(metadata: &Value) -> Vec<Library> {
         .filter_map(|p| {
             Some(Library {
                 name: p["name"].as_str()?.to_owned(),
-                manifest: PathBuf::from(p["manifest_path"].as_str()?),
             })
         })
         .collect();
@@ -155,34 +159,94 @@ fn toolchain() -> Option<String> {
     nightly.then(|| "nightly".to_owned())
 }
 
-/// The public API of `library`, as its file holds it.
-fn render(library: &Library, toolchain: Option<&str>) -> Result<String, String> {
-    // RUSTC_BOOTSTRAP: `-Z unstable-options` on a toolchain other than nightly; nightly ignores it.
-    let mut builder = rustdoc_json::Builder::default()
-        .manifest_path(&library.manifest)
-        .all_features(true)
-        .quiet(true)
-        .env("RUSTC_BOOTSTRAP", "1");
-    if let Some(toolchain) = toolchain {
-        builder = builder.toolchain(toolchain);
+/// The rustdoc JSON of every crate of `libraries`, by name, from one `cargo doc` (see the
+/// module's documentation) into `TARGET_DIRECTORY/doc`, with `toolchain` (`rustup run TOOLCHAIN cargo`) or the cargo that
+/// runs xtask.
+fn rustdoc_json(
+    root: &Path,
+    target_directory: &Path,
+    libraries: &[Library],
+    toolchain: Option<&str>,
+) -> Result<BTreeMap<String, PathBuf>, String> {
+    let mut command = match toolchain {
+        Some(toolchain) => {
+            let mut rustup = Command::new("rustup");
+            rustup.args(["run", toolchain, "cargo"]);
+            rustup
+        }
+        None => Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())),
+    };
+    let xtask =
+        std::env::current_exe().map_err(|e| format!("cannot find xtask's own executable: {e}"))?;
+    command
+        .current_dir(root)
+        .args(["doc", "--quiet", "--no-deps", "--lib", "--all-features"])
+        .args(libraries.iter().flat_map(|l| ["-p", l.name.as_str()]))
+        .env("RUSTDOCFLAGS", "-Z unstable-options --output-format json")
+        .env("RUSTDOC", xtask)
+        // The rustup proxy, which runs the toolchain's rustdoc (`rustup run` chose it).
+        .env(RUSTDOC_VAR, "rustdoc");
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run cargo doc for rustdoc JSON: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "cargo doc for rustdoc JSON failed ({status}); its errors are above"
+        ));
     }
-    let json = builder
-        .build()
-        .map_err(|e| format!("{}: rustdoc JSON: {e}", library.name))?;
-    let version = format_version(&json)?;
+    let doc = target_directory.join("doc");
+    Ok(libraries
+        .iter()
+        .map(|l| {
+            (
+                l.name.clone(),
+                doc.join(format!("{}.json", l.name.replace('-', "_"))),
+            )
+        })
+        .collect())
+}
+
+/// The environment variable that makes xtask a `RUSTDOC` wrapper: it holds the rustdoc to run.
+pub(crate) const RUSTDOC_VAR: &str = "XTASK_PUBLIC_API_RUSTDOC";
+
+/// xtask as cargo's `RUSTDOC`: runs `rustdoc` with xtask's arguments and `RUSTC_BOOTSTRAP=1`
+/// (`-Z unstable-options` on a toolchain other than nightly; nightly ignores it), its status
+/// xtask's.
+pub(crate) fn rustdoc_unstable(rustdoc: &std::ffi::OsStr) -> std::process::ExitCode {
+    let status = Command::new(rustdoc)
+        .args(std::env::args_os().skip(1))
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env_remove(RUSTDOC_VAR)
+        .status();
+    match status {
+        Ok(status) => std::process::ExitCode::from(
+            status
+                .code()
+                .and_then(|c| u8::try_from(c).ok())
+                .unwrap_or(1),
+        ),
+        Err(e) => {
+            eprintln!("xtask: cannot run {}: {e}", rustdoc.to_string_lossy());
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// The public API of the crate `name` from its rustdoc JSON `json`, as its file holds it.
+fn render(name: &str, json: &Path) -> Result<String, String> {
+    let version = format_version(json)?;
     if version != FORMAT_VERSION {
         return Err(format!(
-            "{}: {} is rustdoc JSON format {version}; the public-api crate reads format \
+            "{name}: {} is rustdoc JSON format {version}; the public-api crate reads format \
              {FORMAT_VERSION}: use a toolchain that writes {FORMAT_VERSION}, or update public-api \
              and rustdoc-types together in Cargo.toml to a pair that reads {version}",
-            library.name,
             json.display()
         ));
     }
-    let api = public_api::Builder::from_rustdoc_json(&json)
+    let api = public_api::Builder::from_rustdoc_json(json)
         .omit_blanket_impls(true)
         .build()
-        .map_err(|e| format!("{}: public-api: {e}", library.name))?;
+        .map_err(|e| format!("{name}: public-api: {e}"))?;
     let mut text = String::new();
     for item in api.items().map(ToString::to_string) {
         if !is_unstable_auto_trait_impl(&item) {
@@ -228,11 +292,17 @@ fn generate() -> Result<BTreeMap<String, String>, String> {
             "public-api: no nightly toolchain in rustup: rustdoc JSON with the active one and RUSTC_BOOTSTRAP=1"
         ),
     }
+    let metadata = crate::cargo_metadata(&root)?;
+    let libraries = libraries_of(&metadata);
+    let target_directory = metadata["target_directory"]
+        .as_str()
+        .map(PathBuf::from)
+        .ok_or("cargo metadata: no target_directory")?;
+    let names: Vec<&str> = libraries.iter().map(|l| l.name.as_str()).collect();
+    eprintln!("public-api: {}", names.join(", "));
     let mut files = BTreeMap::new();
-    for library in library_crates(&root)? {
-        eprintln!("public-api: {}", library.name);
-        let text = render(&library, toolchain.as_deref())?;
-        files.insert(format!("{}.txt", library.name), text);
+    for (name, json) in rustdoc_json(&root, &target_directory, &libraries, toolchain.as_deref())? {
+        files.insert(format!("{name}.txt"), render(&name, &json)?);
     }
     Ok(files)
 }
