@@ -213,8 +213,22 @@ pub fn load_cases(cases_dir: &Path) -> Result<Vec<Case>, CorpusError> {
     let read_dir = |dir: &Path| {
         std::fs::read_dir(dir).map_err(|e| CorpusError(format!("{}: {e}", dir.display())))
     };
+    let areas = std::fs::read_dir(cases_dir).map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::NotFound && cases_dir.is_relative() {
+            let cwd = std::env::current_dir()
+                .map(|d| format!(" (looked for it in {})", d.display()))
+                .unwrap_or_default();
+            format!(
+                "{cwd}: a relative --corpus is read from the current directory; run from the \
+                 checkout of pi-session-format, or give the path of its conformance/cases"
+            )
+        } else {
+            String::new()
+        };
+        CorpusError(format!("{}: {e}{hint}", cases_dir.display()))
+    })?;
     let mut cases = Vec::new();
-    for area in read_dir(cases_dir)?.filter_map(Result::ok) {
+    for area in areas.filter_map(Result::ok) {
         if !area.path().is_dir() {
             continue;
         }

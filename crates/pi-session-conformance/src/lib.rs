@@ -4,8 +4,11 @@
 //! - [`corpus`]: reading the cases (`conformance/cases/<area>/<name>/`) and their rules;
 //! - [`protocol`]: running one operation of an implementation: the operation and its
 //!   arguments on the command line, the session on stdin, the output on stdout;
-//! - [`diff`]: showing where an output differs from the expected one;
+//! - [`diff`]: showing where an output differs from the expected one, byte by byte;
+//! - [`level`]: the levels a reader's output reaches (exact, equivalent, structural) and its
+//!   differences as JSON paths;
 //! - [`run`]: running a whole corpus and summarising;
+//! - [`junit`]: a run as JUnit XML, for CI systems;
 //! - [`script`]: writer scripts (`conformance/writers/`), run through our `SessionWriter`;
 //! - [`writers`]: the writer scenarios and the exact / equivalent / loadable levels.
 //!
@@ -14,6 +17,8 @@
 
 pub mod corpus;
 pub mod diff;
+pub mod junit;
+pub mod level;
 pub mod protocol;
 pub mod run;
 pub mod script;

@@ -10,6 +10,7 @@
 //! A process that leaves the group (`setsid`) cannot be killed from here, but it can no longer
 //! make the run wait: its pipes are abandoned at the deadline.
 
+use pi_session_fs::process;
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -134,7 +135,7 @@ pub fn run_limited(
     let watcher = {
         let tx = tx.clone();
         match std::thread::Builder::new().spawn(move || {
-            wait_for_exit(pid);
+            process::wait_for_exit(pid);
             let _ = tx.send(Event::Exited);
         }) {
             Ok(watcher) => watcher,
@@ -162,7 +163,7 @@ pub fn run_limited(
             Ok(Event::Exited) => {
                 exited = true;
                 // Whatever the implementation left running in its group goes with it.
-                kill_group(pid);
+                process::kill_group(pid);
                 if let (Some(d), Some(grace)) =
                     (deadline, Instant::now().checked_add(GRACE_AFTER_EXIT))
                 {
@@ -254,7 +255,7 @@ fn stop(
     watcher: Option<std::thread::JoinHandle<()>>,
     outcome: Outcome,
 ) -> Outcome {
-    kill_group(child.id());
+    process::kill_group(child.id());
     match reap(child, watcher) {
         Ok(_) => outcome,
         Err(e) => Outcome::Crashed(e),
@@ -268,7 +269,7 @@ fn reap(
     child: &mut Child,
     watcher: Option<std::thread::JoinHandle<()>>,
 ) -> Result<ExitStatus, String> {
-    kill_group(child.id());
+    process::kill_group(child.id());
     if let Some(watcher) = watcher {
         // The leader has exited or was just killed: the watcher returns.
         let _ = watcher.join();
@@ -276,38 +277,6 @@ fn reap(
     child
         .wait()
         .map_err(|e| format!("cannot wait for the process: {e}"))
-}
-
-/// Blocks until process `pid` (our child) has exited, without reaping it.
-#[allow(unsafe_code)]
-fn wait_for_exit(pid: u32) {
-    let id: libc::id_t = pid;
-    loop {
-        // SAFETY: `siginfo_t` is plain old data, for which all zeroes is a valid value.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        // SAFETY: `info` is a valid, writable `siginfo_t` owned by this frame; `waitid` only
-        // writes to it. `WNOWAIT` leaves the child to be reaped by `Child::wait`.
-        let r = unsafe { libc::waitid(libc::P_PID, id, &mut info, libc::WEXITED | libc::WNOWAIT) };
-        if r == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-            return;
-        }
-    }
-}
-
-/// Sends SIGKILL to the process group `pgid` (the group of a child started with
-/// `process_group(0)`, whose leader has not been reaped).
-#[allow(unsafe_code)]
-fn kill_group(pgid: u32) {
-    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
-        return;
-    };
-    // Never -1 or 0 (every process, our own group).
-    if pgid > 1 {
-        // SAFETY: `kill` takes plain integers and touches no memory of ours.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
-        }
-    }
 }
 
 /// Untrusted text made fit for a report: lossy UTF-8, control characters other than newline

@@ -10,10 +10,13 @@
 //!   the sizes people write), a file that shrinks under the map caught, not a crash;
 //! - [`discover`]: where pi's sessions are (its agent directory, as pi finds it) and which
 //!   files of a directory are sessions;
-//! - [`display`]: names and values from outside shown safely in messages.
+//! - [`display`]: names and values from outside shown safely in messages;
+//! - [`process`]: whether a process still runs, a child's process group killed, the stop
+//!   signals turned into ordinary code (an export's clean-up).
 //!
 //! The system calls `std` does not offer are in `sys`; it and [`input`] (the mapping, and
-//! its `SIGBUS` guard) are the only modules with `unsafe` code.
+//! its `SIGBUS` guard) are the only modules of the project with `unsafe` code, but for the
+//! SIMD intrinsics of `pi-session-json`'s scanner (and `xtask bench`'s `wait4`, a tool of ours).
 //! Temporary files that leave nothing behind are [`temp`] (the Parquet export's part files
 //! too); copying metadata is `metadata`.
 
@@ -23,6 +26,7 @@ pub mod display;
 pub mod input;
 pub mod journal;
 mod metadata;
+pub mod process;
 pub mod publish;
 pub mod replace;
 pub mod size;

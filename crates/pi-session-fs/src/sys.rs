@@ -1,7 +1,8 @@
 //! The few system calls that `std` does not offer, each in a small function: linking an
 //! unnamed (`O_TMPFILE`) file into a directory, renaming without replacing, asking whether a
-//! process is alive and whether we may write a file, extended attributes, and holding the stop
-//! signals while a write must complete.
+//! process is alive and whether we may write a file, extended attributes, holding the stop
+//! signals while a write must complete, waiting for them in a thread of their own and dying of
+//! one, and killing a process group.
 
 use std::ffi::{CStr, CString};
 use std::fs::File;
@@ -295,4 +296,101 @@ pub(crate) fn fd_is_open(fd: i32) -> bool {
         m.file_type().is_char_device() && m.rdev() == libc::makedev(1, 3)
     };
     !std::fs::metadata(format!("/proc/self/fd/{fd}")).is_ok_and(|m| is_null(&m))
+}
+
+/// The stop signals an export waits for ([`crate::process::on_stop_signal`]), blocked.
+pub(crate) struct StopSignals {
+    set: libc::sigset_t,
+}
+
+impl StopSignals {
+    const SIGNALS: [(libc::c_int, &'static str); 3] = [
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGHUP, "SIGHUP"),
+    ];
+
+    /// Blocks the signals in this thread (and the threads it starts from now on).
+    #[allow(unsafe_code)]
+    pub(crate) fn block() -> Option<StopSignals> {
+        // SAFETY: `sigset_t` is plain data, initialised by `sigemptyset` before any other use;
+        // the calls get valid pointers to our local; the old mask is not asked for.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            if libc::sigemptyset(&mut set) != 0 {
+                return None;
+            }
+            for (signal, _) in Self::SIGNALS {
+                if libc::sigaddset(&mut set, signal) != 0 {
+                    return None;
+                }
+            }
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                return None;
+            }
+            Some(StopSignals { set })
+        }
+    }
+
+    /// Waits for one of the signals: it and its name; `None` if waiting failed.
+    #[allow(unsafe_code)]
+    pub(crate) fn wait(&self) -> Option<(libc::c_int, &'static str)> {
+        let mut signal: libc::c_int = 0;
+        loop {
+            // SAFETY: a valid set and a valid pointer to our local.
+            match unsafe { libc::sigwait(&self.set, &mut signal) } {
+                0 => break,
+                libc::EINTR => {}
+                _ => return None,
+            }
+        }
+        Self::SIGNALS.into_iter().find(|(s, _)| *s == signal)
+    }
+}
+
+/// Ends the process by `signal` with its default action (so that a shell sees the signal),
+/// or with exit status 128 + `signal` should it survive that.
+#[allow(unsafe_code)]
+pub(crate) fn die_of(signal: libc::c_int) -> ! {
+    // SAFETY: resetting a disposition to the default, unblocking it in this thread and
+    // sending it to this thread: plain system calls with valid arguments.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, signal);
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::raise(signal);
+    }
+    std::process::exit(128 + signal)
+}
+
+/// Blocks until process `pid` (our child) has exited, without reaping it.
+#[allow(unsafe_code)]
+pub(crate) fn wait_for_exit(pid: u32) {
+    let id: libc::id_t = pid;
+    loop {
+        // SAFETY: `siginfo_t` is plain old data, for which all zeroes is a valid value.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `info` is a valid, writable `siginfo_t` owned by this frame; `waitid` only
+        // writes to it. `WNOWAIT` leaves the child to be reaped by `Child::wait`.
+        let r = unsafe { libc::waitid(libc::P_PID, id, &mut info, libc::WEXITED | libc::WNOWAIT) };
+        if r == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return;
+        }
+    }
+}
+
+/// Sends SIGKILL to the process group `pgid`; never to -1 or 0 (every process, our own group).
+#[allow(unsafe_code)]
+pub(crate) fn kill_group(pgid: u32) {
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
+        return;
+    };
+    if pgid > 1 {
+        // SAFETY: `kill` takes plain integers and touches no memory of ours.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+    }
 }

@@ -1,5 +1,7 @@
-//! What can go wrong while writing the tables.
+//! What can go wrong while writing the tables; every path shown as `pi_session_fs::display`
+//! shows names from outside.
 
+use pi_session_fs::display;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -43,17 +45,17 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::Parquet { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Io { path, source } => write!(f, "{}: {source}", display::path(path)),
+            Error::Parquet { path, source } => write!(f, "{}: {source}", display::path(path)),
             Error::Exists(path) => write!(
                 f,
                 "{}: already exists (nothing is overwritten)",
-                path.display()
+                display::path(path)
             ),
             Error::Interrupted(path) => write!(
                 f,
                 "{}: not written: the export was interrupted",
-                path.display()
+                display::path(path)
             ),
         }
     }

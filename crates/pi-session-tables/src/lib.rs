@@ -3,15 +3,31 @@
 //! `docs/tables.md`), written by `pi-session export --format parquet`.
 //!
 //! History that pi copied into forked and branched sessions is counted once, exactly as
-//! `pi-session stats` counts it ([`ownership`]). An export is two passes over the sessions:
-//! the keys of every entry ([`SessionKeys`]) give the [`Ownership`]; then each session's
-//! rows ([`rows::write_session`]) go to a writer's part files ([`Sink`]), one row group per
-//! bounded batch, zstd-compressed, each file put in place atomically and never over an
-//! existing one. The caller reads the files (in parallel, one [`Sink`] per thread) and
-//! reports the errors; nothing here prints.
+//! `pi-session stats` counts it ([`ownership`]). An export ([`Export::write`]) is two passes
+//! over the sessions, each on every core: the keys of every entry ([`SessionKeys`]) give the
+//! [`Ownership`]; then each session's rows ([`rows::write_session`]) go to a writer's part
+//! files ([`Sink`], one per thread), one row group per bounded batch, zstd-compressed, each
+//! file put in place atomically and never over an existing one, all of them removed when the
+//! export stops ([`run`]). Nothing here prints or handles signals: the caller reports
+//! ([`Exported`], [`Stopped`]) and, for Ctrl-C, abandons the [`Run`]
+//! (`pi_session_fs::process::on_stop_signal`).
+//!
+//! ```no_run
+//! use pi_session_fs::discover::Target;
+//! use pi_session_tables::Export;
+//!
+//! let export = Export::new("tables");
+//! export.check_output().map_err(|e| e.to_string())?;
+//! let exported = export
+//!     .write(&[Target::File("session.jsonl".into())])
+//!     .map_err(|stopped| stopped.error.to_string())?;
+//! println!("{} part files, {} entries", exported.files.len(), exported.written.entries);
+//! # Ok::<(), String>(())
+//! ```
 
 pub mod column;
 pub mod error;
+pub mod export;
 pub mod ownership;
 pub mod part;
 pub mod partition;
@@ -22,6 +38,7 @@ pub mod tables;
 pub mod text;
 
 pub use error::Error;
+pub use export::{Export, Exported, Refusal, Stopped};
 pub use ownership::{Ownership, SessionKeys};
 pub use part::Stamp;
 pub use partition::PartitionBy;

@@ -1,7 +1,9 @@
 //! The tables read back with the parquet crate's Arrow reader (no Python needed): a parent
 //! session and its fork, forked history once (and every copy with `no_dedupe`), usage as the
 //! ledger adds it, tool calls joined to their results, tree facts, partitions, the schema
-//! version in the metadata, and no file ever overwritten.
+//! version in the metadata, and no file ever overwritten; and a whole [`Export`] of files: the
+//! files that are not sessions skipped and said, the output directory's refusals, the runs of
+//! killed exports removed, an export that cannot start writing nothing.
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type};
@@ -9,9 +11,10 @@ use arrow_array::{Array, RecordBatch};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use pi_session_format::stats::ledger::{self, SessionFacts};
 use pi_session_format::{PiVersion, Session};
+use pi_session_fs::discover::Target;
 use pi_session_tables::{
-    Layout, Options, Ownership, PartitionBy, SCHEMA_VERSION, SCHEMA_VERSION_KEY, SessionKeys, Sink,
-    Stamp, Table,
+    Export, Layout, Options, Ownership, PartitionBy, Refusal, SCHEMA_VERSION, SCHEMA_VERSION_KEY,
+    SessionKeys, Sink, Stamp, Table,
 };
 use std::path::{Path, PathBuf};
 
@@ -399,4 +402,115 @@ fn facts_from_the_line_read_are_the_facts_stats_finds() {
         }
     }
     assert!(compared > 5_000, "{compared} messages compared");
+}
+
+/// The two sessions and a file that is not one, in `dir`: their targets.
+fn session_files(dir: &Path) -> Vec<Target> {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut targets = Vec::new();
+    for (name, text) in [
+        ("parent.jsonl", PARENT.to_owned()),
+        (
+            "fork.jsonl",
+            FORK.replace(
+                "/s/parent.jsonl",
+                &dir.join("parent.jsonl").to_string_lossy(),
+            ),
+        ),
+        ("notes.jsonl", "not a session\n".to_owned()),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        targets.push(Target::File(path));
+    }
+    targets
+}
+
+#[test]
+fn an_export_writes_every_session_and_says_which_files_it_skipped() {
+    let dir = scratch("export-whole");
+    let targets = session_files(&dir.join("in"));
+    let export = Export::new(dir.join("out"));
+    export.check_output().unwrap();
+    let exported = export.write(&targets).unwrap();
+    assert_eq!(exported.sessions, 2);
+    assert_eq!(exported.skipped.len(), 1, "{:?}", exported.skipped);
+    assert!(
+        exported.skipped[0].0.ends_with("notes.jsonl"),
+        "{:?}",
+        exported.skipped
+    );
+    assert!(exported.marker_left.is_none());
+    // The fork's copy of a1 and a2 is its parent's: counted once.
+    assert_eq!(exported.written.copies, 2);
+    assert_eq!(exported.written.entries, 5 + 2);
+    assert_eq!(rows(&read(&dir.join("out"), Table::Entries)), 7);
+    for file in &exported.files {
+        assert!(
+            file.starts_with(dir.join("out")) && file.is_file(),
+            "{}",
+            file.display()
+        );
+    }
+    // Nothing but the tables: no marker, no temporary.
+    assert!(
+        walk(&dir.join("out"))
+            .iter()
+            .all(|p| p.extension().is_some_and(|x| x == "parquet"))
+    );
+
+    // A second export into it is refused, unless it adds (`since`).
+    let again = Export::new(dir.join("out"));
+    let refusal = again.check_output().unwrap_err();
+    assert!(matches!(refusal, Refusal::NotEmpty(..)), "{refusal}");
+    assert!(
+        refusal.to_string().contains("nothing is overwritten"),
+        "{refusal}"
+    );
+    let adding = Export {
+        since: Some("2026-02-01".into()),
+        ..Export::new(dir.join("out"))
+    };
+    adding.check_output().unwrap();
+}
+
+#[test]
+fn a_running_export_is_waited_for_and_a_killed_one_removed() {
+    let dir = scratch("export-runs");
+    std::fs::create_dir_all(&dir).unwrap();
+    // The marker of a run of this very process: it runs.
+    let ours = dir.join(format!(
+        ".pi-session-export-1-{}.unfinished",
+        std::process::id()
+    ));
+    std::fs::write(&ours, "").unwrap();
+    let export = Export::new(&dir);
+    let refusal = export.check_output().unwrap_err();
+    assert!(matches!(refusal, Refusal::Running(..)), "{refusal}");
+    assert!(
+        refusal.to_string().contains("another export is writing"),
+        "{refusal}"
+    );
+    std::fs::remove_file(&ours).unwrap();
+    // A run of a process that no longer runs (above the kernel's largest pid): its marker and
+    // part file are removed, and the directory is empty again.
+    std::fs::create_dir_all(dir.join("entries")).unwrap();
+    std::fs::write(dir.join(".pi-session-export-1-4194305.unfinished"), "").unwrap();
+    std::fs::write(dir.join("entries/part-1-4194305-0-0.parquet"), "").unwrap();
+    let removed = export.remove_dead_runs().unwrap();
+    assert_eq!(removed.len(), 1);
+    assert_eq!(removed[0].1.parts, 1);
+    export.check_output().unwrap();
+}
+
+#[test]
+fn an_export_that_cannot_start_writes_nothing() {
+    let dir = scratch("export-blocked");
+    let targets = session_files(&dir.join("in"));
+    // The output "directory" is a file.
+    std::fs::write(dir.join("out"), "a file").unwrap();
+    let stopped = Export::new(dir.join("out")).write(&targets).unwrap_err();
+    assert!(stopped.cleanup.is_none(), "nothing was written");
+    assert_eq!(stopped.skipped.len(), 1);
+    assert_eq!(std::fs::read(dir.join("out")).unwrap(), b"a file");
 }

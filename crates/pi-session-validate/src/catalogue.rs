@@ -385,7 +385,9 @@ catalogue! {
         help: "nothing to fix if the session was branched at its first message";
     /// A compaction's `firstKeptEntryId` is not on the path before the compaction (another
     /// branch, a later entry, no entry). pi then keeps no message from before the compaction:
-    /// the context is the summary and what follows it.
+    /// the context is the summary and what follows it. The compaction's own id is how pi
+    /// 0.87.1 and later write "keep nothing" (`firstKeptEntryId ?? id`): not reported under
+    /// their rules.
     FirstKeptNotOnPath = "PS0216", "first-kept-not-on-path", Warning, Altered,
         title: "firstKeptEntryId is not on the path before the compaction",
         help: "point firstKeptEntryId at the first entry to keep, an ancestor of the compaction";
@@ -394,11 +396,14 @@ catalogue! {
     LabelTargetMissing = "PS0217", "label-target-missing", Error, Ignored,
         title: "label target does not exist",
         help: "point targetId at an existing entry, or remove the label";
-    /// A branch summary's `fromId` is neither its `parentId` nor `"root"` (for a summary with
-    /// no parent), which is what pi writes. pi ignores `fromId` when it builds the context.
+    /// A branch summary's `fromId` is not what pi writes there. pi 0.73.1 writes the
+    /// summary's `parentId` (the entry branched to), or `"root"` for a summary with no
+    /// parent; pi 0.87.1 and later (1.5.2 too) write the leaf the branch was made from, an
+    /// entry written before the summary, or `"root"` when there was none. pi ignores `fromId`
+    /// when it builds the context.
     BranchSummaryFromId = "PS0218", "branch-summary-from-id", Warning, None,
-        title: "branch_summary.fromId is neither its parentId nor \"root\"",
-        help: "write fromId equal to parentId, or \"root\" when parentId is null";
+        title: "branch_summary.fromId is not what pi writes there",
+        help: "write the leaf the branch was made from (an entry before the summary) or \"root\"; for pi 0.73.1, the summary's parentId, or \"root\" when parentId is null";
     /// A tool result whose `toolCallId` matches no tool call of an assistant message before it
     /// on its path. Model APIs reject such a context.
     OrphanToolResult = "PS0219", "orphan-tool-result", Error, None,

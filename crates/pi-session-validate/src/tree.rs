@@ -13,22 +13,23 @@ use super::entry::{Facts, LineKind};
 use super::header::Header;
 use super::report::{Diagnostic, Location};
 use super::schema::LineSchema;
+use pi_session_format::PiVersion;
 use pi_session_format::session::Key;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Runs the tree checks (version-2 and -3 files: version-1 entries have no ids).
 pub(crate) fn check(
     bytes: &[u8],
     facts: &[Facts],
     header: &Header,
-    _options: &Options<'_>,
+    options: &Options<'_>,
     out: &mut Sink,
 ) {
     let entries: Vec<&Facts> = facts.iter().filter(|f| f.is_entry()).collect();
     if header.schema() == LineSchema::V1 {
         return;
     }
-    Tree::new(bytes, &entries).check(out);
+    Tree::new(bytes, &entries, options.pi).check(out);
 }
 
 fn whole_line(f: &Facts) -> Location {
@@ -52,10 +53,12 @@ struct Tree<'f> {
     by_id: FxHashMap<&'f Key, usize>,
     /// The resolved parent of each entry (`None`: a root for pi's path walk).
     parent: Vec<Option<usize>>,
+    /// Whose writer the branch summaries' `fromId` is checked against.
+    pi: PiVersion,
 }
 
 impl<'f> Tree<'f> {
-    fn new(bytes: &'f [u8], entries: &'f [&'f Facts]) -> Tree<'f> {
+    fn new(bytes: &'f [u8], entries: &'f [&'f Facts], pi: PiVersion) -> Tree<'f> {
         let mut by_id = FxHashMap::default();
         for (i, e) in entries.iter().enumerate() {
             by_id.insert(&e.id, i);
@@ -75,6 +78,7 @@ impl<'f> Tree<'f> {
             entries,
             by_id,
             parent,
+            pi,
         }
     }
 
@@ -227,10 +231,15 @@ impl<'f> Tree<'f> {
         calls: &FxHashMap<&str, u32>,
         out: &mut Sink,
     ) {
+        // pi 0.87.1 and later write the compaction's own id when it keeps nothing
+        // (`firstKeptEntryId ?? id`): what a compaction that names itself means, by design.
+        let keeps_nothing_by_design =
+            |first_kept: &Key| self.pi.reads_like_0_87() && *first_kept == e.id;
         if let Some(first_kept) = &e.first_kept
             && e.type_.as_deref() == Some("compaction")
             && matches!(first_kept, Key::String(_))
             && !ids.contains_key(first_kept)
+            && !keeps_nothing_by_design(first_kept)
         {
             let where_ = if self.by_id.contains_key(first_kept) {
                 "names an entry that is not an ancestor of the compaction"
@@ -315,6 +324,9 @@ impl<'f> Tree<'f> {
 
     /// [`Code::LabelTargetMissing`] and [`Code::BranchSummaryFromId`].
     fn references(&self, out: &mut Sink) {
+        // The ids of the entries before the current one: from 0.87.1 on, a branch summary's
+        // `fromId` is the leaf the branch was made from, written before it.
+        let mut before: FxHashSet<&Key> = FxHashSet::default();
         for e in self.entries {
             match e.type_.as_deref() {
                 Some("label") => {
@@ -329,31 +341,50 @@ impl<'f> Tree<'f> {
                     }
                 }
                 Some("branch_summary") => {
-                    let Some(from @ Key::String(from_id)) = &e.from_id else {
-                        continue;
-                    };
-                    let ok = match &e.parent {
-                        Key::Null => &**from_id == b"root",
-                        parent => parent == from,
-                    };
-                    if !ok {
-                        let expected = match &e.parent {
-                            Key::Null => "\"root\"".to_string(),
-                            parent => self.name(parent),
-                        };
-                        out.push(diagnostic(
-                            e,
-                            Code::BranchSummaryFromId,
-                            format!(
-                                "fromId is {} but pi writes {expected} (its parentId, or \"root\" without a parent)",
-                                self.name(from)
-                            ),
-                        ));
+                    if let Some(message) = self.branch_summary_from_id_problem(e, &before) {
+                        out.push(diagnostic(e, Code::BranchSummaryFromId, message));
                     }
                 }
                 _ => {}
             }
+            before.insert(&e.id);
         }
+    }
+
+    /// What is wrong with branch summary `e`'s `fromId` for the writer of [`Tree::pi`]
+    /// (`before`: the ids of the entries before it), if anything. pi 0.73.1 writes the
+    /// summary's `parentId` (the entry branched to), or `"root"` without one; pi 0.87.1 and
+    /// later write the leaf the branch was made from (`leafId ?? "root"`), an entry before it.
+    fn branch_summary_from_id_problem(
+        &self,
+        e: &Facts,
+        before: &FxHashSet<&Key>,
+    ) -> Option<String> {
+        let Some(from @ Key::String(from_id)) = &e.from_id else {
+            return None;
+        };
+        if &**from_id == b"root" {
+            return None;
+        }
+        if self.pi.reads_like_0_87() {
+            return (!before.contains(from)).then(|| {
+                format!(
+                    "fromId is {}, which is the id of no entry before it, but pi {} writes the leaf the branch was made from (or \"root\")",
+                    self.name(from),
+                    self.pi.release()
+                )
+            });
+        }
+        let expected = match &e.parent {
+            Key::Null => "\"root\"".to_string(),
+            parent if parent == from => return None,
+            parent => self.name(parent),
+        };
+        Some(format!(
+            "fromId is {} but pi {} writes {expected} (its parentId, or \"root\" without a parent)",
+            self.name(from),
+            self.pi.release()
+        ))
     }
 }
 

@@ -7,7 +7,8 @@ mod writer;
 use crate::ops::{self, Rejected, Settings};
 use clap::{Subcommand, ValueEnum};
 use pi_session_conformance::corpus;
-use pi_session_conformance::run::{self, RunOptions};
+use pi_session_conformance::level::Level;
+use pi_session_conformance::run::{self, Report, RunOptions};
 use pi_session_format::PiVersion;
 use std::io::Read;
 use std::path::PathBuf;
@@ -21,6 +22,17 @@ pub(crate) enum Command {
     /// Each operation runs in its own process group, killed as a whole on the timeout, when
     /// an output goes past twice the expected output plus 1 MiB, and after the
     /// implementation exits (nothing it started outlives its operation).
+    ///
+    /// Each output is judged at three levels: exact (pi's bytes), equivalent (the same JSON
+    /// values: key order, number spelling, whitespace and string escapes aside) and, for
+    /// `migrate` and `tree`, structural (equivalent with the ids renamed consistently, for
+    /// implementations whose migration ids are random); --level says which counts as a pass.
+    /// A failure shows the first differences as JSON paths, the expected file, the rules the
+    /// case covers and the command that runs it again.
+    ///
+    /// The cases of `divergence/` pin pi-session's own safety behaviour where it differs from
+    /// pi on purpose (pi hangs, crashes or loses data there); they run only with
+    /// --divergences.
     ///
     /// Exit status: 0 when every selected operation passed; 1 when one failed, or when
     /// --only/--skip selected no case; 2 for a usage error, or a --corpus that cannot be read
@@ -45,6 +57,13 @@ pub(crate) enum Command {
         /// Seconds an implementation may take for one operation (more than 0).
         #[arg(long, default_value = "10", value_parser = parse_timeout)]
         timeout: Duration,
+        /// The level an operation must reach to pass.
+        #[arg(long, value_enum, default_value_t = ReaderLevel::Exact)]
+        level: ReaderLevel,
+        /// Also run the cases of `divergence/`: pi-session's documented choices where pi
+        /// hangs, crashes or loses data, not pi's behaviour.
+        #[arg(long)]
+        divergences: bool,
     },
     /// Judge a session writer over the writer corpus (conformance/writers/).
     ///
@@ -108,6 +127,27 @@ pub(crate) enum Command {
     },
 }
 
+/// `conformance run --level`.
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum ReaderLevel {
+    /// pi's bytes.
+    Exact,
+    /// The same JSON values.
+    Equivalent,
+    /// The same shape with the ids renamed (`migrate`, `tree`; the others need equivalent).
+    Structural,
+}
+
+impl From<ReaderLevel> for Level {
+    fn from(level: ReaderLevel) -> Level {
+        match level {
+            ReaderLevel::Exact => Level::Exact,
+            ReaderLevel::Equivalent => Level::Equivalent,
+            ReaderLevel::Structural => Level::Structural,
+        }
+    }
+}
+
 /// Report formats.
 #[derive(Clone, Copy, ValueEnum)]
 pub(crate) enum Format {
@@ -115,6 +155,8 @@ pub(crate) enum Format {
     Human,
     /// The whole report as JSON.
     Json,
+    /// JUnit XML (one test per operation of a case; `conformance run` only).
+    Junit,
 }
 
 /// The protocol's operations.
@@ -141,16 +183,35 @@ pub(crate) fn main(command: Command) -> ExitCode {
             skip,
             format,
             timeout,
-        } => run_corpus(
-            RunOptions {
-                implementation,
-                only,
-                skip,
-                timeout,
-            },
-            &corpus,
-            format,
-        ),
+            level,
+            divergences,
+        } => {
+            let mut skip = skip;
+            if !divergences {
+                skip.push(DIVERGENCE_TIER.to_owned());
+            }
+            run_corpus(
+                RunOptions {
+                    implementation,
+                    only,
+                    skip,
+                    timeout,
+                    level: level.into(),
+                },
+                &corpus,
+                format,
+                divergences,
+            )
+        }
+        Command::Writer {
+            format: Format::Junit,
+            ..
+        } => {
+            eprintln!(
+                "pi-session: error: --format junit is for `conformance run`; the writer judge reports as human or json"
+            );
+            ExitCode::from(2)
+        }
         Command::Writer {
             implementation,
             corpus,
@@ -240,7 +301,15 @@ fn implement(
     crate::write_stdout(&output.bytes)
 }
 
-fn run_corpus(options: RunOptions, corpus_dir: &std::path::Path, format: Format) -> ExitCode {
+/// The cases of pi-session's deliberate divergences from pi, run only with `--divergences`.
+const DIVERGENCE_TIER: &str = "divergence/*";
+
+fn run_corpus(
+    options: RunOptions,
+    corpus_dir: &std::path::Path,
+    format: Format,
+    divergences: bool,
+) -> ExitCode {
     let cases = match corpus::load_cases(corpus_dir) {
         Ok(cases) if cases.is_empty() => {
             eprintln!(
@@ -279,21 +348,31 @@ fn run_corpus(options: RunOptions, corpus_dir: &std::path::Path, format: Format)
             "{}",
             serde_json::to_string_pretty(&report).unwrap_or_default()
         ),
+        Format::Junit => print!("{}", pi_session_conformance::junit::junit(&report)),
         Format::Human => {
-            for r in report.results.iter().filter(|r| !r.passed) {
-                println!(
-                    "FAIL {} [{}]\n{}",
-                    r.case,
-                    r.op,
-                    r.detail.as_deref().unwrap_or_default()
-                );
-            }
             println!(
-                "{} cases, {} operations: {} passed, {} failed ({})",
+                "corpus {} ({} cases run; tiers: spec{}); each case's --pi (0.73 unless its case.json says); pass at {}",
+                crate::display::path(corpus_dir),
+                report.cases,
+                if divergences {
+                    ", divergence"
+                } else {
+                    "; divergence/ left out, see --divergences"
+                },
+                report.level
+            );
+            for r in report.results.iter().filter(|r| !r.passed) {
+                println!("\nFAIL {} [{}]: {}", r.case, r.op, run::explain(r));
+            }
+            println!();
+            print!("{}", summary_table(&report));
+            println!(
+                "{} cases, {} operations: {} passed, {} failed at {} ({})",
                 report.cases,
                 report.passed + report.failed,
                 report.passed,
                 report.failed,
+                report.level,
                 options.implementation
             );
         }
@@ -303,4 +382,26 @@ fn run_corpus(options: RunOptions, corpus_dir: &std::path::Path, format: Format)
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// The levels reached per area and operation, one row each.
+fn summary_table(report: &Report) -> String {
+    let mut text = format!(
+        "{:<28} {:>5} {:>6} {:>10} {:>10} {:>6}\n",
+        "area/op", "ops", "exact", "equivalent", "structural", "none"
+    );
+    for (area, ops) in &report.areas {
+        for (op, c) in ops {
+            text.push_str(&format!(
+                "{:<28} {:>5} {:>6} {:>10} {:>10} {:>6}\n",
+                format!("{area}/{op}"),
+                c.ops,
+                c.exact,
+                c.equivalent,
+                c.structural,
+                c.failed
+            ));
+        }
+    }
+    text
 }

@@ -6,7 +6,6 @@
 //! input, the output and reports errors.
 
 #[cfg(feature = "parquet")]
-mod signals;
 #[cfg(feature = "parquet")]
 pub(crate) mod tables;
 

@@ -5,6 +5,7 @@
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use pi_session_conformance::corpus::{self, Case};
+use pi_session_conformance::level::Level;
 use pi_session_conformance::run;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -32,10 +33,17 @@ fn case_trial(case: Case) -> Trial {
             .into());
         }
         let mut failures = Vec::new();
+        let options = run::RunOptions {
+            implementation: implementation(),
+            only: Vec::new(),
+            skip: Vec::new(),
+            timeout: Duration::from_secs(20),
+            level: Level::Exact,
+        };
         for op in case.ops() {
-            let result = run::check(&case, op, &implementation(), Duration::from_secs(20));
-            if let Some(detail) = result.detail {
-                failures.push(format!("[{op}] {detail}"));
+            let result = run::check(&case, op, &options);
+            if !result.passed {
+                failures.push(format!("[{op}] {}", run::explain(&result)));
             }
         }
         if failures.is_empty() {

@@ -1,7 +1,7 @@
 //! The files pi itself writes for the writer corpus's scenarios (`conformance/writers/*/expected/`,
 //! written by `cargo xtask bless writers` from pi's own `SessionManager`) are what the validator
-//! and the reader call well-formed: strict-valid and pi-loadable with the rules of the pi that
-//! wrote them, and loaded with every line an entry, nothing dropped or skipped, nothing to
+//! and the reader call well-formed: not one diagnostic with the rules of the pi that wrote them
+//! (but the note that a second root is normal after branching at the first message), and loaded with every line an entry, nothing dropped or skipped, nothing to
 //! rewrite — except where a scenario's `case.json` lists a deliberate divergence of our writer
 //! (pi 0.73.1's branched sessions orphan entries, pi#5669): there the validator must report
 //! exactly those orphans (PS0212, PS0216).
@@ -55,11 +55,16 @@ fn files_pi_writes_are_strict_valid_and_load_whole() {
                 checked += 1;
                 continue;
             }
-            assert!(
-                report.verdict.strict && report.verdict.pi_loadable,
-                "{where_}: {:?}",
-                report.diagnostics
-            );
+            // No error and no warning: one on what pi itself writes (PS0218 on 0.87.1's
+            // fromId was one) is a false one. The only note allowed is the one that says the
+            // file is normal: a second root after branching at the first message (PS0215).
+            let unexpected: Vec<_> = report
+                .diagnostics
+                .iter()
+                .filter(|d| d.code != pi_session_validate::Code::ExtraRoot)
+                .collect();
+            assert!(unexpected.is_empty(), "{where_}: {unexpected:?}");
+            assert!(report.verdict.strict && report.verdict.pi_loadable);
             let session = Session::from_bytes(&bytes, pi).unwrap();
             let lines = bytes.iter().filter(|&&b| b == b'\n').count();
             assert_eq!(session.entries.len() + 1, lines, "{where_}");

@@ -6,6 +6,7 @@
 
 mod adversarial;
 mod cli;
+mod conformance_cli;
 mod export_cli;
 mod ls_cli;
 mod repair_cli;

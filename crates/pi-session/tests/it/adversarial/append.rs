@@ -354,15 +354,36 @@ fn appends_during_an_in_place_rewrite_are_never_lost() {
         "v2.jsonl",
         &["--size", "100MB", "--seed", "4", "--version", "2"],
     );
-    let mut migrate = bin()
-        .args(["migrate", s(&path), "--in-place"])
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let migrate = || {
+        bin()
+            .args(["migrate", s(&path), "--in-place"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut rewrite = migrate();
+    let mut refusals = 0;
     let mut appended = Vec::new();
     let mut i = 0;
     loop {
-        let done = migrate.try_wait().unwrap().is_some();
+        let done = match rewrite.try_wait().unwrap() {
+            Some(status) if status.success() => true,
+            // The rewrite found the writers' lock taken by one of the appends (which take it
+            // to look at the file, and refuse a v2 one): it wrote nothing and says to run it
+            // again, which is what a user does.
+            Some(_) => {
+                let mut stderr = String::new();
+                std::io::Read::read_to_string(&mut rewrite.stderr.take().unwrap(), &mut stderr)
+                    .unwrap();
+                assert!(stderr.contains("its lock is taken"), "{stderr}");
+                refusals += 1;
+                assert!(refusals < 50, "the rewrite never got the lock");
+                rewrite = migrate();
+                false
+            }
+            None => false,
+        };
         let text = format!("during-{i}");
         if append(&path, &user(&text)).code == Some(0) {
             appended.push(text);

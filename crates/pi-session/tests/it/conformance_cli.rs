@@ -1,0 +1,273 @@
+//! `pi-session conformance run` as an outside implementer meets it: levels (an implementation
+//! that prints pi's values with another serializer is equivalent, not wrong), failures that say
+//! where and how to run them again, the divergence tier off by default, JUnit XML, and a run
+//! from another directory.
+
+use crate::support::{scratch, write};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/cases")
+}
+
+fn ours() -> String {
+    format!("'{}' conformance impl", env!("CARGO_BIN_EXE_pi-session"))
+}
+
+/// An implementation that is pi-session with every JSON value written again by Python's
+/// `json` module, keys sorted: the same values, other bytes.
+fn resorted(dir: &Path) -> String {
+    let script = write(
+        dir,
+        "resort.py",
+        r#"import json, subprocess, sys
+out = subprocess.run(sys.argv[1:], stdin=sys.stdin, capture_output=True)
+sys.stderr.buffer.write(out.stderr)
+if out.returncode != 0:
+    sys.exit(out.returncode)
+for line in out.stdout.decode("utf-8", "surrogatepass").splitlines():
+    sys.stdout.write(json.dumps(json.loads(line), sort_keys=True, separators=(",", ":")) + "\n")
+"#,
+    );
+    format!(
+        "python3 '{}' '{}' conformance impl",
+        script.display(),
+        env!("CARGO_BIN_EXE_pi-session")
+    )
+}
+
+fn conformance(args: &[&str], cwd: Option<&Path>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pi-session"));
+    command.arg("conformance").arg("run").args(args);
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
+    command.output().unwrap()
+}
+
+fn json_report(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn another_serializer_reaches_equivalent_and_is_told_what_differs() {
+    let dir = scratch("conformance-cli", "resorted");
+    let implementation = resorted(&dir);
+    let corpus = corpus();
+    let args = [
+        "--impl",
+        &implementation,
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--only",
+        "context/*",
+        "--format",
+        "json",
+    ];
+    // At exact, the reordered keys fail; each failure says it reached equivalent and why.
+    let exact = conformance(&args, None);
+    assert_eq!(exact.status.code(), Some(1));
+    let report = json_report(&exact);
+    let results = report["results"].as_array().unwrap();
+    let failed: Vec<&Value> = results.iter().filter(|r| r["passed"] == false).collect();
+    assert!(!failed.is_empty());
+    for r in &failed {
+        assert_eq!(r["level"], "equivalent", "{r}");
+        let differed = r["differed"].as_array().unwrap();
+        assert!(!differed.is_empty(), "{r}");
+        assert!(
+            differed
+                .iter()
+                .all(|d| ["key order", "number spelling", "string escapes"]
+                    .contains(&d.as_str().unwrap())),
+            "{r}"
+        );
+        assert!(r["differences"].as_array().is_none_or(Vec::is_empty), "{r}");
+    }
+    assert!(failed.iter().any(|r| {
+        r["differed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d == "key order")
+    }));
+    let counts = &report["areas"]["context"]["context"];
+    assert_eq!(
+        counts["equivalent"].as_u64().unwrap() + counts["exact"].as_u64().unwrap(),
+        counts["ops"].as_u64().unwrap(),
+        "{counts}"
+    );
+    // At equivalent, every operation passes.
+    let mut equivalent = args.to_vec();
+    equivalent.extend(["--level", "equivalent"]);
+    let out = conformance(&equivalent, None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
+fn a_failure_names_the_path_the_files_and_a_rerun_that_reproduces_it() {
+    let dir = scratch("conformance-cli", "wrong");
+    // pi-session, but every "text" value of a context changed.
+    let script = write(
+        &dir,
+        "wrong.sh",
+        format!(
+            "'{}' conformance impl \"$@\" | sed 's/\"text\":\"/\"text\":\"WRONG /g'\n",
+            env!("CARGO_BIN_EXE_pi-session")
+        ),
+    );
+    let implementation = format!("sh '{}'", script.display());
+    let corpus = corpus();
+    let case = "context/compaction-nearest-leaf-wins";
+    let out = conformance(
+        &[
+            "--impl",
+            &implementation,
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--only",
+            case,
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("FAIL {case} [context]: reached no level")),
+        "{text}"
+    );
+    assert!(text.contains("line 1: $.messages["), "{text}");
+    assert!(text.contains("actual:   \"WRONG "), "{text}");
+    assert!(
+        text.contains(&format!(
+            "expected: {}",
+            corpus.join(case).join("expected/context.json").display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("rules:    "), "{text}");
+    assert!(text.contains("area/op"), "the summary table: {text}");
+    // The rerun line, run by a shell, gives what the runner saw.
+    let rerun = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("rerun:    "))
+        .unwrap()
+        .to_owned();
+    assert!(rerun.contains("context --pi 0.73 < "), "{rerun}");
+    let again = Command::new("sh").arg("-c").arg(&rerun).output().unwrap();
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stdout).contains("\"text\":\"WRONG "));
+}
+
+#[test]
+fn the_divergence_tier_runs_only_when_asked_for() {
+    let corpus = corpus();
+    let ours = ours();
+    let divergence_ops = |extra: &[&str]| -> usize {
+        let mut args = vec![
+            "--impl",
+            &ours,
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let report = json_report(&conformance(&args, None));
+        report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["case"].as_str().unwrap().starts_with("divergence/"))
+            .count()
+    };
+    assert_eq!(divergence_ops(&["--only", "header/*"]), 0);
+    assert!(divergence_ops(&["--only", "divergence/*", "--divergences"]) > 0);
+}
+
+#[test]
+fn junit_output_is_xml_with_a_test_per_operation() {
+    let corpus = corpus();
+    let out = conformance(
+        &[
+            "--impl",
+            "true",
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--only",
+            "tree/*",
+            "--format",
+            "junit",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let xml = String::from_utf8(out.stdout).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}: {xml}"));
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert!(!cases.is_empty());
+    assert!(
+        cases
+            .iter()
+            .all(|c| c.attribute("classname") == Some("tree"))
+    );
+    let failures = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .count();
+    assert_eq!(failures, cases.len(), "`true` answers nothing");
+    let suites = doc.root_element();
+    assert_eq!(
+        suites.attribute("tests"),
+        Some(cases.len().to_string().as_str())
+    );
+}
+
+#[test]
+fn a_run_from_another_directory_names_what_it_looked_for() {
+    let dir = scratch("conformance-cli", "elsewhere");
+    let out = conformance(&["--impl", &ours()], Some(&dir));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("conformance/cases"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("looked for it in {}", dir.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--corpus"), "{stderr}");
+    // With the corpus named, it runs from anywhere.
+    let corpus = corpus();
+    let out = conformance(
+        &[
+            "--impl",
+            &ours(),
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--only",
+            "header/*",
+        ],
+        Some(&dir),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
