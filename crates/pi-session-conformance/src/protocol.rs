@@ -25,6 +25,9 @@ pub enum Outcome {
     /// Exit status 1 (the input was rejected), with this stderr (an excerpt: see
     /// [`excerpt`]).
     Rejected(String),
+    /// Exit status [`UNSUPPORTED`]: the implementation does not do this operation, with this
+    /// stderr (an excerpt); scored neither passed nor failed.
+    Unsupported(String),
     /// Any other exit, a signal, or a failure to start.
     Crashed(String),
     /// No exit within the timeout.
@@ -37,6 +40,12 @@ pub enum Outcome {
         limit: usize,
     },
 }
+
+/// The exit status by which an implementation says it does not do an operation (a reader's
+/// `OP`, or an operation of a writer's script), so that it is scored on the rest: the
+/// operation is reported as unsupported, not failed. Its stderr should name what it does not
+/// do.
+pub const UNSUPPORTED: i32 = 3;
 
 /// The bounds of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,6 +219,7 @@ pub fn run_limited(
     match (status.code(), status.signal()) {
         (Some(0), _) => Outcome::Output(stdout),
         (Some(1), _) => Outcome::Rejected(stderr),
+        (Some(UNSUPPORTED), _) => Outcome::Unsupported(stderr),
         (Some(code), _) => Outcome::Crashed(format!("exit status {code}: {stderr}")),
         (None, Some(signal)) => Outcome::Crashed(format!("killed by signal {signal}: {stderr}")),
         (None, None) => Outcome::Crashed(format!("ended without a status: {stderr}")),
@@ -315,8 +325,15 @@ mod tests {
         assert_eq!(ok, Outcome::Output(b"abc".to_vec()));
         let rejected = run_limited("echo no >&2; exit 1", &[], b"", &limits(10_000, 1 << 20));
         assert_eq!(rejected, Outcome::Rejected("no\n".into()));
-        let crashed = run_limited("exit 3", &[], b"", &limits(10_000, 1 << 20));
-        assert!(matches!(crashed, Outcome::Crashed(m) if m.starts_with("exit status 3")));
+        let unsupported = run_limited(
+            "echo no tree here >&2; exit 3",
+            &[],
+            b"",
+            &limits(10_000, 1 << 20),
+        );
+        assert_eq!(unsupported, Outcome::Unsupported("no tree here\n".into()));
+        let crashed = run_limited("exit 4", &[], b"", &limits(10_000, 1 << 20));
+        assert!(matches!(crashed, Outcome::Crashed(m) if m.starts_with("exit status 4")));
     }
 
     #[test]

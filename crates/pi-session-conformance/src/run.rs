@@ -36,6 +36,10 @@ pub struct OpResult {
     pub op: &'static str,
     /// Whether it reached the level asked for.
     pub passed: bool,
+    /// The implementation does not do this operation (exit status
+    /// [`protocol::UNSUPPORTED`]): neither passed nor failed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unsupported: bool,
     /// The strictest level it reached (`None`: none; an expected rejection that came is
     /// exact).
     pub level: Option<Level>,
@@ -70,6 +74,8 @@ pub struct Counts {
     pub structural: usize,
     /// Reached no level.
     pub failed: usize,
+    /// Not done by the implementation.
+    pub unsupported: usize,
 }
 
 /// The results of a run.
@@ -85,6 +91,8 @@ pub struct Report {
     pub passed: usize,
     /// Operations that failed.
     pub failed: usize,
+    /// Operations the implementation does not do ([`protocol::UNSUPPORTED`]).
+    pub unsupported: usize,
     /// The level that counted as a pass.
     pub level: Level,
     /// The levels reached, per area, then per operation.
@@ -169,6 +177,7 @@ pub fn check(case: &Case, op: Op, options: &RunOptions) -> OpResult {
         case: case.id.clone(),
         op: op.name(),
         passed: false,
+        unsupported: false,
         level: None,
         differed: Vec::new(),
         differences: Vec::new(),
@@ -239,6 +248,10 @@ pub fn check(case: &Case, op: Op, options: &RunOptions) -> OpResult {
         }
         (Outcome::Rejected(stderr), Expected::Output(_)) => {
             result.detail = Some(format!("rejected the input: {}", stderr.trim()));
+        }
+        (Outcome::Unsupported(stderr), _) => {
+            result.unsupported = true;
+            result.detail = Some(format!("unsupported: {}", stderr.trim()));
         }
         (Outcome::Crashed(e), _) => result.detail = Some(format!("crashed: {}", e.trim())),
         (Outcome::TimedOut, _) => {
@@ -332,12 +345,14 @@ pub fn run(cases: &[&Case], options: &RunOptions) -> Report {
     results.sort_by_key(|(i, _)| *i);
     let results: Vec<OpResult> = results.into_iter().map(|(_, r)| r).collect();
     let passed = results.iter().filter(|r| r.passed).count();
+    let unsupported = results.iter().filter(|r| r.unsupported).count();
     let mut areas: BTreeMap<String, BTreeMap<&'static str, Counts>> = BTreeMap::new();
     for r in &results {
         let area = r.case.split('/').next().unwrap_or_default().to_owned();
         let counts = areas.entry(area).or_default().entry(r.op).or_default();
         counts.ops += 1;
         match r.level {
+            _ if r.unsupported => counts.unsupported += 1,
             Some(Level::Exact) => counts.exact += 1,
             Some(Level::Equivalent) => counts.equivalent += 1,
             Some(Level::Structural) => counts.structural += 1,
@@ -346,8 +361,9 @@ pub fn run(cases: &[&Case], options: &RunOptions) -> Report {
     }
     Report {
         implementation: options.implementation.clone(),
-        failed: results.len() - passed,
+        failed: results.len() - passed - unsupported,
         passed,
+        unsupported,
         cases: cases.len(),
         level: options.level,
         areas,

@@ -11,7 +11,6 @@
 
 use crate::diff::describe;
 use crate::protocol::{self, Outcome};
-use pi_session_format::json::{self, JsValue};
 use pi_session_format::write::WriteProfile;
 use pi_session_format::{Leaf, Session};
 use std::path::{Path, PathBuf};
@@ -199,28 +198,6 @@ impl Scenario {
     }
 }
 
-/// JSON values equal up to key order (numbers compared as JavaScript numbers).
-fn same_value(a: &JsValue, b: &JsValue) -> bool {
-    match (a, b) {
-        (JsValue::Null, JsValue::Null) => true,
-        (JsValue::Bool(x), JsValue::Bool(y)) => x == y,
-        (JsValue::Number(x), JsValue::Number(y)) => x == y || (x.is_nan() && y.is_nan()),
-        (JsValue::String(x), JsValue::String(y)) => x == y,
-        (JsValue::Array(x), JsValue::Array(y)) => {
-            x.0.len() == y.0.len() && x.0.iter().zip(&y.0).all(|(p, q)| same_value(p, q))
-        }
-        (JsValue::Object(x), JsValue::Object(y)) => {
-            x.len() == y.len()
-                && x.iter().all(|(k, v)| {
-                    y.iter()
-                        .find(|(k2, _)| *k2 == k)
-                        .is_some_and(|(_, w)| same_value(v, w))
-                })
-        }
-        _ => false,
-    }
-}
-
 fn lines(bytes: &[u8]) -> Vec<&[u8]> {
     let mut out: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
     if out.last().is_some_and(|l| l.is_empty()) {
@@ -229,35 +206,31 @@ fn lines(bytes: &[u8]) -> Vec<&[u8]> {
     out
 }
 
-fn parse_line(line: &[u8]) -> Option<JsValue> {
-    std::str::from_utf8(line)
-        .ok()
-        .and_then(|t| json::parse(t).ok())
-}
-
+/// The same lines as JSON values, as the reader's equivalent level judges them
+/// ([`crate::level`]: key order, number spelling and escapes aside), every line a value.
 fn equivalent(expected: &[u8], actual: &[u8]) -> LevelVerdict {
-    let (want, got) = (lines(expected), lines(actual));
     if !actual.ends_with(b"\n") {
         return Err("the file does not end with a newline".into());
     }
-    for (n, (w, g)) in want.iter().zip(&got).enumerate() {
-        let same = match (parse_line(w), parse_line(g)) {
-            (Some(w), Some(g)) => same_value(&w, &g),
-            _ => false,
-        };
-        if !same {
-            return Err(format!(
-                "line {} differs as JSON:\n  expected: {}\n  actual:   {}",
-                n + 1,
-                protocol::excerpt(w),
-                protocol::excerpt(g)
-            ));
-        }
+    if let Some(n) = lines(actual)
+        .iter()
+        .position(|l| l.iter().all(u8::is_ascii_whitespace))
+    {
+        return Err(format!("line {} is blank; pi writes none", n + 1));
     }
-    if want.len() != got.len() {
-        return Err(format!("expected {} lines, got {}", want.len(), got.len()));
+    let judgement = crate::level::judge(expected, actual, true, false);
+    if judgement.level.is_some() {
+        return Ok(());
     }
-    Ok(())
+    if let Some(why) = judgement.not_json {
+        return Err(why);
+    }
+    let differences: Vec<String> = judgement
+        .differences
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    Err(format!("differs as JSON:\n  {}", differences.join("\n  ")))
 }
 
 fn context_json(bytes: &[u8], profile: WriteProfile) -> Result<Vec<u8>, String> {
@@ -350,6 +323,10 @@ pub struct ScenarioResult {
     pub judgement: Judgement,
     /// The scenario's deliberate divergence of pi-session's writer for this profile, if any.
     pub divergence: Option<String>,
+    /// The writer does not do an operation of the script (exit status
+    /// [`protocol::UNSUPPORTED`]), with what it said on stderr: the run is neither passed
+    /// nor failed.
+    pub unsupported: Option<String>,
 }
 
 /// Runs `implementation` on `scenario` with `profile` and judges its file.
@@ -364,6 +341,7 @@ pub fn check(
         profile,
         judgement,
         divergence: scenario.divergence(profile).map(str::to_owned),
+        unsupported: None,
     };
     let expected = match scenario.expected(profile) {
         Ok(e) => e,
@@ -384,6 +362,14 @@ pub fn check(
         }
         Outcome::Rejected(stderr) => {
             Judgement::all(format!("the writer failed (exit 1): {stderr}"))
+        }
+        Outcome::Unsupported(stderr) => {
+            let _ = std::fs::remove_file(&out);
+            let why = format!("unsupported: {}", stderr.trim());
+            return ScenarioResult {
+                unsupported: Some(stderr.trim().to_owned()),
+                ..result(Judgement::all(why))
+            };
         }
         Outcome::Crashed(why) => Judgement::all(format!("the writer crashed: {why}")),
         Outcome::TimedOut => Judgement::all(format!("no exit within {timeout:?}")),

@@ -30,13 +30,16 @@ pub(crate) enum Command {
     /// A failure shows the first differences as JSON paths, the expected file, the rules the
     /// case covers and the command that runs it again.
     ///
+    /// An implementation that does not do an operation exits with status 3: the operation is
+    /// reported as unsupported and not scored.
+    ///
     /// The cases of `divergence/` pin pi-session's own safety behaviour where it differs from
     /// pi on purpose (pi hangs, crashes or loses data there); they run only with
     /// --divergences.
     ///
-    /// Exit status: 0 when every selected operation passed; 1 when one failed, or when
-    /// --only/--skip selected no case; 2 for a usage error, or a --corpus that cannot be read
-    /// or holds no case.
+    /// Exit status: 0 when every selected operation passed or was unsupported, and one
+    /// passed; 1 when one failed, none passed, or --only/--skip selected no case; 2 for a
+    /// usage error, or a --corpus that cannot be read or holds no case.
     Run {
         /// The implementation's command line; it is called as `IMPL OP [ARGS…]` with the
         /// session on stdin (see conformance/README.md).
@@ -72,8 +75,11 @@ pub(crate) enum Command {
     /// file to OUT, or nothing where pi writes nothing. Each file is judged at three levels,
     /// reported separately: exact (byte for byte pi's file), equivalent (the same lines as
     /// JSON values) and loadable (strict-valid, pi-loadable, the same context as pi's file).
+    /// A writer that does not do an operation of a script exits with status 3: that run is
+    /// reported as unsupported and not scored.
     ///
-    /// Exit status: 0 when every run passed at --level; 1 when one failed; 2 for a usage
+    /// Exit status: 0 when every run passed at --level or was unsupported, and one passed; 1
+    /// when one failed or none passed; 2 for a usage
     /// error or a corpus that cannot be read.
     Writer {
         /// The writer's command line.
@@ -361,23 +367,48 @@ fn run_corpus(
                 },
                 report.level
             );
-            for r in report.results.iter().filter(|r| !r.passed) {
+            for r in report
+                .results
+                .iter()
+                .filter(|r| !r.passed && !r.unsupported)
+            {
                 println!("\nFAIL {} [{}]: {}", r.case, r.op, run::explain(r));
+            }
+            let unsupported: std::collections::BTreeSet<&str> = report
+                .results
+                .iter()
+                .filter(|r| r.unsupported)
+                .map(|r| r.op)
+                .collect();
+            if !unsupported.is_empty() {
+                println!(
+                    "\nunsupported (exit status {}), not scored: {} operations ({})",
+                    pi_session_conformance::protocol::UNSUPPORTED,
+                    report.unsupported,
+                    unsupported.into_iter().collect::<Vec<_>>().join(", ")
+                );
             }
             println!();
             print!("{}", summary_table(&report));
             println!(
-                "{} cases, {} operations: {} passed, {} failed at {} ({})",
+                "{} cases, {} operations: {} passed, {} failed at {}{} ({})",
                 report.cases,
-                report.passed + report.failed,
+                report.results.len(),
                 report.passed,
                 report.failed,
                 report.level,
+                if report.unsupported > 0 {
+                    format!(", {} unsupported", report.unsupported)
+                } else {
+                    String::new()
+                },
                 options.implementation
             );
         }
     }
-    if report.failed == 0 {
+    // Partial credit: what the implementation does not do is not held against it, but a run
+    // in which it did nothing passes nothing.
+    if report.failed == 0 && report.passed > 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
@@ -387,19 +418,20 @@ fn run_corpus(
 /// The levels reached per area and operation, one row each.
 fn summary_table(report: &Report) -> String {
     let mut text = format!(
-        "{:<28} {:>5} {:>6} {:>10} {:>10} {:>6}\n",
-        "area/op", "ops", "exact", "equivalent", "structural", "none"
+        "{:<28} {:>5} {:>6} {:>10} {:>10} {:>6} {:>11}\n",
+        "area/op", "ops", "exact", "equivalent", "structural", "none", "unsupported"
     );
     for (area, ops) in &report.areas {
         for (op, c) in ops {
             text.push_str(&format!(
-                "{:<28} {:>5} {:>6} {:>10} {:>10} {:>6}\n",
+                "{:<28} {:>5} {:>6} {:>10} {:>10} {:>6} {:>11}\n",
                 format!("{area}/{op}"),
                 c.ops,
                 c.exact,
                 c.equivalent,
                 c.structural,
-                c.failed
+                c.failed,
+                c.unsupported
             ));
         }
     }

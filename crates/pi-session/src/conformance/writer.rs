@@ -49,6 +49,12 @@ fn divergent(r: &ScenarioResult, options: &WriterRun<'_>) -> bool {
     options.allow_divergences && r.divergence.is_some()
 }
 
+/// Whether a run failed at the level asked for (a run the writer said it cannot do is not
+/// scored).
+fn failed(r: &ScenarioResult, options: &WriterRun<'_>) -> bool {
+    r.unsupported.is_none() && decided(r, options).is_err()
+}
+
 /// The verdict that decides a run.
 fn decided<'r>(r: &'r ScenarioResult, options: &WriterRun<'_>) -> &'r Result<(), String> {
     if divergent(r, options) {
@@ -113,16 +119,16 @@ pub(super) fn run(options: &WriterRun<'_>) -> ExitCode {
                 .collect::<Vec<_>>()
         })
         .collect();
-    let failed = results
-        .iter()
-        .filter(|r| decided(r, options).is_err())
-        .count();
+    let failures = results.iter().filter(|r| failed(r, options)).count();
+    let scored = results.iter().filter(|r| r.unsupported.is_none()).count();
     if options.json {
         println!("{}", json_report(&results, options));
     } else {
         print!("{}", human_report(&results, options));
     }
-    if failed == 0 {
+    // Partial credit: the runs the writer cannot do are not held against it, but a writer
+    // that did none passes nothing.
+    if failures == 0 && scored > 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
@@ -132,6 +138,15 @@ pub(super) fn run(options: &WriterRun<'_>) -> ExitCode {
 fn human_report(results: &[ScenarioResult], options: &WriterRun<'_>) -> String {
     let mut out = String::new();
     for r in results {
+        if let Some(said) = &r.unsupported {
+            out.push_str(&format!(
+                "SKIP {} (pi {}): unsupported (exit status {}): {said}\n",
+                r.scenario,
+                r.profile,
+                pi_session_conformance::protocol::UNSUPPORTED
+            ));
+            continue;
+        }
         let marks: Vec<String> = Level::ALL
             .iter()
             .map(|&l| {
@@ -167,17 +182,24 @@ fn human_report(results: &[ScenarioResult], options: &WriterRun<'_>) -> String {
             }
         }
     }
+    let scored = results.iter().filter(|r| r.unsupported.is_none()).count();
     let counts: Vec<String> = Level::ALL
         .iter()
         .map(|&l| {
             let passed = results.iter().filter(|r| r.judgement.at(l).is_ok()).count();
-            format!("{} {passed}/{}", l.name(), results.len())
+            format!("{} {passed}/{scored}", l.name())
         })
         .collect();
+    let unsupported = results.len() - scored;
     out.push_str(&format!(
-        "{} scenario runs: {} (level asked: {}; {})\n",
+        "{} scenario runs: {}{} (level asked: {}; {})\n",
         results.len(),
         counts.join(", "),
+        if unsupported > 0 {
+            format!("; {unsupported} unsupported, not scored")
+        } else {
+            String::new()
+        },
         options.level.name(),
         options.implementation
     ));
@@ -199,23 +221,26 @@ fn json_report(results: &[ScenarioResult], options: &WriterRun<'_>) -> String {
                 "equivalent": verdict(&r.judgement.equivalent),
                 "loadable": verdict(&r.judgement.loadable),
                 "divergence": r.divergence,
-                "passed": decided(r, options).is_ok(),
+                "unsupported": r.unsupported,
+                "passed": r.unsupported.is_none() && decided(r, options).is_ok(),
             })
         })
         .collect();
     let mut summary = serde_json::Map::new();
+    let scored = results.iter().filter(|r| r.unsupported.is_none()).count();
     for l in Level::ALL {
         let passed = results.iter().filter(|r| r.judgement.at(l).is_ok()).count();
         summary.insert(
             l.name().into(),
-            serde_json::json!({"passed": passed, "failed": results.len() - passed}),
+            serde_json::json!({"passed": passed, "failed": scored - passed}),
         );
     }
-    let failed = results
-        .iter()
-        .filter(|r| decided(r, options).is_err())
-        .count();
-    summary.insert("failed".into(), serde_json::json!(failed));
+    let failures = results.iter().filter(|r| failed(r, options)).count();
+    summary.insert("failed".into(), serde_json::json!(failures));
+    summary.insert(
+        "unsupported".into(),
+        serde_json::json!(results.len() - scored),
+    );
     serde_json::to_string_pretty(&serde_json::json!({
         "implementation": options.implementation,
         "level": options.level.name(),

@@ -271,3 +271,78 @@ fn a_run_from_another_directory_names_what_it_looked_for() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn an_implementation_that_answers_unsupported_is_scored_on_the_rest() {
+    let dir = scratch("conformance-cli", "partial");
+    // A reader of contexts only: every other operation is unsupported (exit status 3).
+    let script = write(
+        &dir,
+        "context-only.sh",
+        format!(
+            "case \"$1\" in context) exec '{}' conformance impl \"$@\";; *) echo \"no $1 here\" >&2; exit 3;; esac\n",
+            env!("CARGO_BIN_EXE_pi-session")
+        ),
+    );
+    let implementation = format!("sh '{}'", script.display());
+    let corpus = corpus();
+    let args = |format: &'static str| {
+        vec![
+            "--impl".to_owned(),
+            implementation.clone(),
+            "--corpus".to_owned(),
+            corpus.to_string_lossy().into_owned(),
+            "--only".to_owned(),
+            "context/*".to_owned(),
+            "--format".to_owned(),
+            format.to_owned(),
+        ]
+    };
+    let json_args = args("json");
+    let out = conformance(
+        &json_args.iter().map(String::as_str).collect::<Vec<_>>(),
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let report = json_report(&out);
+    assert_eq!(report["failed"], 0);
+    assert!(report["passed"].as_u64().unwrap() > 0);
+    assert!(report["unsupported"].as_u64().unwrap() > 0);
+    for r in report["results"].as_array().unwrap() {
+        assert_eq!(r["unsupported"] == true, r["op"] != "context", "{r}");
+    }
+    assert_eq!(
+        report["areas"]["context"]["migrate"]["unsupported"],
+        report["areas"]["context"]["migrate"]["ops"]
+    );
+    let human_args = args("human");
+    let out = conformance(
+        &human_args.iter().map(String::as_str).collect::<Vec<_>>(),
+        None,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("unsupported (exit status 3), not scored:"),
+        "{text}"
+    );
+    assert!(!text.contains("FAIL "), "{text}");
+
+    // An implementation that does nothing passes nothing.
+    let out = conformance(
+        &[
+            "--impl",
+            "sh -c 'exit 3' --",
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--only",
+            "context/*",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -164,3 +164,46 @@ fn a_writer_that_fails_or_writes_nothing_is_reported() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent"));
 }
+
+#[test]
+fn a_writer_that_answers_unsupported_is_scored_on_the_rest() {
+    let dir = scratch("writer-cli", "partial");
+    // Our writer, but without branch summaries: a script that has one is unsupported.
+    let script = write_str(
+        &dir,
+        "no-branch-summaries.sh",
+        &format!(
+            "script=$(cat)\ncase \"$script\" in *'\"op\":\"branch_with_summary\"'*) echo 'branch_with_summary: not done' >&2; exit 3;; esac\nprintf '%s\\n' \"$script\" | {} \"$@\"\n",
+            ours()
+        ),
+    );
+    // (Our writer's deliberate divergence from pi 0.73.1 judged as such.)
+    let out = judge(
+        &format!("sh {script}"),
+        &["--format", "json", "--allow-divergences"],
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{report:#}");
+    let runs = report["runs"].as_array().unwrap();
+    let skipped: Vec<&serde_json::Value> = runs
+        .iter()
+        .filter(|r| r["unsupported"].is_string())
+        .collect();
+    assert!(!skipped.is_empty() && skipped.len() < runs.len());
+    assert!(skipped.iter().all(|r| {
+        r["passed"] == false
+            && r["unsupported"]
+                .as_str()
+                .unwrap()
+                .contains("branch_with_summary")
+    }));
+    assert_eq!(report["summary"]["failed"], 0);
+    assert_eq!(report["summary"]["unsupported"], skipped.len());
+    let out = judge(&format!("sh {script}"), &["--allow-divergences"]);
+    let text = text(&out);
+    assert!(
+        text.contains("SKIP ") && text.contains("unsupported (exit status 3)"),
+        "{text}"
+    );
+    assert!(text.contains("unsupported, not scored"), "{text}");
+}
