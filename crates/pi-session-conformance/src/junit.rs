@@ -4,6 +4,7 @@
 //! operation below the level asked for.
 
 use crate::run::{self, Report};
+use pi_session_format::export::html;
 use std::collections::BTreeMap;
 
 /// The report as a JUnit XML document.
@@ -53,26 +54,28 @@ pub fn junit(report: &Report) -> String {
     xml
 }
 
-/// Text fit for XML content and attributes: the five special characters escaped, characters
-/// XML 1.0 does not allow (control characters but tab, newline and carriage return) shown as
-/// `\u{…}`.
+/// Text fit for XML content and attributes: the characters XML 1.0 does not allow (control
+/// characters but tab, newline and carriage return; U+FFFE, U+FFFF) shown as `\u{…}`, then
+/// the markup characters escaped as the HTML export escapes them
+/// ([`pi_session_format::export::html::escape`]: its `&#39;` is XML too).
 fn escaped(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+    let allowed = |c: char| {
+        (matches!(c, '\t' | '\n' | '\r') || (c as u32) >= 0x20)
+            && c != '\u{fffe}'
+            && c != '\u{ffff}'
+    };
+    if text.chars().all(allowed) {
+        return html::escape(text);
+    }
+    let mut shown = String::with_capacity(text.len());
     for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32));
-            }
-            c => out.push(c),
+        if allowed(c) {
+            shown.push(c);
+        } else {
+            shown.push_str(&format!("\\u{{{:x}}}", c as u32));
         }
     }
-    out
+    html::escape(&shown)
 }
 
 #[cfg(test)]
@@ -81,7 +84,7 @@ mod tests {
 
     #[test]
     fn special_and_forbidden_characters_are_escaped() {
-        assert_eq!(escaped("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
+        assert_eq!(escaped("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
         assert_eq!(escaped("x\u{1}y\tz"), "x\\u{1}y\tz");
     }
 }

@@ -57,6 +57,12 @@ impl Target {
         }
     }
 
+    /// Opens the target for reading (`Input::open`: standard input read once, a file read or
+    /// mapped).
+    pub fn open(&self) -> io::Result<crate::input::Input> {
+        crate::input::Input::open(self.path().unwrap_or(Path::new("-")))
+    }
+
     /// The path made absolute, as the validator takes it (it checks the file's name and
     /// directory); none for standard input.
     pub fn absolute(&self) -> Option<PathBuf> {

@@ -300,11 +300,7 @@ struct First {
 }
 
 fn open(target: &Target) -> Result<Input, String> {
-    match target {
-        Target::Stdin => Input::open("-".as_ref()),
-        Target::File(path) => Input::open(path),
-    }
-    .map_err(|e| e.to_string())
+    target.open().map_err(|e| e.to_string())
 }
 
 /// Loads a session for its keys, letting go of the pages of a mapped file as the loader is

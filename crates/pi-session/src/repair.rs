@@ -4,7 +4,6 @@
 //! the file written, never overwriting one.
 
 use crate::display;
-use crate::input::Input;
 use crate::replace::{self, Job, Snapshot};
 use crate::validate::targets::{self, Target};
 use clap::{Args, ValueEnum};
@@ -227,11 +226,7 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
         }
         _ => None,
     };
-    let input = match target {
-        Target::Stdin => Input::open("-".as_ref()),
-        Target::File(path) => Input::open(path),
-    };
-    let input = match input {
+    let input = match target.open() {
         Ok(input) => input,
         Err(e) => return failed(format!("cannot read it: {e}"), out),
     };

@@ -5,7 +5,6 @@
 //! exit 0 when something matched, 1 when nothing did, 2 on an error.
 
 use crate::display;
-use crate::input::Input;
 use crate::validate::targets::{self, Target};
 use clap::{Args, ValueEnum};
 use pi_session_format::search::{self, Match, Pattern, Role};
@@ -125,11 +124,7 @@ pub(crate) fn main(args: SearchArgs) -> ExitCode {
         .par_iter()
         .map(|target| {
             let found = (|| {
-                let input = match target {
-                    Target::Stdin => Input::open("-".as_ref()),
-                    Target::File(path) => Input::open(path),
-                }
-                .map_err(|e| e.to_string())?;
+                let input = target.open().map_err(|e| e.to_string())?;
                 let session = Session::from_bytes(input.bytes(), pi).map_err(|e| e.to_string())?;
                 let role = args.role.map(Role::from);
                 // `-l` needs one match of a file, not all of them.

@@ -5,7 +5,6 @@
 //! others still counted, and the exit code says so.
 
 use crate::display;
-use crate::input::Input;
 use crate::validate::targets::{self, Target};
 use clap::{Args, ValueEnum};
 use pi_session_format::date;
@@ -139,11 +138,7 @@ struct Read {
 
 /// Reads one session; `Err` with what to say when it cannot be counted.
 fn read(target: &Target, pi: PiVersion) -> Result<Read, String> {
-    let input = match target {
-        Target::Stdin => Input::open("-".as_ref()),
-        Target::File(path) => Input::open(path),
-    }
-    .map_err(|e| e.to_string())?;
+    let input = target.open().map_err(|e| e.to_string())?;
     let session = Session::from_bytes(input.bytes(), pi).map_err(|e| e.to_string())?;
     let name = target.display();
     let facts = SessionFacts::of(&session, &name);

@@ -23,7 +23,6 @@ mod stream;
 pub(crate) mod targets;
 
 use crate::display;
-use crate::input::Input;
 use anstream::ColorChoice;
 use clap::{Args, ValueEnum};
 use pi_session_format::PiVersion;
@@ -174,11 +173,7 @@ impl Run {
     fn check(&self, target: &Target) -> Checked {
         let name = target.display();
         let uri = target.path().map_or_else(|| "-".to_string(), display::uri);
-        let input = match target {
-            Target::Stdin => Input::open("-".as_ref()),
-            Target::File(path) => Input::open(path),
-        };
-        let input = match input {
+        let input = match target.open() {
             Ok(input) => input,
             Err(e) => return self.unreadable(name, uri, &e.to_string()),
         };
