@@ -7,34 +7,9 @@
 // The second form is the writer protocol of `pi-session conformance writer --impl
 // "node conformance/reference/pi-write.mjs"` (pi itself as a writer under test).
 //
-// SCRIPT is NDJSON, one operation per line. Every operation may carry "timestamp" (ISO 8601):
-// pi's clock reads that time during the operation (`new Date()`, `Date.now()`); appends carry
-// "id" (8 characters): the entry id pi's generateId draws (`randomUUID().slice(0, 8)`).
-//
-//   {"op":"create","cwd":"/work","id":"0195f3a4-...","timestamp":"2026-01-01T00:00:00.000Z"}
-//        (optional "sessionDir": an absolute directory to write in, emptied first, instead of a
-//        temporary one: the paths of session files are written in the headers of branched
-//        sessions and forks, so scenarios with those use a fixed one)
-//   {"op":"message","id":"a1b2c3d4","timestamp":"…","message":{"role":"user","content":"hi","timestamp":1}}
-//   {"op":"thinking_level_change","id":"…","thinkingLevel":"high"}
-//   {"op":"model_change","id":"…","provider":"anthropic","modelId":"claude-x"}
-//   {"op":"compaction","id":"…","summary":"…","firstKeptEntryId":"…","tokensBefore":123,
-//    "details":…,"fromHook":…,"usage":…}                       (absent keys are not passed)
-//   {"op":"custom","id":"…","customType":"k","data":…}
-//   {"op":"custom_message","id":"…","customType":"k","content":…,"display":true,"details":…}
-//   {"op":"session_info","id":"…","name":"…"}
-//   {"op":"label","id":"…","targetId":"…","label":"…"}
-//   {"op":"usage","id":"…","kind":"…","provider":"…","model":"…","usage":{…},"note":"…"}   (0.87, 1.5)
-//   {"op":"context_edit","id":"…","targetId":"…","replacement":…}                         (0.87, 1.5)
-//   {"op":"branch","from":"…"}   {"op":"reset_leaf"}
-//   {"op":"branch_with_summary","id":"…","from":"…","summary":"…","details":…,"fromHook":…,"usage":…}
-//   {"op":"create_branched_session","leaf":"…","sessionId":"…","labelIds":["…",…]}
-//        the session continues in the new one (labels re-added with the given 8-character ids)
-//   {"op":"fork","cwd":"/other","sessionId":"…"}     SessionManager.forkFrom(current file, cwd)
-//   {"op":"reopen"}                                 SessionManager.open(current file)
-//   {"op":"export"}      serializeSessionBranch (0.87, 1.5): the JSONL export of the active
-//                        branch, which becomes the output instead of the session file
-//   ("sessionId" on any operation: the UUID v7 pi draws next for a new session.)
+// SCRIPT is NDJSON, one operation per line: the format (every operation and field, the ids and
+// clock it gives, the output rules, the profiles) is documented in ../writers/SCRIPT.md, with a
+// JSON Schema of a line in ../writers/script.schema.json.
 //
 // OUT receives the last export when the script has one, else the file of the session it ends in, exactly as pi left it in its
 // session directory (a temporary one); when pi never wrote it (no conversation yet), OUT is not

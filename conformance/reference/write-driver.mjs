@@ -1,7 +1,7 @@
 // write-driver.mjs — runs writer scripts through pi's own SessionManager: the deterministic
 // ids and clock, pi's loading, and `runScript`. Used by pi-write.mjs (one script) and
 // scripts/diff/writer-diff.mjs (thousands of random ones in one process). The script format
-// is documented at the top of pi-write.mjs.
+// is documented in conformance/writers/SCRIPT.md (schema: conformance/writers/script.schema.json).
 import { createRequire, register, syncBuiltinESMExports } from "node:module";
 import { normalizePi, piCore } from "./pi-versions.mjs";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";

@@ -39,6 +39,7 @@ mod bench;
 mod bench_writer;
 mod bless;
 mod conformance;
+mod corpus;
 mod diagnostics;
 mod export_corpus;
 mod fuzz;
@@ -113,6 +114,7 @@ const USAGE: &str = "usage:
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]
   cargo xtask bench writer [--messages 100000] [--size 100MB] [--runs 5]
   cargo xtask schema [--check]
+  cargo xtask corpus [--check]
   cargo xtask diagnostics [--check]
   cargo xtask public-api [--check]
   cargo xtask tidy";
@@ -128,6 +130,7 @@ fn main() -> ExitCode {
         ["conformance", "validate-reference", rest @ ..] => validate_reference::main(rest),
         ["conformance", rest @ ..] => conformance::main(rest),
         ["schema", rest @ ..] => schema::main(rest),
+        ["corpus", rest @ ..] => corpus::main(rest),
         ["diagnostics", rest @ ..] => diagnostics::main(rest),
         ["public-api", rest @ ..] => public_api::main(rest),
         ["bench", rest @ ..] => bench::main(rest),

@@ -97,6 +97,11 @@ pub struct Report {
     pub level: Level,
     /// The levels reached, per area, then per operation.
     pub areas: BTreeMap<String, BTreeMap<&'static str, Counts>>,
+    /// The corpus's version ([`crate::embedded::Manifest::version`]), when it has a manifest.
+    pub corpus: Option<String>,
+    /// The tiers run: `spec` (pi's behaviour), `divergence` (pi-session's documented
+    /// choices, `divergence/`), as the runner selected them.
+    pub tiers: Vec<&'static str>,
 }
 
 fn globs(patterns: &[String]) -> Result<GlobSet, String> {
@@ -368,5 +373,7 @@ pub fn run(cases: &[&Case], options: &RunOptions) -> Report {
         level: options.level,
         areas,
         results,
+        corpus: None,
+        tiers: Vec::new(),
     }
 }

@@ -15,7 +15,7 @@ use pi_session_format::json::{self, JsValue};
 use pi_session_format::write::{
     BranchSummary, Compaction, IdSource, ManualClock, SessionWriter, WriteProfile, WriterConfig,
 };
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -90,6 +90,24 @@ impl IdSource for ScriptIds {
     }
 }
 
+/// The members of an operation that name an entry by the id the script gave it.
+const ENTRY_REFERENCES: [&str; 4] = ["targetId", "from", "firstKeptEntryId", "leaf"];
+
+/// Without hooks, the entries the operation names by the script's ids are named by the ids the
+/// writer drew for them instead (as any driver of a writer without id hooks must do).
+fn translate(op: &mut JsValue, drawn: &HashMap<String, String>) {
+    let JsValue::Object(op) = op else {
+        return;
+    };
+    for key in ENTRY_REFERENCES {
+        if let Some(member) = op.get_mut(key)
+            && let Some(mine) = member.as_str().and_then(|id| drawn.get(id))
+        {
+            *member = JsValue::string(mine.clone());
+        }
+    }
+}
+
 /// The arguments of `op` present in the operation, in order, up to the first absent one.
 fn present<'o>(op: &'o JsValue, keys: &[&str]) -> Vec<Option<&'o JsValue>> {
     let mut seen = true;
@@ -123,9 +141,31 @@ fn optional_bool(value: Option<&JsValue>, what: &str) -> Result<Option<bool>, St
     }
 }
 
+/// Whether the writer takes the script's ids and times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Hooks {
+    /// Entry and session ids from the script's `id`, `sessionId` and `labelIds`, the clock
+    /// set to each operation's `timestamp`: pi's bytes.
+    #[default]
+    Script,
+    /// Random ids and the system clock, the script's ids and times ignored: a writer without
+    /// id and clock hooks, judged at the renamed level ([`crate::renamed`]).
+    None,
+}
+
 /// Runs `script` through our writer with `profile`'s rules, in a temporary session
 /// directory under `work`, and returns the file it wrote.
 pub fn run(script: &str, profile: WriteProfile, work: &Path) -> Result<Outcome, ScriptError> {
+    run_with(script, profile, work, Hooks::Script)
+}
+
+/// [`run`], with or without the script's ids and times.
+pub fn run_with(
+    script: &str,
+    profile: WriteProfile,
+    work: &Path,
+    hooks: Hooks,
+) -> Result<Outcome, ScriptError> {
     let ids = ScriptIds::default();
     let clock = ManualClock::at(date::parse_date("2026-01-01T00:00:00.000Z") as i64);
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -133,7 +173,13 @@ pub fn run(script: &str, profile: WriteProfile, work: &Path) -> Result<Outcome, 
     let dir = work.join(format!("pi-session-write-{}-{run}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut used_dir = dir.clone();
-    let result = run_in(script, profile, dir.clone(), &mut used_dir, &ids, &clock);
+    let result = run_in(
+        script,
+        profile,
+        dir.clone(),
+        &mut used_dir,
+        (hooks == Hooks::Script).then_some((&ids, &clock)),
+    );
     let _ = std::fs::remove_dir_all(&used_dir);
     let _ = std::fs::remove_dir_all(&dir);
     result
@@ -144,9 +190,13 @@ fn run_in(
     profile: WriteProfile,
     mut dir: PathBuf,
     used_dir: &mut PathBuf,
-    ids: &ScriptIds,
-    clock: &ManualClock,
+    hooks: Option<(&ScriptIds, &ManualClock)>,
 ) -> Result<Outcome, ScriptError> {
+    // Without hooks, queues nobody draws from and a clock nobody reads; the ids the writer
+    // drew, by the script's ids they stand for.
+    let unhooked = (ScriptIds::default(), ManualClock::at(0));
+    let (ids, clock) = hooks.unwrap_or((&unhooked.0, &unhooked.1));
+    let mut drawn: HashMap<String, String> = HashMap::new();
     let mut writer: Option<SessionWriter> = None;
     let mut exported: Option<Vec<u8>> = None;
     let mut line_no = 0;
@@ -159,7 +209,10 @@ fn run_in(
             line: line_no,
             message,
         };
-        let op = json::parse(text).map_err(|e| fail(e.message()))?;
+        let mut op = json::parse(text).map_err(|e| fail(e.message()))?;
+        if hooks.is_none() {
+            translate(&mut op, &drawn);
+        }
         if let Some(t) = op.get("timestamp") {
             let ms = date::date_parse(Some(t));
             if ms.is_nan() {
@@ -190,11 +243,12 @@ fn run_in(
                 _ => return Err(fail("an entry id has 8 characters".into())),
             }
         }
-        let config = || {
-            WriterConfig::default()
+        let config = || match hooks {
+            Some(_) => WriterConfig::default()
                 .profile(profile)
                 .ids(ids.clone())
-                .clock(clock.clone())
+                .clock(clock.clone()),
+            None => WriterConfig::default().profile(profile),
         };
         match (name, writer.as_mut()) {
             ("create", Some(_)) => return Err(fail("create twice".into())),
@@ -204,7 +258,7 @@ fn run_in(
                     return Err(fail("the cwd must be an absolute path".into()));
                 }
                 let mut config = config();
-                if let Some(id) = op.get("id") {
+                if let Some(id) = op.get("id").filter(|_| hooks.is_some()) {
                     config = config.session_id(string(Some(id), "id").map_err(&fail)?);
                 }
                 if let Some(fixed) = op.get("sessionDir") {
@@ -248,7 +302,18 @@ fn run_in(
             ("export", Some(w)) => {
                 exported = Some(w.export_branch().map_err(|e| fail(e.to_string()))?);
             }
-            (name, Some(w)) => apply(w, name, &op).map_err(&fail)?,
+            (name, Some(w)) => {
+                apply(w, name, &op).map_err(&fail)?;
+                // Every append leaves its entry as the leaf.
+                if let Some(JsValue::String(id)) = op.get("id")
+                    && let (Some(id), Some(leaf)) = (id.as_str(), w.leaf_id())
+                {
+                    drawn.insert(id.to_owned(), leaf);
+                }
+            }
+        }
+        if hooks.is_none() {
+            continue;
         }
         if let Some(id) = front(&ids.queue) {
             return Err(fail(format!("the writer did not draw the id {id}")));

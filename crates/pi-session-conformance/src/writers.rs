@@ -7,10 +7,12 @@
 //! reported separately:
 //! - **exact**: byte for byte the file pi wrote;
 //! - **equivalent**: the same lines as JSON values (key order and number spelling aside);
-//! - **loadable**: strict-valid, loadable by pi, and the same context as pi's file.
+//! - **loadable**: strict-valid, loadable by pi, and the same context as pi's file up to ids
+//!   and times.
 
 use crate::diff::describe;
 use crate::protocol::{self, Outcome};
+use crate::renamed::{self, ScriptValues};
 use pi_session_format::write::WriteProfile;
 use pi_session_format::{Leaf, Session};
 use std::path::{Path, PathBuf};
@@ -32,6 +34,10 @@ pub struct Scenario {
     /// Where pi-session's own writer differs from pi on purpose (`case.json`'s
     /// `divergences`: profile → why): those runs of our writer are judged loadable only.
     pub divergences: Vec<(WriteProfile, String)>,
+    /// Why the script holds input only JavaScript strings can hold (`case.json`'s
+    /// `javascriptOnly`: a lone surrogate), which a driver whose JSON parser needs valid
+    /// Unicode cannot read; such inputs are kept in scenarios of their own.
+    pub javascript_only: Option<String>,
 }
 
 impl Scenario {
@@ -58,6 +64,8 @@ pub enum Expected {
 pub enum Level {
     /// Byte for byte.
     Exact,
+    /// Byte for byte up to ids and times ([`crate::renamed`]).
+    Renamed,
     /// The same JSON values, line by line.
     Equivalent,
     /// Strict-valid, pi-loadable, the same context.
@@ -66,14 +74,30 @@ pub enum Level {
 
 impl Level {
     /// Every level, strictest first.
-    pub const ALL: [Level; 3] = [Level::Exact, Level::Equivalent, Level::Loadable];
+    pub const ALL: [Level; 4] = [
+        Level::Exact,
+        Level::Renamed,
+        Level::Equivalent,
+        Level::Loadable,
+    ];
 
     /// Its name in reports.
     pub fn name(self) -> &'static str {
         match self {
             Level::Exact => "exact",
+            Level::Renamed => "renamed",
             Level::Equivalent => "equivalent",
             Level::Loadable => "loadable",
+        }
+    }
+
+    /// What it means, in a few words.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Level::Exact => "byte for byte pi's file",
+            Level::Renamed => "exact up to ids and times",
+            Level::Equivalent => "the same lines as JSON values",
+            Level::Loadable => "strict-valid, pi-loadable, the same context up to ids and times",
         }
     }
 }
@@ -86,6 +110,8 @@ pub type LevelVerdict = Result<(), String>;
 pub struct Judgement {
     /// Byte for byte.
     pub exact: LevelVerdict,
+    /// Byte for byte up to ids and times.
+    pub renamed: LevelVerdict,
     /// The same JSON values.
     pub equivalent: LevelVerdict,
     /// Strict-valid, loadable, the same context.
@@ -100,6 +126,7 @@ impl Judgement {
     pub fn at(&self, level: Level) -> &LevelVerdict {
         match level {
             Level::Exact => &self.exact,
+            Level::Renamed => &self.renamed,
             Level::Equivalent => &self.equivalent,
             Level::Loadable => &self.loadable,
         }
@@ -108,6 +135,7 @@ impl Judgement {
     fn all(why: String) -> Judgement {
         Judgement {
             exact: Err(why.clone()),
+            renamed: Err(why.clone()),
             equivalent: Err(why.clone()),
             loadable: Err(why.clone()),
             valid: Err(why),
@@ -159,6 +187,7 @@ pub fn load_scenarios(dir: &Path) -> Result<Vec<Scenario>, String> {
                 divergences.push((profile, why.as_str().unwrap_or_default().to_owned()));
             }
         }
+        let javascript_only = meta["javascriptOnly"].as_str().map(str::to_owned);
         out.push(Scenario {
             name: entry.file_name().to_string_lossy().into_owned(),
             dir: path,
@@ -166,6 +195,7 @@ pub fn load_scenarios(dir: &Path) -> Result<Vec<Scenario>, String> {
             profiles,
             script,
             divergences,
+            javascript_only,
         });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -241,11 +271,18 @@ fn context_json(bytes: &[u8], profile: WriteProfile) -> Result<Vec<u8>, String> 
     Ok(out)
 }
 
-fn loadable(expected: &Expected, actual: &[u8], profile: WriteProfile) -> LevelVerdict {
+/// Strict-valid, pi-loadable, and the same context as pi's file up to ids and times (a
+/// writer without hooks builds the same context with other ids and times).
+fn loadable(
+    expected: &Expected,
+    actual: &[u8],
+    profile: WriteProfile,
+    values: &ScriptValues,
+) -> LevelVerdict {
     valid(actual, profile)?;
     if let Expected::File(want) = expected {
         let (want, got) = (context_json(want, profile)?, context_json(actual, profile)?);
-        if let Some(diff) = describe(&want, &got) {
+        if let Err(diff) = renamed::judge(&want, &got, values) {
             return Err(format!("the context differs from pi's file's:\n{diff}"));
         }
     }
@@ -278,11 +315,17 @@ fn valid(actual: &[u8], profile: WriteProfile) -> LevelVerdict {
     Ok(())
 }
 
-/// Judges `actual` (the file written, `None` for none) against what pi wrote.
-pub fn judge(expected: &Expected, actual: Option<&[u8]>, profile: WriteProfile) -> Judgement {
+/// Judges `actual` (the file written, `None` for none) against what pi wrote for `script`.
+pub fn judge(
+    expected: &Expected,
+    actual: Option<&[u8]>,
+    profile: WriteProfile,
+    script: &str,
+) -> Judgement {
     match (expected, actual) {
         (Expected::Nothing, None) => Judgement {
             exact: Ok(()),
+            renamed: Ok(()),
             equivalent: Ok(()),
             loadable: Ok(()),
             valid: Ok(()),
@@ -292,20 +335,27 @@ pub fn judge(expected: &Expected, actual: Option<&[u8]>, profile: WriteProfile) 
             let why = "a file was written; pi writes none until the conversation starts";
             Judgement {
                 exact: Err(why.into()),
+                renamed: Err(why.into()),
                 equivalent: Err(why.into()),
-                loadable: loadable(expected, actual, profile),
+                loadable: loadable(expected, actual, profile, &ScriptValues::of(script)),
                 valid: valid(actual, profile),
             }
         }
         (Expected::File(want), Some(actual)) => {
+            let values = ScriptValues::of(script);
             let exact = match describe(want, actual) {
                 None => Ok(()),
                 Some(diff) => Err(diff),
             };
+            let renamed = match &exact {
+                Ok(()) => Ok(()),
+                Err(_) => renamed::judge(want, actual, &values).map(|_| ()),
+            };
             Judgement {
                 exact,
+                renamed,
                 equivalent: equivalent(want, actual),
-                loadable: loadable(expected, actual, profile),
+                loadable: loadable(expected, actual, profile, &values),
                 valid: valid(actual, profile),
             }
         }
@@ -327,6 +377,8 @@ pub struct ScenarioResult {
     /// [`protocol::UNSUPPORTED`]), with what it said on stderr: the run is neither passed
     /// nor failed.
     pub unsupported: Option<String>,
+    /// The scenario's JavaScript-only input, if it has some ([`Scenario::javascript_only`]).
+    pub javascript_only: Option<String>,
 }
 
 /// Runs `implementation` on `scenario` with `profile` and judges its file.
@@ -342,6 +394,7 @@ pub fn check(
         judgement,
         divergence: scenario.divergence(profile).map(str::to_owned),
         unsupported: None,
+        javascript_only: scenario.javascript_only.clone(),
     };
     let expected = match scenario.expected(profile) {
         Ok(e) => e,
@@ -358,7 +411,7 @@ pub fn check(
     let judgement = match outcome {
         Outcome::Output(_) => {
             let written = std::fs::read(&out).ok();
-            judge(&expected, written.as_deref(), profile)
+            judge(&expected, written.as_deref(), profile, &scenario.script)
         }
         Outcome::Rejected(stderr) => {
             Judgement::all(format!("the writer failed (exit 1): {stderr}"))

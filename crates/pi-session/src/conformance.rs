@@ -7,11 +7,12 @@ mod writer;
 use crate::ops::{self, Rejected, Settings};
 use clap::{Subcommand, ValueEnum};
 use pi_session_conformance::corpus;
+use pi_session_conformance::embedded::{self, Manifest};
 use pi_session_conformance::level::Level;
 use pi_session_conformance::run::{self, Report, RunOptions};
 use pi_session_format::PiVersion;
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -45,9 +46,10 @@ pub(crate) enum Command {
         /// session on stdin (see conformance/README.md).
         #[arg(long = "impl", value_name = "COMMAND")]
         implementation: String,
-        /// The corpus directory (holding `<area>/<case>/case.json`).
-        #[arg(long, default_value = "conformance/cases")]
-        corpus: PathBuf,
+        /// Another corpus than the one built into pi-session: a directory as `conformance
+        /// corpus --extract` writes it, or a cases directory (`<area>/<case>/case.json`).
+        #[arg(long, value_name = "DIR")]
+        corpus: Option<PathBuf>,
         /// Run only the cases whose id (`area/name`) matches this glob (repeatable).
         #[arg(long, value_name = "GLOB")]
         only: Vec<String>,
@@ -71,10 +73,13 @@ pub(crate) enum Command {
     /// Judge a session writer over the writer corpus (conformance/writers/).
     ///
     /// For each scenario and pi version it lists, WRITER is called as `WRITER --pi P OUT`
-    /// with the scenario's script (NDJSON operations) on stdin, and must write the session
-    /// file to OUT, or nothing where pi writes nothing. Each file is judged at three levels,
-    /// reported separately: exact (byte for byte pi's file), equivalent (the same lines as
-    /// JSON values) and loadable (strict-valid, pi-loadable, the same context as pi's file).
+    /// with the scenario's script (NDJSON operations, conformance/writers/SCRIPT.md) on
+    /// stdin, and must write the session file to OUT, or nothing where pi writes nothing.
+    /// Each file is judged at four levels, reported separately: exact (byte for byte pi's
+    /// file), renamed (exact up to ids and times: the script's ids renamed consistently and
+    /// its clock times free, for writers without id and clock hooks), equivalent (the same
+    /// lines as JSON values) and loadable (strict-valid, pi-loadable, the same context as
+    /// pi's file).
     /// A writer that does not do an operation of a script exits with status 3: that run is
     /// reported as unsupported and not scored.
     ///
@@ -85,15 +90,24 @@ pub(crate) enum Command {
         /// The writer's command line.
         #[arg(long = "impl", value_name = "WRITER")]
         implementation: String,
-        /// The writer corpus.
-        #[arg(long, default_value = "conformance/writers")]
-        corpus: PathBuf,
+        /// Another corpus than the one built into pi-session: a directory as `conformance
+        /// corpus --extract` writes it, or a writers directory (`<scenario>/script.ndjson`).
+        #[arg(long, value_name = "DIR")]
+        corpus: Option<PathBuf>,
         /// The level that decides the exit status.
         #[arg(long, value_enum, default_value_t = writer::LevelArg::Exact)]
         level: writer::LevelArg,
         /// Run only the scenarios whose name matches this glob (repeatable).
-        #[arg(long, value_name = "GLOB")]
-        only: Vec<String>,
+        #[arg(long = "scenario", visible_alias = "only", value_name = "GLOB")]
+        scenarios: Vec<String>,
+        /// Run only these pi versions' profiles (repeatable; each scenario lists its own).
+        #[arg(long = "profile", value_name = "PI", value_parser = crate::pi::parser())]
+        profiles: Vec<PiVersion>,
+        /// Leave out the scenarios whose script holds input only JavaScript strings can hold
+        /// (a lone surrogate; `javascriptOnly` in case.json), for a driver whose JSON parser
+        /// needs valid Unicode.
+        #[arg(long)]
+        no_javascript_only: bool,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -106,12 +120,30 @@ pub(crate) enum Command {
         #[arg(long)]
         allow_divergences: bool,
     },
+    /// The corpus built into pi-session: its version and contents, or a copy of it on disk.
+    ///
+    /// `run` and `writer` use it unless given --corpus (extracted once per version into the
+    /// cache directory, $XDG_CACHE_HOME/pi-session or ~/.cache/pi-session, where the paths
+    /// they print stay valid).
+    Corpus {
+        /// Write the corpus into DIR (new or empty): cases/, writers/, RULES.md, FORMAT.md
+        /// and MANIFEST.json.
+        #[arg(long, value_name = "DIR")]
+        extract: Option<PathBuf>,
+        /// Output format (json: the manifest).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Act as a session writer for `conformance writer`: run the script on stdin through
     /// pi-session's own writer and write the file to OUT.
     Write {
         /// Which pi's writing rules to follow.
         #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
         pi: PiVersion,
+        /// Ignore the script's ids and times: draw random ids and read the system clock, as a
+        /// writer without id and clock hooks does (judged at the renamed level).
+        #[arg(long)]
+        no_hooks: bool,
         /// Where the session file goes.
         out: PathBuf,
     },
@@ -196,6 +228,13 @@ pub(crate) fn main(command: Command) -> ExitCode {
             if !divergences {
                 skip.push(DIVERGENCE_TIER.to_owned());
             }
+            let (corpus, manifest) = match corpus_part(corpus.as_deref(), "cases") {
+                Ok(found) => found,
+                Err(e) => {
+                    eprintln!("pi-session: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             run_corpus(
                 RunOptions {
                     implementation,
@@ -205,10 +244,12 @@ pub(crate) fn main(command: Command) -> ExitCode {
                     level: level.into(),
                 },
                 &corpus,
+                manifest,
                 format,
                 divergences,
             )
         }
+        Command::Corpus { extract, format } => corpus_command(extract.as_deref(), format),
         Command::Writer {
             format: Format::Junit,
             ..
@@ -222,20 +263,45 @@ pub(crate) fn main(command: Command) -> ExitCode {
             implementation,
             corpus,
             level,
-            only,
+            scenarios,
+            profiles,
+            no_javascript_only,
             format,
             timeout,
             allow_divergences,
-        } => writer::run(&writer::WriterRun {
-            implementation: &implementation,
-            corpus: &corpus,
-            level: level.into(),
-            only: &only,
-            json: matches!(format, Format::Json),
-            timeout,
-            allow_divergences,
-        }),
-        Command::Write { pi, out } => writer::write(pi.write_profile(), &out),
+        } => {
+            let (corpus, manifest) = match corpus_part(corpus.as_deref(), "writers") {
+                Ok(found) => found,
+                Err(e) => {
+                    eprintln!("pi-session: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            writer::run(&writer::WriterRun {
+                implementation: &implementation,
+                corpus: &corpus,
+                corpus_version: manifest.map(|m| m.version),
+                level: level.into(),
+                scenarios: &scenarios,
+                profiles: &profiles
+                    .iter()
+                    .map(|p| p.write_profile())
+                    .collect::<Vec<_>>(),
+                javascript_only: !no_javascript_only,
+                json: matches!(format, Format::Json),
+                timeout,
+                allow_divergences,
+            })
+        }
+        Command::Write { pi, out, no_hooks } => writer::write(
+            pi.write_profile(),
+            &out,
+            if no_hooks {
+                pi_session_conformance::script::Hooks::None
+            } else {
+                pi_session_conformance::script::Hooks::Script
+            },
+        ),
         Command::Impl {
             op,
             leaf,
@@ -310,9 +376,97 @@ fn implement(
 /// The cases of pi-session's deliberate divergences from pi, run only with `--divergences`.
 const DIVERGENCE_TIER: &str = "divergence/*";
 
+/// The part (`cases`, `writers`) of the corpus a command runs, and its manifest: `--corpus`
+/// (a directory as `conformance corpus --extract` writes it, or the part itself), else the
+/// corpus built into pi-session, extracted into the cache.
+fn corpus_part(given: Option<&Path>, part: &str) -> Result<(PathBuf, Option<Manifest>), String> {
+    let Some(dir) = given else {
+        let root = embedded::cached()
+            .map_err(|e| format!("cannot extract the built-in corpus: {e}; give one with --corpus DIR (`pi-session conformance corpus --extract DIR` writes it)"))?;
+        let manifest = Manifest::of_dir(&root);
+        return Ok((root.join(part), manifest));
+    };
+    if !dir.is_dir() {
+        let cwd = std::env::current_dir()
+            .map(|d| crate::display::path(&d))
+            .unwrap_or_default();
+        let what = if dir.exists() {
+            "not a directory"
+        } else {
+            "no such directory"
+        };
+        return Err(format!(
+            "--corpus {}: {what} (looked for from {cwd}); --corpus takes a corpus \
+             as `pi-session conformance corpus --extract DIR` writes it, or its {part}/ \
+             directory; without --corpus the corpus built into pi-session runs",
+            crate::display::path(dir)
+        ));
+    }
+    if dir.join(part).is_dir() {
+        return Ok((dir.join(part), Manifest::of_dir(dir)));
+    }
+    let manifest = dir.parent().and_then(Manifest::of_dir);
+    Ok((dir.to_owned(), manifest))
+}
+
+/// `conformance corpus`: the built-in corpus's manifest, or a copy of it on disk.
+fn corpus_command(extract: Option<&Path>, format: Format) -> ExitCode {
+    let manifest = Manifest::embedded();
+    if let Some(dir) = extract {
+        if let Err(e) = embedded::extract(dir) {
+            eprintln!("pi-session: {e}");
+            return ExitCode::FAILURE;
+        }
+        eprintln!(
+            "pi-session: the conformance corpus {} is in {}; run it with `pi-session \
+             conformance run --impl COMMAND --corpus {}`",
+            manifest.version,
+            crate::display::path(dir),
+            crate::display::path(dir)
+        );
+        return ExitCode::SUCCESS;
+    }
+    match format {
+        Format::Json => print!("{}", manifest.to_json()),
+        Format::Human | Format::Junit => {
+            let cases: usize = manifest.readers.values().map(|a| a.cases).sum();
+            let operations: usize = manifest.readers.values().map(|a| a.operations).sum();
+            println!("{} {}", manifest.corpus, manifest.version);
+            println!("pi releases: {}", manifest.pi.join(", "));
+            println!("reader cases: {cases} ({operations} operations)");
+            for (area, count) in &manifest.readers {
+                println!(
+                    "  {area:<14} {:>4} cases {:>5} operations{}",
+                    count.cases,
+                    count.operations,
+                    if count.tier == "spec" {
+                        String::new()
+                    } else {
+                        format!("  ({} tier)", count.tier)
+                    }
+                );
+            }
+            let runs: Vec<String> = manifest
+                .writers
+                .runs
+                .iter()
+                .map(|(pi, n)| format!("{n} with pi {pi}"))
+                .collect();
+            println!(
+                "writer scenarios: {} ({}; {} JavaScript-only)",
+                manifest.writers.scenarios,
+                runs.join(", "),
+                manifest.writers.javascript_only
+            );
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 fn run_corpus(
     options: RunOptions,
     corpus_dir: &std::path::Path,
+    manifest: Option<Manifest>,
     format: Format,
     divergences: bool,
 ) -> ExitCode {
@@ -320,7 +474,7 @@ fn run_corpus(
         Ok(cases) if cases.is_empty() => {
             eprintln!(
                 "pi-session: {}: no case in this directory (a corpus holds \
-                 AREA/CASE/case.json); give the corpus's cases directory with --corpus",
+                 AREA/CASE/case.json); give a corpus with --corpus, or none for the built-in one",
                 corpus_dir.display()
             );
             return ExitCode::from(2);
@@ -348,7 +502,13 @@ fn run_corpus(
         );
         return ExitCode::FAILURE;
     }
-    let report = run::run(&selected, &options);
+    let mut report = run::run(&selected, &options);
+    report.corpus = manifest.map(|m| m.version);
+    report.tiers = if divergences {
+        vec!["spec", "divergence"]
+    } else {
+        vec!["spec"]
+    };
     match format {
         Format::Json => println!(
             "{}",
@@ -357,7 +517,11 @@ fn run_corpus(
         Format::Junit => print!("{}", pi_session_conformance::junit::junit(&report)),
         Format::Human => {
             println!(
-                "corpus {} ({} cases run; tiers: spec{}); each case's --pi (0.73 unless its case.json says); pass at {}",
+                "corpus {}{} ({} cases run; tiers: spec{}); each case's --pi (0.73 unless its case.json says); pass at {}",
+                report
+                    .corpus
+                    .as_deref()
+                    .map_or_else(String::new, |v| format!("{v} at ")),
                 crate::display::path(corpus_dir),
                 report.cases,
                 if divergences {

@@ -2,7 +2,7 @@
 //! by the script runner, writes exactly the bytes pi wrote, for every profile the scenario
 //! lists — and no file where pi wrote none.
 
-use pi_session_conformance::script;
+use pi_session_conformance::script::{self, Hooks};
 use pi_session_conformance::writers::{self, Expected};
 use pi_session_format::write::WriteProfile;
 use std::path::Path;
@@ -49,8 +49,12 @@ fn our_writer_writes_what_pi_wrote_for_every_scenario() {
                             "{name}: listed as a deliberate divergence, but writes pi's bytes"
                         )),
                         (Some(_), true) => {
-                            let judged =
-                                writers::judge(&Expected::File(want), Some(&file), profile);
+                            let judged = writers::judge(
+                                &Expected::File(want),
+                                Some(&file),
+                                profile,
+                                &script_text,
+                            );
                             if let Err(why) = judged.valid {
                                 failures
                                     .push(format!("{name}: a divergence that is not valid: {why}"));
@@ -67,4 +71,41 @@ fn our_writer_writes_what_pi_wrote_for_every_scenario() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(checked >= 14, "only {checked} scenario profiles checked");
+}
+
+/// Our writer without the script's ids and times (random ids, the system clock), a writer
+/// without hooks: not pi's bytes, but pi's bytes up to ids and times, for every scenario and
+/// profile but the deliberate divergences.
+#[test]
+fn a_writer_without_hooks_passes_the_renamed_level() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/writers");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for scenario in writers::load_scenarios(&corpus).unwrap() {
+        for &profile in &scenario.profiles {
+            if scenario.divergence(profile).is_some() {
+                continue;
+            }
+            let name = format!("{} (pi {profile})", scenario.name);
+            let expected = scenario.expected(profile).unwrap();
+            let outcome =
+                script::run_with(&scenario.script, profile, &script::scratch(), Hooks::None)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let judged = writers::judge(
+                &expected,
+                outcome.file.as_deref(),
+                profile,
+                &scenario.script,
+            );
+            if let Err(why) = &judged.renamed {
+                failures.push(format!("{name}: {why}"));
+            }
+            if matches!(expected, Expected::File(_)) {
+                assert!(judged.exact.is_err(), "{name}: random ids, yet pi's bytes");
+                checked += 1;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(checked >= 12, "only {checked} scenario profiles checked");
 }

@@ -16,6 +16,9 @@ use std::time::Duration;
 pub enum LevelArg {
     /// Byte for byte what pi wrote.
     Exact,
+    /// Exact up to ids and times: pi's bytes with the script's ids renamed consistently and
+    /// its clock times free (for writers without id and clock hooks).
+    Renamed,
     /// The same lines as JSON values (key order and number spelling aside).
     Equivalent,
     /// Strict-valid, pi-loadable, and the same context as pi's file.
@@ -26,6 +29,7 @@ impl From<LevelArg> for Level {
     fn from(l: LevelArg) -> Level {
         match l {
             LevelArg::Exact => Level::Exact,
+            LevelArg::Renamed => Level::Renamed,
             LevelArg::Equivalent => Level::Equivalent,
             LevelArg::Loadable => Level::Loadable,
         }
@@ -36,8 +40,11 @@ impl From<LevelArg> for Level {
 pub(super) struct WriterRun<'a> {
     pub implementation: &'a str,
     pub corpus: &'a Path,
+    pub corpus_version: Option<String>,
     pub level: Level,
-    pub only: &'a [String],
+    pub scenarios: &'a [String],
+    pub profiles: &'a [WriteProfile],
+    pub javascript_only: bool,
     pub json: bool,
     pub timeout: Duration,
     pub allow_divergences: bool,
@@ -69,7 +76,8 @@ fn selected(name: &str, only: &[String]) -> Result<bool, String> {
         return Ok(true);
     }
     for pattern in only {
-        let glob = globset::Glob::new(pattern).map_err(|e| format!("--only {pattern:?}: {e}"))?;
+        let glob =
+            globset::Glob::new(pattern).map_err(|e| format!("--scenario {pattern:?}: {e}"))?;
         if glob.compile_matcher().is_match(name) {
             return Ok(true);
         }
@@ -95,7 +103,10 @@ pub(super) fn run(options: &WriterRun<'_>) -> ExitCode {
     };
     let mut jobs = Vec::new();
     for scenario in &scenarios {
-        match selected(&scenario.name, options.only) {
+        if scenario.javascript_only.is_some() && !options.javascript_only {
+            continue;
+        }
+        match selected(&scenario.name, options.scenarios) {
             Ok(true) => jobs.push(scenario),
             Ok(false) => {}
             Err(e) => {
@@ -105,7 +116,14 @@ pub(super) fn run(options: &WriterRun<'_>) -> ExitCode {
         }
     }
     if jobs.is_empty() {
-        eprintln!("pi-session: --only selected no scenario");
+        eprintln!(
+            "pi-session: --scenario selected no scenario among {}",
+            scenarios
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         return ExitCode::FAILURE;
     }
     // Scenarios in parallel, the versions of one in turn: a scenario may fix its session
@@ -115,10 +133,15 @@ pub(super) fn run(options: &WriterRun<'_>) -> ExitCode {
         .flat_map_iter(|s| {
             s.profiles
                 .iter()
+                .filter(|p| options.profiles.is_empty() || options.profiles.contains(p))
                 .map(|&p| writers::check(s, p, options.implementation, options.timeout))
                 .collect::<Vec<_>>()
         })
         .collect();
+    if results.is_empty() {
+        eprintln!("pi-session: --profile selected no run of the scenarios selected");
+        return ExitCode::FAILURE;
+    }
     let failures = results.iter().filter(|r| failed(r, options)).count();
     let scored = results.iter().filter(|r| r.unsupported.is_none()).count();
     if options.json {
@@ -136,7 +159,19 @@ pub(super) fn run(options: &WriterRun<'_>) -> ExitCode {
 }
 
 fn human_report(results: &[ScenarioResult], options: &WriterRun<'_>) -> String {
-    let mut out = String::new();
+    let meanings: Vec<String> = Level::ALL
+        .iter()
+        .map(|l| format!("{}: {}", l.name(), l.meaning()))
+        .collect();
+    let mut out = format!(
+        "corpus {}{}\nlevels: {}\n",
+        options
+            .corpus_version
+            .as_deref()
+            .map_or_else(String::new, |v| format!("{v} at ")),
+        options.corpus.display(),
+        meanings.join("; ")
+    );
     for r in results {
         if let Some(said) = &r.unsupported {
             out.push_str(&format!(
@@ -164,9 +199,14 @@ fn human_report(results: &[ScenarioResult], options: &WriterRun<'_>) -> String {
             "FAIL"
         };
         out.push_str(&format!(
-            "{status} {} (pi {}): {}\n",
+            "{status} {} (pi {}){}: {}\n",
             r.scenario,
             r.profile,
+            if r.javascript_only.is_some() {
+                " [JavaScript-only input]"
+            } else {
+                ""
+            },
             marks.join(", ")
         ));
         if divergent(r, options)
@@ -218,9 +258,11 @@ fn json_report(results: &[ScenarioResult], options: &WriterRun<'_>) -> String {
                 "scenario": r.scenario,
                 "profile": r.profile.short_name(),
                 "exact": verdict(&r.judgement.exact),
+                "renamed": verdict(&r.judgement.renamed),
                 "equivalent": verdict(&r.judgement.equivalent),
                 "loadable": verdict(&r.judgement.loadable),
                 "divergence": r.divergence,
+                "javascriptOnly": r.javascript_only,
                 "unsupported": r.unsupported,
                 "passed": r.unsupported.is_none() && decided(r, options).is_ok(),
             })
@@ -241,9 +283,15 @@ fn json_report(results: &[ScenarioResult], options: &WriterRun<'_>) -> String {
         "unsupported".into(),
         serde_json::json!(results.len() - scored),
     );
+    let levels: serde_json::Map<String, serde_json::Value> = Level::ALL
+        .iter()
+        .map(|l| (l.name().to_owned(), l.meaning().into()))
+        .collect();
     serde_json::to_string_pretty(&serde_json::json!({
         "implementation": options.implementation,
+        "corpus": options.corpus_version,
         "level": options.level.name(),
+        "levels": levels,
         "runs": runs,
         "summary": summary,
     }))
@@ -252,7 +300,7 @@ fn json_report(results: &[ScenarioResult], options: &WriterRun<'_>) -> String {
 
 /// `conformance write --pi P OUT`: runs the script on stdin through our writer and puts the
 /// file it wrote at OUT (nothing when it wrote none).
-pub(super) fn write(profile: WriteProfile, out: &PathBuf) -> ExitCode {
+pub(super) fn write(profile: WriteProfile, out: &PathBuf, hooks: script::Hooks) -> ExitCode {
     let mut script_text = String::new();
     if let Err(e) = std::io::stdin().lock().read_to_string(&mut script_text) {
         eprintln!("pi-session: cannot read the script on stdin: {e}");
@@ -262,7 +310,7 @@ pub(super) fn write(profile: WriteProfile, out: &PathBuf) -> ExitCode {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .map_or_else(script::scratch, Path::to_owned);
-    match script::run(&script_text, profile, &scratch) {
+    match script::run_with(&script_text, profile, &scratch, hooks) {
         Ok(outcome) => {
             if let Some(file) = outcome.file
                 && let Err(e) = std::fs::write(out, file)

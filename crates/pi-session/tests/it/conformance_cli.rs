@@ -240,36 +240,106 @@ fn junit_output_is_xml_with_a_test_per_operation() {
 }
 
 #[test]
-fn a_run_from_another_directory_names_what_it_looked_for() {
+fn a_run_from_another_directory_uses_the_built_in_corpus() {
     let dir = scratch("conformance-cli", "elsewhere");
-    let out = conformance(&["--impl", &ours()], Some(&dir));
+    let cache = dir.join("cache");
+    let built_in = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pi-session"))
+            .arg("conformance")
+            .args(args)
+            .current_dir(&dir)
+            .env("XDG_CACHE_HOME", &cache)
+            .output()
+            .unwrap()
+    };
+    // No checkout: the corpus built into the binary, extracted once into the cache.
+    let manifest: Value =
+        serde_json::from_slice(&built_in(&["corpus", "--format", "json"]).stdout).unwrap();
+    let version = manifest["version"].as_str().unwrap().to_owned();
+    for _ in 0..2 {
+        let out = built_in(&[
+            "run",
+            "--impl",
+            &ours(),
+            "--only",
+            "header/*",
+            "--format",
+            "json",
+        ]);
+        let report = json_report(&out);
+        assert_eq!(out.status.code(), Some(0), "{report}");
+        assert_eq!(report["corpus"], version.as_str());
+        assert_eq!(report["tiers"], serde_json::json!(["spec"]));
+        assert_eq!(report["cases"], manifest["readers"]["header"]["cases"]);
+    }
+    let extracted = std::fs::read_dir(cache.join("pi-session")).unwrap().count();
+    assert_eq!(extracted, 1, "one copy per corpus version");
+    // The paths a failure names are in that copy, and stay there.
+    let out = built_in(&["run", "--impl", "false", "--only", "header/*"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!(
+            "corpus {version} at {}",
+            cache.join("pi-session").display()
+        )),
+        "{text}"
+    );
+    // A --corpus that is not there names where it was looked for.
+    let out = built_in(&["run", "--impl", &ours(), "--corpus", "conformance/cases"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("conformance/cases"), "{stderr}");
+    assert!(stderr.contains("no such directory"), "{stderr}");
     assert!(
-        stderr.contains(&format!("looked for it in {}", dir.display())),
+        stderr.contains(&format!("looked for from {}", dir.display())),
         "{stderr}"
     );
-    assert!(stderr.contains("--corpus"), "{stderr}");
-    // With the corpus named, it runs from anywhere.
-    let corpus = corpus();
-    let out = conformance(
-        &[
+    assert!(stderr.contains("conformance corpus --extract"), "{stderr}");
+    // The corpus, extracted, runs as --corpus (the directory or its cases/), as does the
+    // checkout's.
+    let out = built_in(&["corpus", "--extract", "copy"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for corpus in ["copy", "copy/cases", corpus().to_str().unwrap()] {
+        let out = built_in(&[
+            "run",
             "--impl",
             &ours(),
             "--corpus",
-            corpus.to_str().unwrap(),
+            corpus,
             "--only",
             "header/*",
-        ],
-        Some(&dir),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+            "--format",
+            "json",
+        ]);
+        let report = json_report(&out);
+        assert_eq!(out.status.code(), Some(0), "{report}");
+        if corpus.starts_with("copy") {
+            assert_eq!(report["corpus"], version.as_str(), "{corpus}");
+        }
+    }
+    // The writer judge too, from the copy.
+    let out = built_in(&[
+        "writer",
+        "--impl",
+        &format!("{} conformance write", env!("CARGO_BIN_EXE_pi-session")),
+        "--corpus",
+        "copy",
+        "--scenario",
+        "first-write-rule",
+        "--format",
+        "json",
+    ]);
+    let report = json_report(&out);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert_eq!(report["corpus"], version.as_str());
+    // Extracting never writes over anything.
+    let out = built_in(&["corpus", "--extract", "copy"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing was written"));
 }
 
 #[test]
