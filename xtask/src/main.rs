@@ -43,6 +43,7 @@ mod corpus;
 mod diagnostics;
 mod export_corpus;
 mod fuzz;
+mod implementations;
 mod list_corpus;
 mod public_api;
 mod reference;
@@ -116,6 +117,7 @@ const USAGE: &str = "usage:
   cargo xtask schema [--check]
   cargo xtask corpus [--check]
   cargo xtask diagnostics [--check]
+  cargo xtask implementations [--check]
   cargo xtask public-api [--check]
   cargo xtask tidy";
 
@@ -132,6 +134,7 @@ fn main() -> ExitCode {
         ["schema", rest @ ..] => schema::main(rest),
         ["corpus", rest @ ..] => corpus::main(rest),
         ["diagnostics", rest @ ..] => diagnostics::main(rest),
+        ["implementations", rest @ ..] => implementations::main(rest),
         ["public-api", rest @ ..] => public_api::main(rest),
         ["bench", rest @ ..] => bench::main(rest),
         ["fuzz", rest @ ..] => fuzz::main(rest),

@@ -1,0 +1,370 @@
+// Types of the npm package `pi-session` (index.js). Checked by `npm run typecheck`
+// (tsc --noEmit over test/types-example.ts).
+
+/**
+ * A pinned pi whose rules to follow: `"0.73"` (`@mariozechner/pi-coding-agent` 0.73.1),
+ * `"0.87"` (`@earendil-works/pi-coding-agent` 0.87.1) or `"1.5"` (1.5.2, current pi, the
+ * default), or the full release.
+ */
+export type PiVersion = "0.73" | "0.87" | "1.5" | "0.73.1" | "0.87.1" | "1.5.2";
+
+/** Any JSON value, as `JSON.parse` makes it. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/**
+ * The code of every Error the package throws (`error.code`): Node's errno names for the file
+ * system, `ERR_…` for the rest.
+ */
+export type ErrorCode =
+	// The file system (`ENOENT`, `EISDIR`, …; `EIO` also for a file that shrank while it was read).
+	| "ENOENT"
+	| "EACCES"
+	| "EISDIR"
+	| "ENOTDIR"
+	| "EEXIST"
+	| "ENAMETOOLONG"
+	| "EFBIG"
+	| "EROFS"
+	| "ENOSPC"
+	| "EAGAIN"
+	| "EINTR"
+	| "ENOMEM"
+	| "ENOTSUP"
+	| "EIO"
+	// Arguments.
+	| "ERR_INVALID_ARG_TYPE"
+	| "ERR_INVALID_ARG_VALUE"
+	| "ERR_ILLEGAL_CONSTRUCTOR"
+	// Reading: not a session pi can open, a parent cycle (where pi loops forever), an entry the
+	// typed model does not read, what pi throws a TypeError on.
+	| "ERR_EMPTY_SESSION"
+	| "ERR_INVALID_HEADER"
+	| "ERR_NOT_A_SESSION"
+	| "ERR_PARENT_CYCLE"
+	| "ERR_ENTRY_SHAPE"
+	| "ERR_PI_TYPE_ERROR"
+	// Writing (the writer is unchanged after each).
+	| "ERR_ENTRY_NOT_FOUND"
+	| "ERR_NOT_ON_BRANCH"
+	| "ERR_NOT_EDITABLE"
+	| "ERR_BAD_REPLACEMENT"
+	| "ERR_BAD_MESSAGE"
+	| "ERR_BAD_ENTRY"
+	| "ERR_INVALID_SESSION_ID"
+	| "ERR_UNSUPPORTED"
+	| "ERR_MISSING_ARGUMENT"
+	| "ERR_OLD_VERSION"
+	| "ERR_LOCKED"
+	| "ERR_NOT_A_FILE"
+	| "ERR_READ_ONLY"
+	| "ERR_FILE_REPLACED"
+	| "ERR_PARTIAL_WRITE"
+	| "ERR_REFUSED"
+	| "ERR_WRITE"
+	// A bug of the toolkit (a Rust panic, caught before it could abort the process).
+	| "ERR_PANIC";
+
+/** What the package throws: an `Error` (a `TypeError` for bad arguments) with a stable code. */
+export interface PiSessionError extends Error {
+	code: ErrorCode;
+}
+
+/** A message of a context: any role pi knows (`user`, `assistant`, `toolResult`, `custom`, …). */
+export interface Message {
+	role: string;
+	content?: Json;
+	timestamp?: number | null;
+	[member: string]: Json | undefined;
+}
+
+/** What pi's `buildSessionContext` returns (as JSON carries it). */
+export interface Context {
+	messages: Message[];
+	thinkingLevel: Json;
+	model: { provider?: Json; modelId?: Json } | null;
+}
+
+/** A node of pi's `getTree()`. */
+export interface TreeNode {
+	id?: Json;
+	type?: Json;
+	label?: Json;
+	children: TreeNode[];
+}
+
+/** The listing entry pi shows for a session (`buildSessionInfo`). */
+export interface SessionInfo {
+	id: string;
+	cwd: string;
+	name?: string;
+	parentSessionPath?: string;
+	created: string;
+	modified: string;
+	messageCount: number;
+	firstMessage: string;
+	allMessagesText: string;
+}
+
+/** The session header (the file's first value). */
+export interface Header {
+	type: "session";
+	id: string;
+	version?: Json;
+	timestamp?: Json;
+	cwd?: Json;
+	parentSession?: Json;
+	[member: string]: Json | undefined;
+}
+
+/** An entry as pi holds it: any value of the file but the header (normally an object). */
+export type Entry = Json;
+
+/** A line that is not JSON (pi drops it without a word). */
+export interface DroppedLine {
+	line: number;
+	column: number;
+	error: string;
+}
+
+export interface OpenOptions {
+	/** Whose rules (default: current pi, 1.5). */
+	pi?: PiVersion;
+	/**
+	 * Where the entries of a v1 file get their ids: `"random"` (as pi, the default) or
+	 * `"sequential"` (`00000001`, `00000002`, …; for a path only).
+	 */
+	ids?: "random" | "sequential";
+}
+
+export interface LeafOptions {
+	/** The entry to build from (default: the leaf pi has after opening the file). */
+	leaf?: string;
+}
+
+export interface InfoOptions {
+	/** Whose rules (`info()` only; a Session uses its own). */
+	pi?: PiVersion;
+	/** The file's modification time (pi's last fallback for `modified`): ms or a Date. */
+	mtime?: number | Date;
+}
+
+/** A session file loaded with one pi's rules. Made by `open`. */
+export declare class Session {
+	private constructor();
+	/** The release of the pi whose rules the session was loaded with (`"1.5.2"`). */
+	readonly pi: string;
+	/** The header's value (migrated for a v1/v2 file). */
+	readonly header: Header;
+	/** The leaf id pi has after opening the file (`null` without entries, `undefined` without an id). */
+	readonly leafId: Json | undefined;
+	/** The file's `version` as pi reads it (`null` when not a number) and whether pi migrates it. */
+	readonly version: { version: number | null; migrated: boolean };
+	/** The lines that are not JSON, which pi drops. */
+	readonly dropped: DroppedLine[];
+	/** pi's `buildSessionContext` (throws ERR_PARENT_CYCLE where pi loops forever). */
+	context(options?: LeafOptions): Context;
+	/** The messages pi sends to the model: `convertToLlm` of the context's messages. */
+	llm(options?: LeafOptions): Message[];
+	/** pi's `getTree()`. */
+	tree(): TreeNode[];
+	/** The listing entry (`null` when pi leaves the file out of lists). */
+	info(options?: Omit<InfoOptions, "pi">): SessionInfo | null;
+	/**
+	 * The entries in file order as pi holds them (its `getEntries()`); with `typed: true`, as
+	 * the format's typed model reads them (ERR_ENTRY_SHAPE for an entry that does not fit).
+	 */
+	entries(options?: { typed?: boolean }): Entry[];
+}
+
+/** Loads a session from a path (never changed) or from its bytes. */
+export declare function open(pathOrBuffer: string | Uint8Array, options?: OpenOptions): Session;
+
+/** The listing entry of a file, read as it is (also when pi cannot open it): `null` when pi leaves it out. */
+export declare function info(pathOrBuffer: string | Uint8Array, options?: InfoOptions): SessionInfo | null;
+
+// ---- validate ----------------------------------------------------------------------------------
+
+export interface ValidateOptions {
+	/** Whose behaviour the pi effects and the pi-loadable verdict describe (default 1.5). */
+	pi?: PiVersion;
+	/** A file is valid when it has no error (default: when pi loads it whole). */
+	strict?: boolean;
+	/** Only the JSON Schemas. */
+	schemaOnly?: boolean;
+	/** Follow symbolic links to directories while walking one. */
+	follow?: boolean;
+	/** Also take the archives deployments keep beside sessions (`*.jsonl.reset.<time>`, …). */
+	includeArchived?: boolean;
+}
+
+export type DiagnosticCode = `PS${number}`;
+export type Severity = "info" | "warning" | "error";
+export type PiEffect =
+	| "none"
+	| "ignored"
+	| "altered"
+	| "hidden"
+	| "dropped"
+	| "rewritten"
+	| "truncated"
+	| "crash"
+	| "hang"
+	| "unreadable";
+
+export interface Location {
+	line: number;
+	column: number;
+	offset: number;
+	length: number;
+}
+
+export interface Diagnostic {
+	code: DiagnosticCode;
+	severity: Severity;
+	pi: PiEffect;
+	location: Location | null;
+	message: string;
+	help: string;
+	entryId?: string;
+	omitted?: number;
+	pointer?: string;
+}
+
+export interface Verdict {
+	strict: boolean;
+	piLoadable: boolean;
+	piResumes: boolean;
+}
+
+export interface FileStats {
+	bytes: number;
+	lines: number;
+	entries: number;
+	version: number | null;
+	errors: number;
+	warnings: number;
+	infos: number;
+}
+
+export interface FileReport {
+	path: string;
+	valid: boolean;
+	readError?: string;
+	verdict?: Verdict;
+	stats?: FileStats;
+	diagnostics: Diagnostic[];
+}
+
+export interface Summary {
+	files: number;
+	valid: number;
+	invalid: number;
+	unreadable: number;
+	errors: number;
+	warnings: number;
+	infos: number;
+}
+
+/** The report `pi-session validate --format json` prints (schemas/validate-report.schema.json). */
+export interface ValidateReport {
+	formatVersion: 1;
+	tool: { name: string; version: string };
+	pi: string;
+	verdict: "pi-loadable" | "strict" | "schema-only";
+	files: FileReport[];
+	summary: Summary;
+}
+
+/**
+ * Validates files and directories (walked for `*.jsonl`; pi's session directory for `[]`). A
+ * file that cannot be read is in the report (`readError`), not thrown.
+ */
+export declare function validate(paths: string | string[], options?: ValidateOptions): ValidateReport;
+
+// ---- writing -----------------------------------------------------------------------------------
+
+export interface WriterOptions {
+	/** Whose writing rules (default 1.5). */
+	pi?: PiVersion;
+	/** The session id of a new session (default: a UUID v7). */
+	id?: string;
+	/** Sync the file's data after every write. */
+	fsync?: boolean;
+}
+
+export interface CreateOptions extends WriterOptions {
+	/** Where the file goes (default: pi's session directory for the cwd). */
+	sessionDir?: string;
+}
+
+/** A session being written as pi's `SessionManager` writes it, safely (locked, all-or-nothing appends). */
+export declare class SessionWriter {
+	private constructor();
+	/** A new session of `cwd` (pi's `SessionManager.create`), written at its first conversation. */
+	static create(cwd: string, options?: CreateOptions): SessionWriter;
+	/** Appends to the session at `path` (pi's `SessionManager.open`; a new one when it does not exist). */
+	static open(path: string, options?: Omit<WriterOptions, "id">): SessionWriter;
+	/** A session that is never written (pi's `SessionManager.inMemory`). */
+	static inMemory(cwd?: string, options?: Omit<WriterOptions, "fsync">): SessionWriter;
+	/** A copy of the session at `source` as a new session of `cwd` (pi's `SessionManager.forkFrom`). */
+	static forkFrom(source: string, cwd: string, options?: CreateOptions): SessionWriter;
+	/** Appends a whole entry; `id`, `parentId` and `timestamp` are filled in when absent. Returns its id. */
+	append(entry: { type: string; [member: string]: unknown }): string;
+	/** Appends a message entry (pi's `appendMessage`). Returns its id. */
+	appendMessage(message: { role: string; [member: string]: unknown }): string;
+	/**
+	 * The path to `leafId` as a session of its own (pi's `createBranchedSession`), in
+	 * `options.out` (which must not exist) or under pi's name beside this one; the writer
+	 * continues in it. Returns its path (`null` in memory, or until it is written).
+	 */
+	fork(leafId: string, options?: { out?: string }): string | null;
+	/** Makes `id` the leaf: the next entry is its child. */
+	branch(id: string): void;
+	/** Clears the leaf: the next entry is a new root. */
+	resetLeaf(): void;
+	/** Writes the file now (pi waits for the first conversation). */
+	writeNow(): void;
+	/** Every line the writer holds, as the file holds them. */
+	toJsonl(): string;
+	/** The messages pi would send to the model for the current leaf. */
+	context(): Message[];
+	/** The session read back with the reader of the same pi. */
+	session(): Session;
+	readonly sessionId: string;
+	readonly cwd: string;
+	/** The session file (`null` in memory). */
+	readonly path: string | null;
+	/** The current leaf (`null` before the first entry or after `resetLeaf`). */
+	readonly leafId: string | null;
+	/** Whether the file holds every line. */
+	readonly isWritten: boolean;
+	readonly entryCount: number;
+	/** The release of the pi whose writing rules the writer follows. */
+	readonly pi: string;
+}
+
+// ---- the drop-in for pi's reader ---------------------------------------------------------------
+
+/**
+ * pi's `loadEntriesFromFile(filePath)`: every value of the file, header first, not migrated
+ * (`[]` for a missing or empty file, or one without a session header). Deep-equal to pi's.
+ */
+export declare function loadEntriesFromFile(filePath: string, options?: { pi?: PiVersion }): Json[];
+
+/**
+ * pi's `buildSessionContext(entries, leafId)`: the context of the path to `leafId` (not given,
+ * falsy or not found: the last entry; `null`: no entry). Deep-equal to pi's as JSON carries it.
+ */
+export declare function buildSessionContext(
+	entries: readonly unknown[],
+	leafId?: string | null,
+	options?: { pi?: PiVersion },
+): Context;
+
+/** The pi releases whose rules the toolkit knows, oldest first. */
+export declare const piVersions: string[];
+/** The toolkit's version. */
+export declare const version: string;
+
+/** @internal Panics in the native code, for the test that a panic is thrown as an Error (ERR_PANIC). */
+export declare function __panicForTest(): never;

@@ -1,0 +1,329 @@
+//! `open(pathOrBuffer, { pi })` and the answers of the loaded session: each method is one call
+//! of the front door (`pi_session_format::Session`: `context`, `to_llm`, `tree`, `info`,
+//! `entries`), its answer written as the library writes it (`JSON.stringify`'s text) and
+//! handed over as one string.
+
+use crate::error::{self, Result, guard};
+use napi::bindgen_prelude::Buffer;
+use napi::{Env, Unknown};
+use napi_derive::napi;
+use pi_session_format::json::{self, JsValue};
+use pi_session_format::migrate::SequentialIds;
+use pi_session_format::session::{Key, Record};
+use pi_session_format::{Leaf, OwnedSession, Session, context, info};
+use pi_session_fs::input::Input;
+use std::path::Path;
+
+/// A loaded session (the JavaScript `Session` wraps it).
+#[napi(js_name = "NativeSession")]
+pub struct NativeSession {
+    inner: OwnedSession,
+}
+
+impl NativeSession {
+    /// Wraps a loaded session.
+    pub(crate) fn new(inner: OwnedSession) -> NativeSession {
+        NativeSession { inner }
+    }
+
+    fn session(&self) -> &Session<'_> {
+        self.inner.session()
+    }
+}
+
+/// Appends a record's value as JSON text: the line's own text when the value is the text's
+/// (so that `JSON.parse` reads exactly what pi's did), the value written by the library when a
+/// migration changed it.
+fn push_record(out: &mut String, record: &Record<'_>) {
+    if record.is_rewritten() {
+        out.push_str(&json::to_string(&record.value()));
+    } else {
+        out.push_str(record.text());
+    }
+}
+
+/// `Leaf::Id(id)` for an id, the leaf pi has after opening the file otherwise.
+fn leaf_of(leaf: Option<String>) -> Leaf {
+    leaf.map_or(Leaf::Current, Leaf::Id)
+}
+
+/// Bytes the library wrote as JSON text (always UTF-8: strings are escaped as
+/// `JSON.stringify` escapes them).
+pub(crate) fn text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// A key (`id`, `parentId`) as JSON text; `None` for a missing member (`undefined`) and for
+/// an object or array, which JSON text cannot name.
+pub(crate) fn key_json(key: &Key) -> Option<String> {
+    let mut out = Vec::new();
+    match key {
+        Key::Undefined | Key::Unique(_) => return None,
+        Key::Null => out.extend_from_slice(b"null"),
+        Key::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Key::Number(bits) => json::write_number(&mut out, f64::from_bits(*bits)),
+        Key::String(s) => json::write_string(&mut out, s),
+    }
+    Some(text(out))
+}
+
+/// Where a v1 file's entries get their ids: `"random"` (as pi, the default) or
+/// `"sequential"` (`00000001`, `00000002`, …: the same output every time).
+fn sequential(ids: Option<&str>) -> Result<bool> {
+    match ids {
+        None | Some("random") => Ok(false),
+        Some("sequential") => Ok(true),
+        Some(other) => Err(error::failure(
+            "ERR_INVALID_ARG_VALUE",
+            format!("unknown ids {other:?}: use \"random\" or \"sequential\""),
+        )),
+    }
+}
+
+/// Opens the session file at `path` with `pi`'s rules (`Session::open`): mapped when large,
+/// a FIFO or pipe read as a stream to its end, a directory refused.
+#[napi(js_name = "openPath")]
+pub fn open_path(path: String, pi: Option<String>, ids: Option<String>) -> Result<NativeSession> {
+    guard(|| {
+        let pi = crate::pi_version(pi.as_deref())?;
+        let loader = Session::loader(pi);
+        let opened = if sequential(ids.as_deref())? {
+            loader.ids(&mut SequentialIds::default()).open(&path)
+        } else {
+            loader.open(&path)
+        };
+        opened
+            .map(NativeSession::new)
+            .map_err(|e| error::open_error(&e))
+    })
+}
+
+/// Loads a session from bytes (copied) with `pi`'s rules. A v1 file's ids are random: the
+/// library's `OwnedSession::new` takes no id generator (README.md, "the library API it lacks").
+#[napi(js_name = "openBuffer")]
+pub fn open_buffer(
+    bytes: Buffer,
+    pi: Option<String>,
+    ids: Option<String>,
+) -> Result<NativeSession> {
+    guard(|| {
+        let pi = crate::pi_version(pi.as_deref())?;
+        if sequential(ids.as_deref())? {
+            return Err(error::failure(
+                "ERR_INVALID_ARG_VALUE",
+                "ids: \"sequential\" is available for a path only, not for a buffer",
+            ));
+        }
+        OwnedSession::new(bytes.to_vec(), pi)
+            .map(NativeSession::new)
+            .map_err(|e| error::load_error(&e))
+    })
+}
+
+/// The listing entry of the file at `path` (`pi-session info`), as JSON text: read as it is,
+/// also when pi cannot open it (`null` then, or when pi leaves it out of lists). `mtime_ms`
+/// replaces the file's modification time.
+#[napi(js_name = "infoPath")]
+pub fn info_path(path: String, pi: Option<String>, mtime_ms: Option<f64>) -> Result<String> {
+    guard(|| {
+        let pi = crate::pi_version(pi.as_deref())?;
+        let input = Input::open(Path::new(&path)).map_err(|e| error::io_error(&e, &path))?;
+        let mtime = mtime_ms.unwrap_or_else(|| input.modified_ms());
+        let mut out = Vec::new();
+        info::write_session_info(input.bytes(), None, mtime, pi, &mut out)
+            .map_err(|e| error::io_error(&e, &path))?;
+        input.verify().map_err(|e| error::io_error(&e, &path))?;
+        Ok(text(out))
+    })
+}
+
+/// [`info_path`] of bytes (the modification time is `mtime_ms`, else the Unix epoch).
+#[napi(js_name = "infoBuffer")]
+pub fn info_buffer(bytes: Buffer, pi: Option<String>, mtime_ms: Option<f64>) -> Result<String> {
+    guard(|| {
+        let pi = crate::pi_version(pi.as_deref())?;
+        Ok(text(info::session_info_json(
+            &bytes,
+            mtime_ms.unwrap_or(0.0),
+            pi,
+        )))
+    })
+}
+
+#[napi]
+impl NativeSession {
+    /// `buildSessionContext` for `leaf` (the current leaf when absent), as JSON text:
+    /// `{"messages":[…],"thinkingLevel":…,"model":…}`.
+    #[napi(js_name = "contextJson")]
+    pub fn context_json(&self, leaf: Option<String>) -> Result<String> {
+        guard(|| {
+            let context = self
+                .session()
+                .context(leaf_of(leaf))
+                .map_err(|e| error::cycle_error(&e))?;
+            let mut out = Vec::new();
+            context
+                .write_json(&mut out)
+                .map_err(|e| error::io_error(&e, "context"))?;
+            Ok(text(out))
+        })
+    }
+
+    /// [`NativeSession::context_json`] built as JavaScript values through N-API rather than
+    /// as JSON text, for the measurement of README.md. Not part of the API.
+    #[napi(js_name = "__contextObjectsForBench")]
+    pub fn context_objects<'env>(
+        &self,
+        env: &'env Env,
+        leaf: Option<String>,
+    ) -> Result<Unknown<'env>> {
+        guard(|| {
+            let context = self
+                .session()
+                .context(leaf_of(leaf))
+                .map_err(|e| error::cycle_error(&e))?;
+            crate::objects::build(env, &context.to_json())
+        })
+    }
+
+    /// [`NativeSession::entries_json`] built as JavaScript values through N-API, for the
+    /// measurement of README.md. Not part of the API.
+    #[napi(js_name = "__entriesObjectsForBench")]
+    pub fn entries_objects<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
+        guard(|| crate::objects::build_each(env, self.session().entry_records().map(|r| r.value())))
+    }
+
+    /// `convertToLlm` of the context's messages, as a JSON array.
+    #[napi(js_name = "llmJson")]
+    pub fn llm_json(&self, leaf: Option<String>) -> Result<String> {
+        guard(|| {
+            let messages = self
+                .session()
+                .to_llm(leaf_of(leaf))
+                .map_err(|e| error::cycle_error(&e))?;
+            let mut out = Vec::new();
+            context::write_messages(&messages, &mut out)
+                .map_err(|e| error::io_error(&e, "messages"))?;
+            Ok(text(out))
+        })
+    }
+
+    /// `getTree()` as JSON text: `[{"id","type","label"?,"children":[…]}]`.
+    #[napi(js_name = "treeJson")]
+    pub fn tree_json(&self) -> Result<String> {
+        guard(|| Ok(text(self.session().tree_json())))
+    }
+
+    /// The listing entry (`buildSessionInfo`) as JSON text, `null` when pi leaves the file out
+    /// of lists; `mtime_ms`, when given, is the file's modification time (pi's last fallback
+    /// for `modified`) instead of the one read with the file.
+    #[napi(js_name = "infoJson")]
+    pub fn info_json(&self, mtime_ms: Option<f64>) -> Result<String> {
+        guard(|| {
+            let session = self.session();
+            let mut out = Vec::new();
+            let written = match mtime_ms {
+                None => session.write_info(&mut out),
+                Some(mtime) => {
+                    info::write_session_info(session.source, None, mtime, session.pi, &mut out)
+                }
+            };
+            written.map_err(|e| error::io_error(&e, "info"))?;
+            Ok(text(out))
+        })
+    }
+
+    /// The entries in file order as pi holds them after opening the file (its `getEntries()`),
+    /// as a JSON array: the file's text of each entry, or the value a migration made of it.
+    #[napi(js_name = "entriesJson")]
+    pub fn entries_json(&self) -> Result<String> {
+        guard(|| {
+            let mut out = String::from("[");
+            for (i, record) in self.session().entry_records().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_record(&mut out, record);
+            }
+            out.push(']');
+            Ok(out)
+        })
+    }
+
+    /// The entries in file order as the format's typed model reads them
+    /// (`Session::entries`), as a JSON array; an entry that does not fit the model is an
+    /// `ERR_ENTRY_SHAPE` error.
+    #[napi(js_name = "typedEntriesJson")]
+    pub fn typed_entries_json(&self) -> Result<String> {
+        guard(|| {
+            let mut out = Vec::from(*b"[");
+            for (i, entry) in self.session().entries().enumerate() {
+                let entry = entry.map_err(|e| error::entry_error(&e))?;
+                if i > 0 {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut out, &entry.entry)
+                    .map_err(|e| error::failure("ERR_ENTRY_SHAPE", e.to_string()))?;
+            }
+            out.push(b']');
+            Ok(text(out))
+        })
+    }
+
+    /// The header's value as JSON text (as loaded: migrated for a v1/v2 file).
+    #[napi(js_name = "headerJson")]
+    pub fn header_json(&self) -> Result<String> {
+        guard(|| {
+            let mut out = String::new();
+            push_record(&mut out, self.session().header());
+            Ok(out)
+        })
+    }
+
+    /// The leaf id pi has after opening the file, as JSON text (`null` without entries);
+    /// `undefined` when the last entry has no `id`, or one JSON text cannot name.
+    #[napi(js_name = "leafIdJson")]
+    pub fn leaf_id_json(&self) -> Result<Option<String>> {
+        guard(|| Ok(key_json(&self.session().index().leaf)))
+    }
+
+    /// The release of the pi whose rules the session was loaded with (`"1.5.2"`).
+    #[napi(getter)]
+    pub fn pi(&self) -> String {
+        self.session().pi.release().to_owned()
+    }
+
+    /// The file's `version` as pi reads it, and whether pi migrates it (JSON text:
+    /// `{"version":…,"migrated":…}`; `version` is `null` when it is not a number).
+    #[napi(js_name = "versionJson")]
+    pub fn version_json(&self) -> Result<String> {
+        guard(|| {
+            let v = &self.session().version;
+            let mut object = json::JsObject::new();
+            object.set("version", JsValue::Number(v.effective));
+            object.set("migrated", JsValue::Bool(v.rewrite));
+            Ok(json::to_string(&JsValue::Object(object)))
+        })
+    }
+
+    /// The lines that are not JSON (pi drops them without a word), as a JSON array of
+    /// `{"line","column","error"}`.
+    #[napi(js_name = "droppedJson")]
+    pub fn dropped_json(&self) -> Result<String> {
+        guard(|| {
+            let dropped = self
+                .session()
+                .dropped
+                .iter()
+                .map(|d| {
+                    let mut object = json::JsObject::new();
+                    object.set("line", JsValue::Number(d.line as f64));
+                    object.set("column", JsValue::Number(d.column as f64));
+                    object.set("error", JsValue::string(d.error.to_string()));
+                    JsValue::Object(object)
+                })
+                .collect();
+            Ok(json::to_string(&JsValue::Array(json::JsArray(dropped))))
+        })
+    }
+}

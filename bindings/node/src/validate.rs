@@ -1,0 +1,84 @@
+//! `validate(path | paths, options)`: the report `pi-session validate --format json` prints,
+//! the library's `ValidateReport` serialized by its own serde derive. Paths are taken as the
+//! command line takes them (`pi_session_fs::discover`: a directory walked for `*.jsonl`, none
+//! for pi's session directory); each file is read (`Input`), validated, and checked not to
+//! have changed while it was read, as the command does.
+
+use crate::error::{self, Result, guard};
+use napi_derive::napi;
+use pi_session_fs::discover::{self, Target, Walk};
+use pi_session_validate::{
+    FileReport, Options, PI_MAX_TEXT_UNITS, Tool, ValidateReport, VerdictMode, validate,
+};
+use std::path::PathBuf;
+
+/// The name the reports give as the program that wrote them.
+const TOOL: &str = "pi-session-node";
+
+/// The report of `paths` as JSON text (`schemas/validate-report.schema.json`).
+#[napi(js_name = "validateJson")]
+pub fn validate_json(
+    paths: Vec<String>,
+    pi: Option<String>,
+    strict: Option<bool>,
+    schema_only: Option<bool>,
+    follow: Option<bool>,
+    include_archived: Option<bool>,
+) -> Result<String> {
+    guard(|| {
+        let pi = crate::pi_version(pi.as_deref())?;
+        let schema_only = schema_only.unwrap_or(false);
+        let mode = if schema_only {
+            VerdictMode::SchemaOnly
+        } else if strict.unwrap_or(false) {
+            VerdictMode::Strict
+        } else {
+            VerdictMode::PiLoadable
+        };
+        let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
+        let walk = Walk {
+            follow: follow.unwrap_or(false),
+            include_archived: include_archived.unwrap_or(false),
+        };
+        let collected =
+            discover::collect(&paths, walk).map_err(|e| error::io_error(&e, "validate"))?;
+        let files = collected
+            .targets
+            .iter()
+            .map(|target| check(target, pi, schema_only, mode))
+            .collect();
+        let tool = Tool {
+            name: TOOL.to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        };
+        let report = ValidateReport::new(tool, pi, mode, files);
+        serde_json::to_string(&report).map_err(|e| error::failure("ERR_PANIC", e.to_string()))
+    })
+}
+
+/// One file's entry of the report.
+fn check(
+    target: &Target,
+    pi: pi_session_format::PiVersion,
+    schema_only: bool,
+    mode: VerdictMode,
+) -> FileReport {
+    let name = target.display();
+    let input = match target.open() {
+        Ok(input) => input,
+        Err(e) => return FileReport::unreadable(name, e.to_string()),
+    };
+    let absolute = target.absolute();
+    let options = Options {
+        pi,
+        path: absolute.as_deref(),
+        schema_only,
+        max_text_units: PI_MAX_TEXT_UNITS,
+    };
+    let report = FileReport::validated(name, validate(input.bytes(), &options), mode);
+    // A file that shrank while it was read: what was computed from it is not reported.
+    match input.verify() {
+        Ok(()) => report,
+        Err(e) => FileReport::unreadable(report.path, e.to_string()),
+    }
+}

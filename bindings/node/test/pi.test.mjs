@@ -1,0 +1,96 @@
+// Against pi itself, live, on every corpus case and with every pinned pi (0.73.1, 0.87.1,
+// 1.5.2; conformance/reference/): the drop-in `loadEntriesFromFile` and `buildSessionContext`
+// give what pi's own functions give, and the Session answers what pi's SessionManager does.
+//
+// pi reads a private copy of each file (it writes the files it opens). pi loops forever on a
+// parent cycle: where ours reports one (ERR_PARENT_CYCLE), pi's context is not asked for.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { asJson, codeOf, copyOf, corpus, loadPi, piInstalled, piSession, VERSIONS } from "./helpers.mjs";
+
+const cases = corpus();
+
+/** What `run` returns, or the class of what it throws: `{ value }` or `{ threw }`. */
+function outcome(run) {
+	try {
+		return { value: run() };
+	} catch (error) {
+		return { threw: error?.constructor?.name ?? String(error), error };
+	}
+}
+
+for (const v of VERSIONS) {
+	const installed = piInstalled(v);
+	test(`pi ${v}`, { skip: installed ? false : `pi ${v} is not installed (conformance/reference/README.md)` }, async (t) => {
+		const pi = await loadPi(v);
+		for (const c of cases) {
+			await t.test(c.name, () => {
+				// loadEntriesFromFile: the same values, or the same exception.
+				const theirs = outcome(() => pi.loadEntriesFromFile(copyOf(c.file)));
+				const ours = outcome(() => piSession.loadEntriesFromFile(c.file, { pi: v }));
+				if (theirs.threw) {
+					assert.equal(ours.threw, theirs.threw, `pi threw ${theirs.error?.message}`);
+					assert.ok(codeOf(() => piSession.loadEntriesFromFile(c.file, { pi: v })));
+				} else {
+					assert.equal(ours.threw, undefined, `ours threw ${ours.error?.code}: ${ours.error?.message}`);
+					assert.deepStrictEqual(ours.value, theirs.value, "loadEntriesFromFile");
+				}
+
+				// The corpus's divergence cases are where we differ from pi by design
+				// (docs/divergences.md); the corpus test checks what we do there.
+				if (c.name.startsWith("divergence/")) return;
+
+				// buildSessionContext over the entries pi's SessionManager holds (getEntries()),
+				// for the case's leaf (or none: the last entry), and for `null`.
+				let sm;
+				try {
+					sm = pi.SessionManager.open(copyOf(c.file));
+				} catch {
+					return; // pi cannot open the file (0.87.1: an invalid header): no entries.
+				}
+				const entries = sm.getEntries();
+				for (const leaf of [c.leaf, null]) {
+					const mine = outcome(() => piSession.buildSessionContext(entries, leaf, { pi: v }));
+					if (mine.error?.code === "ERR_PARENT_CYCLE") continue; // pi would loop forever
+					assert.equal(mine.threw, undefined, `ours threw ${mine.error?.code}: ${mine.error?.message}`);
+					const expected = outcome(() => pi.buildSessionContext(entries, leaf));
+					if (expected.threw) {
+						// pi throws on a path entry it cannot read (a `message: null` left by a
+						// v1 migration); the library reads past it (docs/divergences.md,
+						// message-null-on-path).
+						assert.equal(expected.threw, "TypeError", expected.error?.message);
+						continue;
+					}
+					// Compared as JSON carries them: pi's objects may hold members set to
+					// `undefined` (an absent `details`, `fromId`, `thinkingLevel`) and NaN (an
+					// absent custom message timestamp), which JSON and the library do not.
+					assert.deepStrictEqual(mine.value, asJson(expected.value), `buildSessionContext(entries, ${leaf})`);
+				}
+
+				// The Session: pi's SessionManager.open(file).buildSessionContext() and
+				// getEntries(), for this pi (the corpus holds the case's own pi's only).
+				const opened = outcome(() => piSession.open(c.file, { pi: v }));
+				if (opened.threw) {
+					// A deliberate difference (docs/divergences.md): pi opens a file it then
+					// rewrites (an empty file, an invalid header in 0.73.1); we refuse it.
+					assert.ok(codeOf(() => piSession.open(c.file, { pi: v })));
+					return;
+				}
+				const session = opened.value;
+				const context = outcome(() => session.context());
+				const theirContext = context.error?.code === "ERR_PARENT_CYCLE" ? null : outcome(() => sm.buildSessionContext());
+				if (theirContext && !theirContext.threw) {
+					assert.equal(context.threw, undefined, `ours threw ${context.error?.code}: ${context.error?.message}`);
+					const { messages, thinkingLevel, model } = theirContext.value;
+					assert.deepStrictEqual(context.value, asJson({ messages, thinkingLevel, model }), "Session.context()");
+					assert.deepStrictEqual(session.llm(), asJson(pi.convertToLlm(messages)), "Session.llm()");
+				}
+				// The ids a migration gives are random, on both sides.
+				if (session.version.migrated) return;
+				assert.deepStrictEqual(session.leafId, sm.getLeafId(), "Session.leafId");
+				assert.deepStrictEqual(session.entries(), entries, "Session.entries()");
+				assert.deepStrictEqual(session.header, sm.getHeader(), "Session.header");
+			});
+		}
+	});
+}
