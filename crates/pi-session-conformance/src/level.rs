@@ -199,7 +199,38 @@ fn compare_documents(expected: &[JsValue], actual: &[JsValue], out: &mut Vec<Dif
     }
 }
 
-/// Compares two values at `path`, pushing where they differ.
+/// What is left to do while comparing: two values at a path, or a difference found.
+enum Step<'v> {
+    Compare(usize, &'v JsValue, &'v JsValue),
+    Differ(usize, String, String),
+}
+
+/// JSON paths as a tree: each node its parent and its last segment (`.key`, `[3]`), so that a
+/// path is written out only for a difference (writing each out would take the square of the
+/// depth).
+struct Paths(Vec<(usize, String)>);
+
+impl Paths {
+    fn child(&mut self, parent: usize, segment: String) -> usize {
+        self.0.push((parent, segment));
+        self.0.len() - 1
+    }
+
+    fn render(&self, mut node: usize) -> String {
+        let mut segments = Vec::new();
+        while node != 0 {
+            segments.push(self.0[node].1.as_str());
+            node = self.0[node].0;
+        }
+        segments.push(self.0[0].1.as_str());
+        segments.reverse();
+        segments.concat()
+    }
+}
+
+/// Compares two values at `path`, pushing where they differ, depth first in document order.
+/// Iterative: an output nested a million levels deep (a chain's `tree`) is compared without
+/// recursion, as the JSON layer parses, writes and drops it.
 fn compare(
     line: usize,
     path: &str,
@@ -207,91 +238,93 @@ fn compare(
     actual: &JsValue,
     out: &mut Vec<Difference>,
 ) {
-    if out.len() >= MAX_DIFFERENCES {
-        return;
-    }
-    match (expected, actual) {
-        (JsValue::Object(e), JsValue::Object(a)) => {
-            for (key, value) in e.iter() {
-                let child = format!("{path}{}", member(key.as_wtf8()));
-                match a.iter().find(|(k, _)| k.as_wtf8() == key.as_wtf8()) {
-                    Some((_, other)) => compare(line, &child, value, other, out),
-                    None => out.push(Difference {
-                        line,
-                        path: child,
-                        expected: shown(value),
-                        actual: "(missing)".into(),
-                    }),
-                }
-                if out.len() >= MAX_DIFFERENCES {
-                    return;
-                }
+    let mut paths = Paths(vec![(0, path.to_owned())]);
+    let mut steps = vec![Step::Compare(0, expected, actual)];
+    while let Some(step) = steps.pop() {
+        if out.len() >= MAX_DIFFERENCES {
+            return;
+        }
+        let (at, expected, actual) = match step {
+            Step::Differ(at, expected, actual) => {
+                out.push(Difference {
+                    line,
+                    path: paths.render(at),
+                    expected,
+                    actual,
+                });
+                continue;
             }
-            for (key, value) in a.iter() {
-                if !e.iter().any(|(k, _)| k.as_wtf8() == key.as_wtf8()) {
-                    out.push(Difference {
-                        line,
-                        path: format!("{path}{}", member(key.as_wtf8())),
-                        expected: "(missing)".into(),
-                        actual: shown(value),
-                    });
-                    if out.len() >= MAX_DIFFERENCES {
-                        return;
+            Step::Compare(at, expected, actual) => (at, expected, actual),
+        };
+        // The steps of this node's children, in document order (pushed reversed below).
+        let mut children: Vec<Step<'_>> = Vec::new();
+        match (expected, actual) {
+            (JsValue::Object(e), JsValue::Object(a)) => {
+                for (key, value) in e.iter() {
+                    let child = paths.child(at, member(key.as_wtf8()));
+                    match a.iter().find(|(k, _)| k.as_wtf8() == key.as_wtf8()) {
+                        Some((_, other)) => children.push(Step::Compare(child, value, other)),
+                        None => {
+                            children.push(Step::Differ(child, shown(value), "(missing)".into()))
+                        }
+                    }
+                }
+                for (key, value) in a.iter() {
+                    if !e.iter().any(|(k, _)| k.as_wtf8() == key.as_wtf8()) {
+                        let child = paths.child(at, member(key.as_wtf8()));
+                        children.push(Step::Differ(child, "(missing)".into(), shown(value)));
                     }
                 }
             }
-        }
-        (JsValue::Array(e), JsValue::Array(a)) => {
-            for i in 0..e.0.len().max(a.0.len()) {
-                let child = format!("{path}[{i}]");
-                match (e.0.get(i), a.0.get(i)) {
-                    (Some(x), Some(y)) => compare(line, &child, x, y, out),
-                    (x, y) => out.push(Difference {
-                        line,
-                        path: child,
-                        expected: x.map_or_else(|| "(missing)".into(), shown),
-                        actual: y.map_or_else(|| "(missing)".into(), shown),
-                    }),
-                }
-                if out.len() >= MAX_DIFFERENCES {
-                    return;
+            (JsValue::Array(e), JsValue::Array(a)) => {
+                for i in 0..e.0.len().max(a.0.len()) {
+                    let child = paths.child(at, format!("[{i}]"));
+                    children.push(match (e.0.get(i), a.0.get(i)) {
+                        (Some(x), Some(y)) => Step::Compare(child, x, y),
+                        (x, y) => Step::Differ(
+                            child,
+                            x.map_or_else(|| "(missing)".into(), shown),
+                            y.map_or_else(|| "(missing)".into(), shown),
+                        ),
+                    });
                 }
             }
-        }
-        (JsValue::String(e), JsValue::String(a)) if e.as_wtf8() != a.as_wtf8() => {
-            // As JSON, quoted and escaped: a difference in whitespace or a control character
-            // shows.
-            let (e, a) = (json::to_string(expected), json::to_string(actual));
-            let at = e
-                .char_indices()
-                .zip(a.chars())
-                .find(|((_, x), y)| x != y)
-                .map_or(e.len().min(a.len()), |((i, _), _)| i);
-            out.push(Difference {
+            (JsValue::String(e), JsValue::String(a)) if e.as_wtf8() != a.as_wtf8() => {
+                // As JSON, quoted and escaped: a difference in whitespace or a control
+                // character shows.
+                let (e, a) = (json::to_string(expected), json::to_string(actual));
+                let cut = e
+                    .char_indices()
+                    .zip(a.chars())
+                    .find(|((_, x), y)| x != y)
+                    .map_or(e.len().min(a.len()), |((i, _), _)| i);
+                out.push(Difference {
+                    line,
+                    path: paths.render(at),
+                    expected: around(&e, cut),
+                    actual: around(&a, cut.min(a.len())),
+                });
+            }
+            (JsValue::Number(e), JsValue::Number(a)) if !same_number(*e, *a) => {
+                out.push(Difference {
+                    line,
+                    path: paths.render(at),
+                    expected: shown(expected),
+                    actual: shown(actual),
+                });
+            }
+            (JsValue::Null, JsValue::Null)
+            | (JsValue::String(_), JsValue::String(_))
+            | (JsValue::Number(_), JsValue::Number(_)) => {}
+            (JsValue::Bool(e), JsValue::Bool(a)) if e == a => {}
+            _ => out.push(Difference {
                 line,
-                path: path.to_owned(),
-                expected: around(&e, at),
-                actual: around(&a, at.min(a.len())),
-            });
-        }
-        (JsValue::Number(e), JsValue::Number(a)) if !same_number(*e, *a) => {
-            out.push(Difference {
-                line,
-                path: path.to_owned(),
+                path: paths.render(at),
                 expected: shown(expected),
                 actual: shown(actual),
-            });
+            }),
         }
-        (JsValue::Null, JsValue::Null)
-        | (JsValue::String(_), JsValue::String(_))
-        | (JsValue::Number(_), JsValue::Number(_)) => {}
-        (JsValue::Bool(e), JsValue::Bool(a)) if e == a => {}
-        _ => out.push(Difference {
-            line,
-            path: path.to_owned(),
-            expected: shown(expected),
-            actual: shown(actual),
-        }),
+        steps.extend(children.into_iter().rev());
     }
 }
 
@@ -354,35 +387,37 @@ fn renamed(values: &[JsValue]) -> Vec<JsValue> {
         .collect()
 }
 
+/// Renames the ids of `value` in document order (depth first, members in order), without
+/// recursion.
 fn rename(value: &mut JsValue, names: &mut HashMap<Vec<u8>, usize>) {
-    match value {
-        JsValue::Object(object) => {
-            let keys: Vec<String> = object
-                .iter()
-                .filter_map(|(k, _)| k.as_str().map(str::to_owned))
-                .collect();
-            for key in keys {
-                let Some(member) = object.get_mut(&key) else {
-                    continue;
-                };
-                if ID_KEYS.contains(&key.as_str())
-                    && let JsValue::String(id) = member
-                    && id.as_wtf8() != b"root"
-                {
-                    let next = names.len() + 1;
-                    let n = *names.entry(id.as_wtf8().to_vec()).or_insert(next);
-                    *member = JsValue::string(format!("#{n}"));
-                } else {
-                    rename(member, names);
-                }
-            }
+    // A value to visit, or an id member's value to rename.
+    let mut steps: Vec<(bool, &mut JsValue)> = vec![(false, value)];
+    while let Some((is_id, value)) = steps.pop() {
+        if is_id
+            && let JsValue::String(id) = value
+            && id.as_wtf8() != b"root"
+        {
+            let next = names.len() + 1;
+            let n = *names.entry(id.as_wtf8().to_vec()).or_insert(next);
+            *value = JsValue::string(format!("#{n}"));
+            continue;
         }
-        JsValue::Array(array) => {
-            for item in &mut array.0 {
-                rename(item, names);
+        match value {
+            JsValue::Object(object) => {
+                let children: Vec<(bool, &mut JsValue)> = object
+                    .iter_mut()
+                    .map(|(key, member)| {
+                        let is_id = key.as_str().is_some_and(|k| ID_KEYS.contains(&k));
+                        (is_id, member)
+                    })
+                    .collect();
+                steps.extend(children.into_iter().rev());
             }
+            JsValue::Array(array) => {
+                steps.extend(array.0.iter_mut().rev().map(|item| (false, item)));
+            }
+            _ => {}
         }
-        _ => {}
     }
 }
 
@@ -610,6 +645,27 @@ mod tests {
             Some(Level::Equivalent)
         );
         assert_eq!(level(e, r#"{"t":"\ud801"}"#, false, false).level, None);
+    }
+
+    #[test]
+    fn deeply_nested_outputs_are_judged_without_recursion() {
+        let depth = 100_000;
+        let tree = |leaf: &str| {
+            format!(
+                "{}{{\"id\":\"{leaf}\",\"children\":[]}}{}",
+                "{\"id\":\"x\",\"children\":[".repeat(depth),
+                "]}".repeat(depth)
+            )
+        };
+        let (e, a) = (tree("00000001"), tree("ffffffff"));
+        // On a thread of 256 KiB: a recursive comparison would overflow it at once.
+        let judged = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || judge(e.as_bytes(), a.as_bytes(), false, true))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(judged.level, Some(Level::Structural));
     }
 
     #[test]

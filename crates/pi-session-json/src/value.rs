@@ -310,6 +310,11 @@ impl JsObject {
         self.members.iter().map(|(k, v)| (k, v))
     }
 
+    /// The members in property order, values mutable.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&JsString, &mut JsValue)> {
+        self.members.iter_mut().map(|(k, v)| (&*k, v))
+    }
+
     /// Number of members.
     pub fn len(&self) -> usize {
         self.members.len()
