@@ -461,21 +461,14 @@ fn cumulative(reached: &[usize]) -> Vec<usize> {
         .collect()
 }
 
+/// Today's date (UTC), `2026-11-26`, as the format crate writes times.
 fn today() -> String {
-    let days = std::time::SystemTime::now()
+    let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() / 86_400) as i64;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+        .map_or(0.0, |d| d.as_millis() as f64);
+    let mut iso = pi_session_format::date::to_iso_string(now_ms);
+    iso.truncate(10);
+    iso
 }
 
 fn render() -> Result<String, String> {
