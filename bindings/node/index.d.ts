@@ -281,6 +281,99 @@ export interface ValidateReport {
  */
 export declare function validate(paths: string | string[], options?: ValidateOptions): ValidateReport;
 
+// ---- stats -------------------------------------------------------------------------------------
+
+export type GroupBy = "session" | "project" | "model" | "provider" | "day" | "month";
+
+export interface StatsOptions {
+	/** What a group adds up (default `"session"`). */
+	by?: GroupBy;
+	/** Only entries written at or after this day (`YYYY-MM-DD`, UTC) or time (ISO 8601, or a Date). */
+	since?: string | Date;
+	/** Only entries written before this time; a `YYYY-MM-DD` day counts whole. */
+	until?: string | Date;
+	/** Count history copied into forked and branched sessions once (default true). */
+	dedupe?: boolean;
+	/** Whose rules give each session's own numbers (`pi` of a session group; default 1.5). */
+	pi?: PiVersion;
+	/** Follow symbolic links to directories while walking one. */
+	follow?: boolean;
+	/** Also take the archives deployments keep beside sessions (`*.jsonl.reset.<time>`, …). */
+	includeArchived?: boolean;
+}
+
+/** Tokens and cost (`null` for a sum that is not a number). */
+export interface StatsUsage {
+	input: number | null;
+	output: number | null;
+	cacheRead: number | null;
+	cacheWrite: number | null;
+	totalTokens: number | null;
+	cost: number | null;
+}
+
+/** What a group (or the total, or the copies left out) adds up to. */
+export interface Tally {
+	sessions: number;
+	userMessages: number;
+	assistantMessages: number;
+	toolCalls: number;
+	toolResults: number;
+	messages: number;
+	compactions: number;
+	branchSummaries: number;
+	usageEntries: number;
+	/** Everything: messages, summaries and `usage` entries. */
+	usage: StatsUsage;
+	messageUsage: StatsUsage;
+	summaryUsage: StatsUsage;
+	usageEntryUsage: StatsUsage;
+	/** Entries whose usage pi cannot add: left out. */
+	unreadable: number;
+}
+
+/** What pi's `/session` (`getSessionStats()`) shows for one file, every copy included. */
+export interface PiSessionStats {
+	userMessages: number;
+	assistantMessages: number;
+	toolCalls: number;
+	toolResults: number;
+	totalMessages: number;
+	tokens: { input: number | null; output: number | null; cacheRead: number | null; cacheWrite: number | null; total: number | null };
+	cost: number | null;
+}
+
+export interface StatsGroup extends Tally {
+	/** The group: a path, a cwd, `provider/model`, a provider, a day or a month (`-`: none). */
+	name: string;
+	/** With `by: "session"`: the header's id, cwd and creation time, and pi's own numbers. */
+	id?: string;
+	cwd?: string;
+	created?: string;
+	pi?: PiSessionStats;
+	piUnreadable?: number;
+}
+
+/** The report `pi-session stats --format json` prints. */
+export interface StatsReport {
+	formatVersion: 1;
+	by: GroupBy;
+	dedupe: boolean;
+	groups: StatsGroup[];
+	total: Tally;
+	/** The copies left out (entries an earlier session already held). */
+	copies: Tally;
+	forkedSessions: number;
+	/** Files that could not be counted (the others were). */
+	errors: { path: string; error: string }[];
+}
+
+/**
+ * Adds up files and directories (walked for `*.jsonl`; pi's session directory for `[]`). A
+ * file that is not a session is in `errors`, not thrown.
+ */
+export declare function stats(paths: string | string[], options?: StatsOptions): StatsReport;
+
 // ---- writing -----------------------------------------------------------------------------------
 
 export interface WriterOptions {

@@ -163,18 +163,55 @@ function info(pathOrBuffer, options) {
  * directory when `paths` is an empty array): what `pi-session validate --format json` prints.
  */
 function validate(paths, options) {
-	const list = typeof paths === "string" ? [paths] : paths;
-	if (!Array.isArray(list)) throw invalidType("paths", "a string or an array of strings", paths);
-	list.forEach((p, i) => {
-		checkString(`paths[${i}]`, p);
-		if (p === "-") throw coded(TypeError, "ERR_INVALID_ARG_VALUE", 'standard input ("-") is not read from Node: give a path');
-	});
+	const list = pathList(paths);
 	const o = optionsObject(options);
 	const report = native.validateJson(
 		list,
 		piOption(o),
 		optionalBoolean("options.strict", o.strict),
 		optionalBoolean("options.schemaOnly", o.schemaOnly),
+		optionalBoolean("options.follow", o.follow),
+		optionalBoolean("options.includeArchived", o.includeArchived),
+	);
+	return JSON.parse(report);
+}
+
+/** `paths` as a list of path strings; standard input ("-") is refused. */
+function pathList(paths) {
+	const list = typeof paths === "string" ? [paths] : paths;
+	if (!Array.isArray(list)) throw invalidType("paths", "a string or an array of strings", paths);
+	list.forEach((p, i) => {
+		checkString(`paths[${i}]`, p);
+		if (p === "-") throw coded(TypeError, "ERR_INVALID_ARG_VALUE", 'standard input ("-") is not read from Node: give a path');
+	});
+	return list;
+}
+
+/** A date option as the addon takes it: `YYYY-MM-DD`, an ISO 8601 time, or a Date. */
+function dateOption(name, value) {
+	if (value === undefined) return undefined;
+	if (value instanceof Date) {
+		if (Number.isNaN(value.getTime())) throw coded(RangeError, "ERR_INVALID_ARG_VALUE", `${name} is an invalid Date`);
+		return value.toISOString();
+	}
+	return checkString(name, value);
+}
+
+/**
+ * Tokens, cost and message counts of files and directories (walked for *.jsonl; pi's session
+ * directory when `paths` is an empty array), grouped, history copied into forked and branched
+ * sessions counted once: what `pi-session stats --format json` prints.
+ */
+function stats(paths, options) {
+	const list = pathList(paths);
+	const o = optionsObject(options);
+	const report = native.statsJson(
+		list,
+		piOption(o),
+		optionalString("options.by", o.by),
+		dateOption("options.since", o.since),
+		dateOption("options.until", o.until),
+		optionalBoolean("options.dedupe", o.dedupe),
 		optionalBoolean("options.follow", o.follow),
 		optionalBoolean("options.includeArchived", o.includeArchived),
 	);
@@ -374,6 +411,7 @@ module.exports = {
 	open,
 	info,
 	validate,
+	stats,
 	Session,
 	SessionWriter,
 	loadEntriesFromFile,

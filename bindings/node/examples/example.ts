@@ -6,6 +6,7 @@ import {
 	open,
 	piVersions,
 	SessionWriter,
+	stats,
 	validate,
 	version,
 	type Context,
@@ -15,6 +16,7 @@ import {
 	type PiSessionError,
 	type Session,
 	type SessionInfo,
+	type StatsReport,
 	type TreeNode,
 	type ValidateReport,
 } from "../index.js";
@@ -48,6 +50,11 @@ for (const file of report.files) {
 	log(file.verdict?.piLoadable, file.stats?.entries, file.readError);
 }
 log(report.summary.invalid, validate("one.jsonl").verdict);
+
+// Tokens and cost per model for March, copied history counted once.
+const usage: StatsReport = stats(["sessions/"], { by: "model", since: "2026-03-01", until: new Date("2026-04-01") });
+for (const group of usage.groups) log(group.name, group.messages, group.usage.totalTokens, group.usage.cost);
+log(usage.total.usage.cost, usage.copies.messages, usage.errors.map((e) => e.path), stats("one.jsonl").groups[0]?.pi?.cost);
 
 // Writing as pi writes.
 const writer = SessionWriter.create("/work/project", { sessionDir: "/tmp/sessions", pi: "1.5" });

@@ -13,6 +13,7 @@
 //! - [`error`]: errors with stable codes, and panics caught before they cross into N-API;
 //! - [`session`]: `open` and the `Session` answers (the front door, `pi_session_format::Session`);
 //! - [`reader`]: the drop-in for pi's `loadEntriesFromFile` and `buildSessionContext`;
+//! - [`stats`]: tokens, cost and counts of many sessions (`pi_session_format::stats::report`);
 //! - [`validate`]: the validator's report (`pi_session_validate::ValidateReport`);
 //! - [`writer`]: `SessionWriter` (`pi_session_format::SessionWriter`).
 
@@ -23,6 +24,7 @@ pub mod error;
 mod objects;
 pub mod reader;
 pub mod session;
+pub mod stats;
 pub mod validate;
 pub mod writer;
 

@@ -1,6 +1,7 @@
 //! Tokens, cost and message counts: pi's own per-session numbers ([`Session::stats`], what
 //! `AgentSession.getSessionStats()` gives `/session`), and totals over many sessions that
-//! count history copied into forked and branched sessions once ([`ledger`]).
+//! count history copied into forked and branched sessions once ([`ledger`]), and the report
+//! of them as one document ([`report`]).
 //!
 //! pi adds usage numbers with JavaScript's `+`, as doubles in file order; so does this module,
 //! so that sums agree to the last bit (`1.0647764000000002`). A value `+` would turn into a
@@ -8,6 +9,7 @@
 //! *unreadable*: it is counted apart ([`SessionStats::unreadable`]) instead of crashing.
 
 pub mod ledger;
+pub mod report;
 
 use crate::Session;
 use crate::json::{self, JsValue};

@@ -63,6 +63,16 @@ impl Target {
         crate::input::Input::open(self.path().unwrap_or(Path::new("-")))
     }
 
+    /// Reads the target and hands its bytes to `read`; the answer is given only when the
+    /// file did not shrink while it was read ([`Input::verify`](crate::input::Input::verify)),
+    /// so that nothing computed from a torn read is reported.
+    pub fn read_with<T>(&self, read: impl FnOnce(&[u8]) -> T) -> io::Result<T> {
+        let input = self.open()?;
+        let answer = read(input.bytes());
+        input.verify()?;
+        Ok(answer)
+    }
+
     /// The path made absolute, as the validator takes it (it checks the file's name and
     /// directory); none for standard input.
     pub fn absolute(&self) -> Option<PathBuf> {

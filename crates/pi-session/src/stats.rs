@@ -7,12 +7,10 @@
 use crate::display;
 use crate::validate::targets::{self, Target};
 use clap::{Args, ValueEnum};
-use pi_session_format::date;
-use pi_session_format::stats::ledger::{self, GroupBy, Options, Report, SessionFacts, Tally};
-use pi_session_format::stats::{SessionStats, Usage};
-use pi_session_format::{PiVersion, Session};
+use pi_session_format::PiVersion;
+use pi_session_format::stats::ledger::{GroupBy, Options, Tally};
+use pi_session_format::stats::report::{Counted, RangeError, Skipped, StatsReport, TimeRange};
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -98,17 +96,6 @@ impl By {
             By::Month => GroupBy::Month,
         }
     }
-
-    fn name(self) -> &'static str {
-        match self {
-            By::Session => "session",
-            By::Project => "project",
-            By::Model => "model",
-            By::Provider => "provider",
-            By::Day => "day",
-            By::Month => "month",
-        }
-    }
 }
 
 /// `--format`.
@@ -122,51 +109,24 @@ enum Format {
     Csv,
 }
 
-/// What the JSON report says of one session beside its totals.
-struct Own {
-    id: String,
-    cwd: String,
-    created_ms: f64,
-    pi: SessionStats,
+/// Reads and counts one session, or says why it cannot be counted.
+fn read_counted(target: &Target, pi: PiVersion) -> Result<Counted, Skipped> {
+    let path = target.display();
+    target
+        .read_with(|bytes| Counted::read(bytes, pi, &path))
+        .unwrap_or_else(|e| Err(Skipped::new(&path, e)))
 }
 
-/// One file read.
-struct Read {
-    facts: SessionFacts,
-    pi: SessionStats,
-}
-
-/// Reads one session; `Err` with what to say when it cannot be counted.
-fn read(target: &Target, pi: PiVersion) -> Result<Read, String> {
-    let input = target.open().map_err(|e| e.to_string())?;
-    let session = Session::from_bytes(input.bytes(), pi).map_err(|e| e.to_string())?;
-    let name = target.display();
-    let facts = SessionFacts::of(&session, &name);
-    // pi's own numbers: 0.73.1 counts its context, later pis every entry (the facts).
-    let stats = if pi.reads_like_0_87() {
-        facts.pi_stats()
-    } else {
-        session.stats().map_err(|e| e.to_string())?
-    };
-    input.verify().map_err(|e| e.to_string())?;
-    Ok(Read { facts, pi: stats })
-}
-
-/// A `--since`/`--until` value: the start of the day for `YYYY-MM-DD` (and, for `--until`,
-/// the start of the next), the time itself otherwise.
-pub(crate) fn time_of(text: &str, end_of_day: bool) -> Result<f64, String> {
-    let t = date::parse_date(text);
-    if t.is_nan() {
-        return Err(format!(
-            "{text:?} is not a date: write YYYY-MM-DD (UTC) or an ISO 8601 time"
-        ));
+/// What to say of bounds that cannot be read, with the options' names.
+pub(crate) fn range_error(error: &RangeError) -> String {
+    match error {
+        RangeError::NotADate { edge, .. } => format!("--{}: {error}", edge.name()),
+        RangeError::Empty { since, until } => format!(
+            "--since {} is not before --until {}: no entry is in between",
+            display::text(since, 100),
+            display::text(until, 100)
+        ),
     }
-    let date_only = text.len() == 10 && text.as_bytes()[4] == b'-' && text.as_bytes()[7] == b'-';
-    Ok(if end_of_day && date_only {
-        t + 86_400_000.0
-    } else {
-        t
-    })
 }
 
 /// Runs `pi-session stats`.
@@ -178,27 +138,10 @@ pub(crate) fn main(args: StatsArgs) -> ExitCode {
     if let Err(targets::Usage(message)) = targets::check_usage(&args.paths) {
         return usage(&message);
     }
-    let since_ms = match args.since.as_deref().map(|s| time_of(s, false)).transpose() {
-        Ok(t) => t,
-        Err(message) => return usage(&format!("--since: {message}")),
+    let range = match TimeRange::parse(args.since.as_deref(), args.until.as_deref()) {
+        Ok(range) => range,
+        Err(error) => return usage(&range_error(&error)),
     };
-    let until_ms = match args.until.as_deref().map(|s| time_of(s, true)).transpose() {
-        Ok(t) => t,
-        Err(message) => return usage(&format!("--until: {message}")),
-    };
-    if let (Some(since), Some(until), Some(a), Some(b)) = (
-        since_ms,
-        until_ms,
-        args.since.as_deref(),
-        args.until.as_deref(),
-    ) && since >= until
-    {
-        return usage(&format!(
-            "--since {} is not before --until {}: no entry is in between",
-            display::text(a, 100),
-            display::text(b, 100)
-        ));
-    }
     let collected = match targets::collect_said(
         &args.paths,
         targets::Walk {
@@ -211,65 +154,55 @@ pub(crate) fn main(args: StatsArgs) -> ExitCode {
     };
     let pi = args.pi;
     let progress = crate::validate::progress_bar(collected.targets.len(), "reading");
-    let results: Vec<(&Target, Result<Read, String>)> = collected
+    let results: Vec<Result<Counted, Skipped>> = collected
         .targets
         .par_iter()
         .map(|target| {
-            let read = read(target, pi);
+            let read = read_counted(target, pi);
             if let Some(bar) = &progress {
                 bar.inc(1);
             }
-            (target, read)
+            read
         })
         .collect();
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    let mut errors = Vec::new();
-    let mut sessions = Vec::new();
-    // Each session's header and pi's own numbers, by path (the groups of `--by session`).
-    let mut own: HashMap<String, Own> = HashMap::new();
-    for (target, result) in results {
+    let mut skipped = Vec::new();
+    let mut counted = Vec::new();
+    for result in results {
         match result {
-            Ok(read) => {
-                let f = &read.facts;
-                own.insert(
-                    f.path.clone(),
-                    Own {
-                        id: f.id.clone(),
-                        cwd: f.cwd.clone(),
-                        created_ms: f.created_ms,
-                        pi: read.pi,
-                    },
-                );
-                sessions.push(read.facts);
-            }
-            Err(error) => {
+            Ok(c) => counted.push(c),
+            Err(s) => {
                 eprintln!(
                     "pi-session: {}: skipped: {}",
-                    target.display(),
-                    display::text(&error, 300)
+                    s.path,
+                    display::text(&s.error, 300)
                 );
-                errors.push((target.display(), error));
+                skipped.push(s);
             }
         }
     }
     let options = Options {
         by: args.by.group_by(),
-        since_ms,
-        until_ms,
+        since_ms: range.since_ms,
+        until_ms: range.until_ms,
         no_dedupe: args.no_dedupe,
     };
-    let report = ledger::report(sessions, &options);
+    let report = StatsReport::new(counted, skipped, options);
     let text = match args.format {
-        Format::Table => table(&report, &args, terminal_width()),
-        Format::Json => json(&report, &args, &errors, &own),
+        Format::Table => table(&report, terminal_width()),
+        Format::Json => {
+            let mut text = report.to_json();
+            text.push('\n');
+            text
+        }
         Format::Csv => csv(&report),
     };
     if let Err(code) = crate::print_report(&text) {
         return code;
     }
-    if errors.is_empty() && collected.empty.is_empty() {
+    if report.skipped.is_empty() && collected.empty.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
@@ -335,7 +268,9 @@ fn fit(s: &str, width: usize) -> String {
     format!("…{keep}")
 }
 
-fn table(report: &Report, args: &StatsArgs, width: usize) -> String {
+fn table(stats: &StatsReport, width: usize) -> String {
+    let report = &stats.report;
+    let by = stats.options.by;
     let rows: Vec<(String, Vec<String>)> = report
         .groups
         .iter()
@@ -371,7 +306,7 @@ fn table(report: &Report, args: &StatsArgs, width: usize) -> String {
         .max()
         .unwrap_or(0);
     let first = longest
-        .max(args.by.name().len())
+        .max(by.name().len())
         .min(width.saturating_sub(numbers).max(12));
     let mut out = String::new();
     let line = |out: &mut String, name: &str, cells: &[String]| {
@@ -382,7 +317,7 @@ fn table(report: &Report, args: &StatsArgs, width: usize) -> String {
         out.push('\n');
     };
     let heads: Vec<String> = COLUMNS.iter().map(|(h, _)| (*h).to_owned()).collect();
-    line(&mut out, args.by.name(), &heads);
+    line(&mut out, by.name(), &heads);
     for (name, cells) in &rows {
         if name == "total" && std::ptr::eq(name, &rows[rows.len() - 1].0) {
             out.push_str(&"-".repeat(first + numbers));
@@ -403,7 +338,7 @@ fn table(report: &Report, args: &StatsArgs, width: usize) -> String {
         dollars(t.usage_entry_usage.cost),
     ));
     let c = &report.copies;
-    if args.no_dedupe {
+    if stats.options.no_dedupe {
         out.push_str("every copy counted (--no-dedupe): forked history is counted in each session that holds it\n");
     } else if c.messages + c.compactions + c.branch_summaries + c.usage_entries > 0 {
         out.push_str(&format!(
@@ -424,94 +359,8 @@ fn table(report: &Report, args: &StatsArgs, width: usize) -> String {
     out
 }
 
-fn usage_json(w: &mut pi_session_format::json::JsonWriter, u: &Usage) {
-    w.begin_object();
-    w.key("input").number(u.input);
-    w.key("output").number(u.output);
-    w.key("cacheRead").number(u.cache_read);
-    w.key("cacheWrite").number(u.cache_write);
-    w.key("totalTokens").number(u.total_tokens());
-    w.key("cost").number(u.cost);
-    w.end_object();
-}
-
-fn tally_json(w: &mut pi_session_format::json::JsonWriter, t: &Tally) {
-    w.key("sessions").uint(t.sessions);
-    w.key("userMessages").uint(t.user_messages);
-    w.key("assistantMessages").uint(t.assistant_messages);
-    w.key("toolCalls").uint(t.tool_calls);
-    w.key("toolResults").uint(t.tool_results);
-    w.key("messages").uint(t.messages);
-    w.key("compactions").uint(t.compactions);
-    w.key("branchSummaries").uint(t.branch_summaries);
-    w.key("usageEntries").uint(t.usage_entries);
-    w.key("usage");
-    usage_json(w, &t.usage());
-    w.key("messageUsage");
-    usage_json(w, &t.message_usage);
-    w.key("summaryUsage");
-    usage_json(w, &t.summary_usage);
-    w.key("usageEntryUsage");
-    usage_json(w, &t.usage_entry_usage);
-    w.key("unreadable").uint(t.unreadable);
-}
-
-fn json(
-    report: &Report,
-    args: &StatsArgs,
-    errors: &[(String, String)],
-    own: &HashMap<String, Own>,
-) -> String {
-    let mut w = pi_session_format::json::JsonWriter::new();
-    w.begin_object();
-    w.key("formatVersion").uint(1);
-    w.key("by").string(args.by.name());
-    w.key("dedupe").bool(!args.no_dedupe);
-    w.key("groups").begin_array();
-    for (name, t) in &report.groups {
-        w.begin_object();
-        w.key("name").string(name);
-        let session = own.get(name).filter(|_| args.by == By::Session);
-        if let Some(s) = session {
-            w.key("id").string(&s.id);
-            w.key("cwd").string(&s.cwd);
-            if s.created_ms.is_finite() {
-                w.key("created").string(&date::to_iso_string(s.created_ms));
-            }
-        }
-        tally_json(&mut w, t);
-        if let Some(Own { pi: stats, .. }) = session {
-            // What pi's /session shows for the file (every copy included).
-            w.key("pi")
-                .value(&pi_session_format::json::parse(&stats.to_json()).unwrap_or_default());
-            // Entries of the file on which pi's getSessionStats throws (then `pi` is ours).
-            w.key("piUnreadable").uint(stats.unreadable);
-        }
-        w.end_object();
-    }
-    w.end_array();
-    w.key("total").begin_object();
-    tally_json(&mut w, &report.total);
-    w.end_object();
-    w.key("copies").begin_object();
-    tally_json(&mut w, &report.copies);
-    w.end_object();
-    w.key("forkedSessions").uint(report.forked_sessions);
-    w.key("errors").begin_array();
-    for (path, error) in errors {
-        w.begin_object();
-        w.key("path").string(path);
-        w.key("error").string(error);
-        w.end_object();
-    }
-    w.end_array();
-    w.end_object();
-    let mut text = w.as_str().to_owned();
-    text.push('\n');
-    text
-}
-
-fn csv(report: &Report) -> String {
+fn csv(stats: &StatsReport) -> String {
+    let report = &stats.report;
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let number = |n: f64| {
         if n.is_finite() {

@@ -711,11 +711,17 @@ pub fn report(mut sessions: Vec<SessionFacts>, options: &Options) -> Report {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::PiVersion;
 
-    fn session(id: &str, created: &str, parent: Option<&str>, entries: &[&str]) -> Vec<u8> {
+    /// A version 3 session: its header (`parent`: its `parentSession`), then `entries`.
+    pub(crate) fn session(
+        id: &str,
+        created: &str,
+        parent: Option<&str>,
+        entries: &[&str],
+    ) -> Vec<u8> {
         let parent = parent.map_or(String::new(), |p| format!(r#","parentSession":"{p}""#));
         let mut text = format!(
             r#"{{"type":"session","version":3,"id":"{id}","timestamp":"{created}","cwd":"/w"{parent}}}"#
@@ -728,8 +734,8 @@ mod tests {
         text.into_bytes()
     }
 
-    const USER: &str = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#;
-    const REPLY: &str = r#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"ls","arguments":{}}],"provider":"anthropic","model":"claude","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"total":0.5}},"stopReason":"toolUse","timestamp":2}}"#;
+    pub(crate) const USER: &str = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#;
+    pub(crate) const REPLY: &str = r#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"ls","arguments":{}}],"provider":"anthropic","model":"claude","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"total":0.5}},"stopReason":"toolUse","timestamp":2}}"#;
     const LATER: &str = r#"{"type":"message","id":"b3","parentId":"a2","timestamp":"2026-01-02T00:00:03.000Z","message":{"role":"assistant","content":[],"provider":"openai","model":"gpt","responseModel":"gpt-5","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"total":0.25}},"stopReason":"stop","timestamp":3}}"#;
 
     fn facts(bytes: &[u8], path: &str) -> SessionFacts {

@@ -11,6 +11,7 @@ use crate::display;
 use crate::validate::targets;
 use clap::{Args, ValueEnum};
 use pi_session_format::PiVersion;
+use pi_session_format::stats::report::TimeRange;
 use pi_session_fs::process;
 use pi_session_tables::{Export, Options, PartitionBy, run};
 use std::path::PathBuf;
@@ -108,14 +109,9 @@ pub(crate) fn main(
     if let Err(targets::Usage(message)) = targets::check_usage(&paths) {
         return usage(&message);
     }
-    let since_ms = match args
-        .since
-        .as_deref()
-        .map(|s| crate::stats::time_of(s, false))
-    {
-        None => None,
-        Some(Ok(t)) => Some(t),
-        Some(Err(message)) => return usage(&format!("--since: {message}")),
+    let since_ms = match TimeRange::parse(args.since.as_deref(), None) {
+        Ok(range) => range.since_ms,
+        Err(error) => return usage(&crate::stats::range_error(&error)),
     };
     let mut export = Export::new(out);
     export.pi = pi;

@@ -1,0 +1,70 @@
+//! `stats(paths, { by, since, until, dedupe })`: the report `pi-session stats --format json`
+//! prints, the library's `StatsReport` (`pi_session_format::stats::report`). Paths are taken
+//! as the command line takes them (`pi_session_fs::discover`); each file is read, counted
+//! and checked not to have shrunk while it was read, on every core; a file that is not a
+//! session is in the report's `errors`, the others still counted.
+
+use crate::error::{self, Result, guard};
+use napi_derive::napi;
+use pi_session_format::stats::ledger::{GroupBy, Options};
+use pi_session_format::stats::report::{Counted, Skipped, StatsReport, TimeRange};
+use pi_session_fs::discover::{self, Walk};
+use rayon::prelude::*;
+use std::path::PathBuf;
+
+/// The report of `paths` as JSON text.
+#[allow(clippy::too_many_arguments)]
+#[napi(js_name = "statsJson")]
+pub fn stats_json(
+    paths: Vec<String>,
+    pi: Option<String>,
+    by: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+    dedupe: Option<bool>,
+    follow: Option<bool>,
+    include_archived: Option<bool>,
+) -> Result<String> {
+    guard(|| {
+        let pi = crate::pi_version(pi.as_deref())?;
+        let by = match by.as_deref() {
+            None => GroupBy::default(),
+            Some(name) => name
+                .parse::<GroupBy>()
+                .map_err(|e| error::failure("ERR_INVALID_ARG_VALUE", format!("options.by: {e}")))?,
+        };
+        let range = TimeRange::parse(since.as_deref(), until.as_deref()).map_err(|e| {
+            error::failure(
+                "ERR_INVALID_ARG_VALUE",
+                format!("options.{}: {e}", e.edge().name()),
+            )
+        })?;
+        let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
+        let walk = Walk {
+            follow: follow.unwrap_or(false),
+            include_archived: include_archived.unwrap_or(false),
+        };
+        let collected =
+            discover::collect(&paths, walk).map_err(|e| error::io_error(&e, "stats"))?;
+        let (counted, skipped): (Vec<Counted>, Vec<Skipped>) = collected
+            .targets
+            .par_iter()
+            .map(|target| {
+                let path = target.display();
+                target
+                    .read_with(|bytes| Counted::read(bytes, pi, &path))
+                    .unwrap_or_else(|e| Err(Skipped::new(&path, e)))
+            })
+            .partition_map(|read| match read {
+                Ok(c) => rayon::iter::Either::Left(c),
+                Err(s) => rayon::iter::Either::Right(s),
+            });
+        let options = Options {
+            by,
+            since_ms: range.since_ms,
+            until_ms: range.until_ms,
+            no_dedupe: !dedupe.unwrap_or(true),
+        };
+        Ok(StatsReport::new(counted, skipped, options).to_json())
+    })
+}
