@@ -131,7 +131,7 @@ export interface OpenOptions {
 	pi?: PiVersion;
 	/**
 	 * Where the entries of a v1 file get their ids: `"random"` (as pi, the default) or
-	 * `"sequential"` (`00000001`, `00000002`, …; for a path only).
+	 * `"sequential"` (`00000001`, `00000002`, …).
 	 */
 	ids?: "random" | "sequential";
 }

@@ -98,8 +98,7 @@ pub fn open_path(path: String, pi: Option<String>, ids: Option<String>) -> Resul
     })
 }
 
-/// Loads a session from bytes (copied) with `pi`'s rules. A v1 file's ids are random: the
-/// library's `OwnedSession::new` takes no id generator (README.md, "the library API it lacks").
+/// Loads a session from bytes (copied) with `pi`'s rules (`Loader::load_owned`).
 #[napi(js_name = "openBuffer")]
 pub fn open_buffer(
     bytes: Buffer,
@@ -108,13 +107,15 @@ pub fn open_buffer(
 ) -> Result<NativeSession> {
     guard(|| {
         let pi = crate::pi_version(pi.as_deref())?;
-        if sequential(ids.as_deref())? {
-            return Err(error::failure(
-                "ERR_INVALID_ARG_VALUE",
-                "ids: \"sequential\" is available for a path only, not for a buffer",
-            ));
-        }
-        OwnedSession::new(bytes.to_vec(), pi)
+        let loader = Session::loader(pi);
+        let loaded = if sequential(ids.as_deref())? {
+            loader
+                .ids(&mut SequentialIds::default())
+                .load_owned(bytes.to_vec())
+        } else {
+            loader.load_owned(bytes.to_vec())
+        };
+        loaded
             .map(NativeSession::new)
             .map_err(|e| error::load_error(&e))
     })

@@ -1,7 +1,9 @@
 // The Session API against the corpus's expected outputs (conformance/cases/*/*/expected/):
 // context, llm, tree and info of every case, with the case's pi and leaf, compared as parsed
-// JSON; an expected `.error` must be an Error with a code.
+// JSON; an expected `.error` must be an Error with a code; a buffer of the file loads the same
+// entries as its path.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { codeOf, corpus, piSession } from "./helpers.mjs";
 
@@ -21,6 +23,11 @@ for (const c of cases) {
 			// v1 ids numbered as the corpus's reference numbers them (00000001, …).
 			session = piSession.open(c.file, { pi: c.pi, ids: "sequential" });
 		});
+		if (openCode === null) {
+			// The same bytes handed over as a buffer load the same session, v1 ids included.
+			const fromBytes = piSession.open(readFileSync(c.file), { pi: c.pi, ids: "sequential" });
+			assert.deepStrictEqual(fromBytes.entries(), session.entries(), "open(buffer)");
+		}
 		const answers = {
 			context: () => session.context({ leaf: c.leaf }),
 			llm: () => session.llm({ leaf: c.leaf }),

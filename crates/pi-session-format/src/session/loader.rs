@@ -106,6 +106,14 @@ impl<'a, 'r> Loader<'a, 'r> {
         })
     }
 
+    /// Loads `bytes` into a session that owns them (an [`OwnedSession`], which can outlive
+    /// the caller's borrow: what a binding keeps for its host language). The release and
+    /// read options of this loader are its own.
+    pub fn load_owned(self, bytes: Vec<u8>) -> Result<OwnedSession, LoadError> {
+        let (pi, ids) = (self.pi, self.ids);
+        with_ids(ids, |ids| OwnedSession::load(bytes, pi, ids))
+    }
+
     /// Reads the file at `path` and loads it into a session that owns its bytes; its
     /// modification time is kept for [`Session::info`]. The file is not changed, even when
     /// pi would rewrite it (a v1/v2 file is migrated in memory only).

@@ -53,8 +53,18 @@ impl fmt::Debug for OwnedSession {
 impl OwnedSession {
     /// Loads `bytes` with `pi`'s rules ([`Session::from_bytes`]), keeping them.
     pub fn new(bytes: Vec<u8>, pi: PiVersion) -> Result<OwnedSession, LoadError> {
+        Session::loader(pi).load_owned(bytes)
+    }
+
+    /// Loads `bytes` with `pi`'s rules and `ids` for a v1 file's entries (see
+    /// [`super::Loader::load_owned`]).
+    pub(super) fn load(
+        bytes: Vec<u8>,
+        pi: PiVersion,
+        ids: &mut dyn IdGenerator,
+    ) -> Result<OwnedSession, LoadError> {
         let cell = Cell::try_new(Input::Owned(bytes, None), |input| {
-            Session::from_bytes(input.bytes(), pi)
+            Session::loader(pi).ids(ids).load(input.bytes())
         })?;
         Ok(OwnedSession { cell })
     }

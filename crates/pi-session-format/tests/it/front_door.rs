@@ -347,7 +347,8 @@ fn chain(entries: usize, v1: bool) -> Vec<u8> {
 
 /// Every way in loads the same session: bytes read whole, their pages released as they are
 /// scanned, read through a function, a file opened from its path (over 4 MiB: mapped), and a
-/// v1 file loaded for rewriting writes what loading it migrates.
+/// v1 file loaded for rewriting writes what loading it migrates, and owned bytes load with the
+/// ids asked for.
 #[test]
 fn every_way_in_through_the_loader_loads_the_same_session() {
     let bytes = chain(30_000, false);
@@ -419,4 +420,16 @@ fn every_way_in_through_the_loader_loads_the_same_session() {
             .unwrap()
             .contains("\"id\":\"00000001\"")
     );
+
+    // Owned bytes with chosen ids: the same session as loading the borrowed bytes.
+    let owned = Session::loader(PiVersion::V0_73)
+        .ids(&mut SequentialIds::default())
+        .load_owned(v1.clone())
+        .unwrap();
+    assert_eq!(owned.bytes(), &v1[..]);
+    assert_eq!(owned.session().to_jsonl(), loaded.to_jsonl());
+    let random = Session::loader(PiVersion::V0_73)
+        .load_owned(v1.clone())
+        .unwrap();
+    assert_ne!(random.session().to_jsonl(), loaded.to_jsonl());
 }
