@@ -445,12 +445,12 @@ export declare class SessionWriter {
 export declare function loadEntriesFromFile(filePath: string, options?: { pi?: PiVersion }): Json[];
 
 /**
- * pi's `buildSessionContext(entries, leafId)`: the context of the path to `leafId` (not given,
- * falsy or not found: the last entry; `null`: no entry). Deep-equal to pi's as JSON carries it.
+ * pi's `buildSessionContext(entries, leafId)`: the context of the path to `leafId`, looked up
+ * as pi's `Map` does (not given, falsy or not found: the last entry; `null`: no entry). Deep-equal to pi's as JSON carries it.
  */
 export declare function buildSessionContext(
 	entries: readonly unknown[],
-	leafId?: string | null,
+	leafId?: Json,
 	options?: { pi?: PiVersion },
 ): Context;
 

@@ -399,11 +399,13 @@ function buildSessionContext(entries, leafId, options) {
 	const lines = [CONTEXT_HEADER];
 	for (const entry of entries) lines.push(JSON.stringify(entry));
 	// pi: `null` is no path; any other falsy leafId is the last entry; a truthy one is looked
-	// up in byId (a string here: ids of other types are not looked up, see README.md).
+	// up in byId, by Map key. It crosses as JSON text: an object, array or any other value
+	// JSON cannot name is equal to no id (as in pi, but for the very object an entry holds).
 	let leaf;
-	if (leafId === null) leaf = undefined;
-	else if (typeof leafId === "string") leaf = leafId;
-	else leaf = "";
+	if (leafId === undefined) leaf = undefined;
+	else if (leafId === null || typeof leafId === "string" || typeof leafId === "boolean") leaf = JSON.stringify(leafId);
+	else if (typeof leafId === "number") leaf = Number.isFinite(leafId) ? JSON.stringify(leafId) : "0";
+	else leaf = "{}";
 	return piTypeErrors(() => JSON.parse(native.buildContextJson(lines.join("\n"), leaf, pi)));
 }
 

@@ -18,7 +18,8 @@
 use crate::error::{self, Result, failure, guard};
 use crate::session::text;
 use napi_derive::napi;
-use pi_session_format::session::HeaderProblem;
+use pi_session_format::json;
+use pi_session_format::session::{HeaderProblem, Key};
 use pi_session_format::{Leaf, LoadError, Session};
 use pi_session_fs::input::Input;
 use std::io::ErrorKind;
@@ -66,8 +67,8 @@ pub fn load_entries_json(path: String, pi: Option<String>) -> Result<String> {
 }
 
 /// `buildSessionContext(entries, leafId)` over `jsonl`, a version 3 header followed by the
-/// entries (`index.js` writes it): `leaf` is the leaf id (`Some("")` for a falsy one: the last
-/// entry), `None` for pi's `null` (an empty context).
+/// entries (`index.js` writes it): `leaf` is the leaf id as JSON text (`Leaf::Key`: `null` an
+/// empty context, a falsy value the last entry, another looked up), `None` for `undefined`.
 #[napi(js_name = "buildContextJson")]
 pub fn build_context_json(
     jsonl: String,
@@ -76,19 +77,18 @@ pub fn build_context_json(
 ) -> Result<String> {
     guard(|| {
         let pi = crate::pi_version(pi.as_deref())?;
-        // pi: `if (leafId === null) return []` (the path): the context of no entry, which is
-        // the context of the header alone.
-        let bytes = match &leaf {
-            Some(_) => jsonl.as_bytes(),
-            None => jsonl
-                .as_bytes()
-                .split(|&b| b == b'\n')
-                .next()
-                .unwrap_or_default(),
+        let key = match leaf {
+            None => Key::Undefined,
+            Some(text) => {
+                let value = json::parse(&text)
+                    .map_err(|e| error::failure("ERR_INVALID_ARG_VALUE", format!("leafId: {e}")))?;
+                Key::of(Some(&value), 0)
+            }
         };
-        let session = Session::from_bytes(bytes, pi).map_err(|e| error::load_error(&e))?;
+        let session =
+            Session::from_bytes(jsonl.as_bytes(), pi).map_err(|e| error::load_error(&e))?;
         let context = session
-            .context(leaf.map_or(Leaf::Current, Leaf::Id))
+            .context(Leaf::Key(key))
             .map_err(|e| error::cycle_error(&e))?;
         let mut out = Vec::new();
         context

@@ -9,7 +9,7 @@ use napi::{Env, Unknown};
 use napi_derive::napi;
 use pi_session_format::json::{self, JsValue};
 use pi_session_format::migrate::SequentialIds;
-use pi_session_format::session::{Key, Record};
+use pi_session_format::session::Record;
 use pi_session_format::{Leaf, OwnedSession, Session, context, info};
 use pi_session_fs::input::Input;
 use std::path::Path;
@@ -51,20 +51,6 @@ fn leaf_of(leaf: Option<String>) -> Leaf {
 /// `JSON.stringify` escapes them).
 pub(crate) fn text(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// A key (`id`, `parentId`) as JSON text; `None` for a missing member (`undefined`) and for
-/// an object or array, which JSON text cannot name.
-pub(crate) fn key_json(key: &Key) -> Option<String> {
-    let mut out = Vec::new();
-    match key {
-        Key::Undefined | Key::Unique(_) => return None,
-        Key::Null => out.extend_from_slice(b"null"),
-        Key::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Key::Number(bits) => json::write_number(&mut out, f64::from_bits(*bits)),
-        Key::String(s) => json::write_string(&mut out, s),
-    }
-    Some(text(out))
 }
 
 /// Where a v1 file's entries get their ids: `"random"` (as pi, the default) or
@@ -285,7 +271,7 @@ impl NativeSession {
     /// `undefined` when the last entry has no `id`, or one JSON text cannot name.
     #[napi(js_name = "leafIdJson")]
     pub fn leaf_id_json(&self) -> Result<Option<String>> {
-        guard(|| Ok(key_json(&self.session().index().leaf)))
+        guard(|| Ok(self.session().index().leaf.to_json()))
     }
 
     /// The release of the pi whose rules the session was loaded with (`"1.5.2"`).

@@ -49,12 +49,7 @@ pub fn stats_json(
         let (counted, skipped): (Vec<Counted>, Vec<Skipped>) = collected
             .targets
             .par_iter()
-            .map(|target| {
-                let path = target.display();
-                target
-                    .read_with(|bytes| Counted::read(bytes, pi, &path))
-                    .unwrap_or_else(|e| Err(Skipped::new(&path, e)))
-            })
+            .map(|target| Counted::read_target(target, pi))
             .partition_map(|read| match read {
                 Ok(c) => rayon::iter::Either::Left(c),
                 Err(s) => rayon::iter::Either::Right(s),

@@ -6,10 +6,8 @@
 
 use crate::error::{self, Result, guard};
 use napi_derive::napi;
-use pi_session_fs::discover::{self, Target, Walk};
-use pi_session_validate::{
-    FileReport, Options, PI_MAX_TEXT_UNITS, Tool, ValidateReport, VerdictMode, validate,
-};
+use pi_session_fs::discover::{self, Walk};
+use pi_session_validate::{FileReport, Tool, ValidateReport, VerdictMode};
 use std::path::PathBuf;
 
 /// The name the reports give as the program that wrote them.
@@ -45,7 +43,7 @@ pub fn validate_json(
         let files = collected
             .targets
             .iter()
-            .map(|target| check(target, pi, schema_only, mode))
+            .map(|target| FileReport::of_target(target, pi, mode))
             .collect();
         let tool = Tool {
             name: TOOL.to_owned(),
@@ -54,31 +52,4 @@ pub fn validate_json(
         let report = ValidateReport::new(tool, pi, mode, files);
         serde_json::to_string(&report).map_err(|e| error::failure("ERR_PANIC", e.to_string()))
     })
-}
-
-/// One file's entry of the report.
-fn check(
-    target: &Target,
-    pi: pi_session_format::PiVersion,
-    schema_only: bool,
-    mode: VerdictMode,
-) -> FileReport {
-    let name = target.display();
-    let input = match target.open() {
-        Ok(input) => input,
-        Err(e) => return FileReport::unreadable(name, e.to_string()),
-    };
-    let absolute = target.absolute();
-    let options = Options {
-        pi,
-        path: absolute.as_deref(),
-        schema_only,
-        max_text_units: PI_MAX_TEXT_UNITS,
-    };
-    let report = FileReport::validated(name, validate(input.bytes(), &options), mode);
-    // A file that shrank while it was read: what was computed from it is not reported.
-    match input.verify() {
-        Ok(()) => report,
-        Err(e) => FileReport::unreadable(report.path, e.to_string()),
-    }
 }

@@ -41,7 +41,8 @@ for (const v of VERSIONS) {
 				if (c.name.startsWith("divergence/")) return;
 
 				// buildSessionContext over the entries pi's SessionManager holds (getEntries()),
-				// for the case's leaf (or none: the last entry), and for `null`.
+				// for the case's leaf (or none: the last entry), `null`, falsy values, the first ids
+				// of the file (a number among them where the case has one) and an object.
 				let sm;
 				try {
 					sm = pi.SessionManager.open(copyOf(c.file));
@@ -49,7 +50,9 @@ for (const v of VERSIONS) {
 					return; // pi cannot open the file (0.87.1: an invalid header): no entries.
 				}
 				const entries = sm.getEntries();
-				for (const leaf of [c.leaf, null]) {
+				const ids = [...new Set(entries.map((e) => e?.id))].filter((id) => id !== undefined && typeof id !== "object");
+				const numbers = ids.filter((id) => typeof id === "number").slice(0, 1);
+				for (const leaf of [c.leaf, null, 0, "", false, ...ids.slice(0, 2), ...numbers, {}, NaN]) {
 					const mine = outcome(() => piSession.buildSessionContext(entries, leaf, { pi: v }));
 					if (mine.error?.code === "ERR_PARENT_CYCLE") continue; // pi would loop forever
 					assert.equal(mine.threw, undefined, `ours threw ${mine.error?.code}: ${mine.error?.message}`);
@@ -64,7 +67,7 @@ for (const v of VERSIONS) {
 					// Compared as JSON carries them: pi's objects may hold members set to
 					// `undefined` (an absent `details`, `fromId`, `thinkingLevel`) and NaN (an
 					// absent custom message timestamp), which JSON and the library do not.
-					assert.deepStrictEqual(mine.value, asJson(expected.value), `buildSessionContext(entries, ${leaf})`);
+					assert.deepStrictEqual(mine.value, asJson(expected.value), `buildSessionContext(entries, ${JSON.stringify(leaf)})`);
 				}
 
 				// The Session: pi's SessionManager.open(file).buildSessionContext() and
@@ -91,6 +94,28 @@ for (const v of VERSIONS) {
 				assert.deepStrictEqual(session.entries(), entries, "Session.entries()");
 				assert.deepStrictEqual(session.header, sm.getHeader(), "Session.header");
 			});
+		}
+	});
+}
+
+/** A message entry with any `id` and `parentId` (pi keeps whatever JSON held). */
+const entry = (id, parentId, text) => ({
+	type: "message",
+	id,
+	parentId,
+	timestamp: "2026-01-01T00:00:00.000Z",
+	message: { role: "user", content: text, timestamp: 1 },
+});
+
+for (const v of VERSIONS) {
+	test(`pi ${v}: leafId of every type, and ids that are not strings`, { skip: piInstalled(v) ? false : `pi ${v} is not installed` }, async () => {
+		const pi = await loadPi(v);
+		// Numeric ids (a number and the string of it are different Map keys), a boolean id, and
+		// a branch under each.
+		const entries = [entry(1, null, "one"), entry(2, 1, "two"), entry("1", null, "string one"), entry(true, 2, "yes"), entry("x", 1, "x")];
+		for (const leaf of [undefined, null, 1, 2, "1", "2", true, false, 0, -0, "", "x", 1.5, {}, [], NaN, Infinity]) {
+			const mine = piSession.buildSessionContext(entries, leaf, { pi: v });
+			assert.deepStrictEqual(mine, asJson(pi.buildSessionContext(entries, leaf)), `leafId ${String(leaf)} (${typeof leaf})`);
 		}
 	});
 }

@@ -166,6 +166,16 @@ pub fn run_with(
     work: &Path,
     hooks: Hooks,
 ) -> Result<Outcome, ScriptError> {
+    // A script with a fixed `sessionDir` (its paths are written in headers) empties, writes
+    // and removes that directory: such runs take turns in this process (tests run scenarios
+    // on several threads at once).
+    static FIXED_DIR: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let fixed = script
+        .lines()
+        .find(|line| !line.trim().is_empty())
+        .and_then(|line| json::parse(line).ok())
+        .is_some_and(|op| op.get("sessionDir").is_some());
+    let _turn = fixed.then(|| FIXED_DIR.lock().unwrap_or_else(|e| e.into_inner()));
     let ids = ScriptIds::default();
     let clock = ManualClock::at(date::parse_date("2026-01-01T00:00:00.000Z") as i64);
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

@@ -1,10 +1,12 @@
 //! A whole export (`pi-session export --format parquet`): [`Export::write`] takes the session
-//! files and writes the tables.
+//! files and writes the tables; [`Export::batches`] makes the same tables as record batches
+//! in memory and writes nothing.
 //!
 //! Two passes over the files, each on every core: the keys of every entry (who owns forked
-//! history: [`Ownership`]), then the rows, each thread writing its own part files
-//! ([`Sink`]). A file that is not a session is skipped and said ([`Exported::skipped`]), the
-//! others still exported. Standard input and FIFOs are read once and kept for the second pass.
+//! history: [`Ownership`]), then the rows ([`rows::write_session`]), each thread writing its
+//! own part files ([`Sink`]) or collecting its own batches ([`Collector`]). A file that is not
+//! a session is skipped and said ([`Exported::skipped`]), the others still exported. Standard
+//! input and FIFOs are read once and kept for the second pass.
 //!
 //! All or nothing: an export that stops on a write error removes the files it wrote
 //! ([`Stopped`]); one stopped by a signal is removed by the caller's signal thread
@@ -13,12 +15,14 @@
 //! handles signals: both are the caller's.
 
 use crate::PartitionBy;
+use crate::batches::{Batches, Collector};
 use crate::error::Error;
 use crate::ownership::{Ownership, SessionKeys};
 use crate::part::Stamp;
-use crate::rows::{self, Options, Source, Verdicts, Written};
+use crate::rows::{self, Options, RowSink, Source, Verdicts, Written};
 use crate::run::{self, Contents, Removed, Run};
 use crate::sink::{self, Layout, Sink};
+use crate::tables::Table;
 use pi_session_format::{PiVersion, Session};
 use pi_session_fs::discover::Target;
 use pi_session_fs::display;
@@ -169,33 +173,12 @@ impl Export {
     /// could not be written (or the run was abandoned by a signal: then
     /// [`run::abandoned`] is true and the caller's signal thread removes the files).
     pub fn write(&self, targets: &[Target]) -> Result<Exported, Box<Stopped>> {
-        let mut skipped: Vec<(usize, String)> = Vec::new();
-
         // Pass 1: the keys of every entry, for the ownership of forked history.
-        let firsts: Vec<Result<First, String>> = targets
-            .par_iter()
-            .enumerate()
-            .map(|(i, target)| first(target, i, self.pi))
-            .collect();
-        let mut keys = Vec::new();
-        let mut kept: Vec<Option<Input>> = (0..targets.len()).map(|_| None).collect();
-        for (i, result) in firsts.into_iter().enumerate() {
-            match result {
-                Ok(f) => {
-                    kept[i] = f.kept;
-                    keys.push(f.keys);
-                }
-                Err(error) => skipped.push((i, error)),
-            }
-        }
-        let ownership = Ownership::new(keys);
-        let kept: Vec<Mutex<Option<Input>>> = kept.into_iter().map(Mutex::new).collect();
-        let said = |skipped: Vec<(usize, String)>| -> Vec<(String, String)> {
-            skipped
-                .into_iter()
-                .map(|(i, e)| (targets[i].display(), e))
-                .collect()
-        };
+        let Keys {
+            ownership,
+            kept,
+            mut skipped,
+        } = self.keys(targets);
 
         // Pass 2: the rows, each thread into its own part files.
         let run = match run::begin(&self.dir, &self.run_id) {
@@ -204,7 +187,7 @@ impl Export {
                 return Err(Box::new(Stopped {
                     error,
                     cleanup: None,
-                    skipped: said(skipped),
+                    skipped: said(targets, skipped),
                 }));
             }
         };
@@ -222,37 +205,17 @@ impl Export {
         if self.options.partition_by == Some(PartitionBy::Project) {
             order.sort_by(|&a, &b| ownership.cwd(a).cmp(ownership.cwd(b)).then(a.cmp(&b)));
         }
-        let work = Work {
-            export: self,
-            targets,
-            kept: &kept,
-            ownership: &ownership,
-            order: &order,
-            next: AtomicUsize::new(0),
-            failed: AtomicBool::new(false),
-            file_errors: Mutex::new(Vec::new()),
-        };
-        let threads = rayon::current_num_threads().max(1);
-        let results: Vec<Result<(Vec<PathBuf>, Written), Error>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|w| {
-                    let (work, layout) = (&work, layout.clone());
-                    scope.spawn(move || work.run(Sink::new(layout, w)))
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| match w.join() {
-                    Ok(result) => result,
-                    Err(panic) => std::panic::resume_unwind(panic),
-                })
-                .collect()
+        let work = Work::new(self, &self.options, targets, &kept, &ownership, &order);
+        let results = work.on_every_thread(|w| -> Result<(Vec<PathBuf>, Written), Error> {
+            let mut sink = Sink::new(layout.clone(), w);
+            let written = work.run(&mut sink)?;
+            Ok((sink.finish()?, written))
         });
         let mut second = work.file_errors.into_inner().unwrap_or_default();
         let sessions = ownership.files().len() - second.len();
         skipped.append(&mut second);
         skipped.sort();
-        let skipped = said(skipped);
+        let skipped = said(targets, skipped);
 
         let mut exported = Exported {
             sessions,
@@ -290,6 +253,98 @@ impl Export {
         exported.skipped = skipped;
         Ok(exported)
     }
+
+    /// The tables of `targets` in memory: each table's record batches, with exactly the rows,
+    /// columns and schema that [`Export::write`] writes (the same two passes on every core,
+    /// the same rows from [`rows::write_session`], handed to a [`Collector`] per thread
+    /// instead of part files), and nothing written anywhere. The rows are not partitioned:
+    /// `options.partition_by` is ignored, as are `dir`, `run_id` and `since` (the text; the
+    /// rows are those of `options.since_ms`). A file that is not a session is skipped and
+    /// said ([`Batches::skipped`]), as by [`Export::write`]; nothing else can fail.
+    ///
+    /// The batches are kept in memory: about as many bytes as the rows' texts and values
+    /// (more than the compressed Parquet files).
+    pub fn batches(&self, targets: &[Target]) -> Batches {
+        let Keys {
+            ownership,
+            kept,
+            mut skipped,
+        } = self.keys(targets);
+        let options = Options {
+            partition_by: None,
+            ..self.options.clone()
+        };
+        let order: Vec<u32> = (0..ownership.files().len() as u32).collect();
+        let work = Work::new(self, &options, targets, &kept, &ownership, &order);
+        let results = work.on_every_thread(|_| {
+            let mut collector = Collector::new();
+            let Ok(written) = work.run(&mut collector);
+            (collector.finish(), written)
+        });
+        let mut second = work.file_errors.into_inner().unwrap_or_default();
+        let sessions = ownership.files().len() - second.len();
+        skipped.append(&mut second);
+        skipped.sort();
+
+        let mut batches = Batches {
+            tables: Table::ALL.into_iter().map(|t| (t, Vec::new())).collect(),
+            sessions,
+            written: Written::default(),
+            skipped: said(targets, skipped),
+        };
+        for (tables, written) in results {
+            batches.written.entries += written.entries;
+            batches.written.copies += written.copies;
+            for ((_, all), (_, more)) in batches.tables.iter_mut().zip(tables) {
+                all.extend(more);
+            }
+        }
+        batches
+    }
+
+    /// Pass 1 over `targets`: the keys of every entry, for the ownership of forked history.
+    fn keys(&self, targets: &[Target]) -> Keys {
+        let firsts: Vec<Result<First, String>> = targets
+            .par_iter()
+            .enumerate()
+            .map(|(i, target)| first(target, i, self.pi))
+            .collect();
+        let mut keys = Vec::new();
+        let mut kept: Vec<Option<Input>> = (0..targets.len()).map(|_| None).collect();
+        let mut skipped = Vec::new();
+        for (i, result) in firsts.into_iter().enumerate() {
+            match result {
+                Ok(f) => {
+                    kept[i] = f.kept;
+                    keys.push(f.keys);
+                }
+                Err(error) => skipped.push((i, error)),
+            }
+        }
+        Keys {
+            ownership: Ownership::new(keys),
+            kept: kept.into_iter().map(Mutex::new).collect(),
+            skipped,
+        }
+    }
+}
+
+/// What the first pass found.
+struct Keys {
+    /// Who owns each entry.
+    ownership: Ownership,
+    /// The bytes of each stream (by the index of its target), which cannot be read again.
+    kept: Vec<Mutex<Option<Input>>>,
+    /// The files that are not sessions: (the index of the target, why).
+    skipped: Vec<(usize, String)>,
+}
+
+/// Skipped files as they are said: the file as it is shown, and why.
+fn said(targets: &[Target], skipped: Vec<(usize, String)>) -> Vec<(String, String)> {
+    skipped
+        .into_iter()
+        .map(|(i, e)| (targets[i].display(), e))
+        .collect()
 }
 
 /// One file after the first pass.
@@ -331,6 +386,8 @@ fn first(target: &Target, source: usize, pi: PiVersion) -> Result<First, String>
 /// there is none, or until a thread failed to write.
 struct Work<'a> {
     export: &'a Export,
+    /// The export's options, or those of rows in memory (no partitions).
+    options: &'a Options,
     targets: &'a [Target],
     kept: &'a [Mutex<Option<Input>>],
     ownership: &'a Ownership,
@@ -342,16 +399,57 @@ struct Work<'a> {
 }
 
 /// Why one session's rows are not all there.
-enum Failure {
+enum Failure<E> {
     /// The file could not be read (said, skipped).
     File(String),
-    /// The output could not be written (the export stops).
-    Output(Error),
+    /// The rows could not be taken (the export stops).
+    Output(E),
 }
 
-impl Work<'_> {
-    /// One thread's loop; its part files and what it wrote.
-    fn run(&self, mut sink: Sink) -> Result<(Vec<PathBuf>, Written), Error> {
+impl<'a> Work<'a> {
+    /// The second pass over `targets`, in `order`, nothing taken yet.
+    fn new(
+        export: &'a Export,
+        options: &'a Options,
+        targets: &'a [Target],
+        kept: &'a [Mutex<Option<Input>>],
+        ownership: &'a Ownership,
+        order: &'a [u32],
+    ) -> Work<'a> {
+        Work {
+            export,
+            options,
+            targets,
+            kept,
+            ownership,
+            order,
+            next: AtomicUsize::new(0),
+            failed: AtomicBool::new(false),
+            file_errors: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs `thread` on as many threads as rayon has (`rayon::current_num_threads`), each
+    /// given its number; what each returned, in the order of their numbers.
+    fn on_every_thread<T: Send>(&self, thread: impl Fn(usize) -> T + Sync) -> Vec<T> {
+        let threads = rayon::current_num_threads().max(1);
+        let thread = &thread;
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|w| scope.spawn(move || thread(w)))
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| match w.join() {
+                    Ok(result) => result,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                })
+                .collect()
+        })
+    }
+
+    /// One thread's loop, its rows into `sink`: what it wrote, or the sink's error.
+    fn run<S: RowSink>(&self, sink: &mut S) -> Result<Written, S::Error> {
         let mut total = Written::default();
         loop {
             let n = self.next.fetch_add(1, Ordering::Relaxed);
@@ -360,7 +458,7 @@ impl Work<'_> {
             }
             let i = self.order[n];
             let source = self.ownership.sources()[i as usize];
-            match self.one(i, source, &mut sink) {
+            match self.one(i, source, sink) {
                 Ok(w) => {
                     total.entries += w.entries;
                     total.copies += w.copies;
@@ -376,11 +474,16 @@ impl Work<'_> {
                 }
             }
         }
-        sink.finish().map(|files| (files, total))
+        Ok(total)
     }
 
     /// The rows of session `i` (the caller's `source`).
-    fn one(&self, i: u32, source: usize, sink: &mut Sink) -> Result<Written, Failure> {
+    fn one<S: RowSink>(
+        &self,
+        i: u32,
+        source: usize,
+        sink: &mut S,
+    ) -> Result<Written, Failure<S::Error>> {
         let pi = self.export.pi;
         let kept = self.kept[source].lock().ok().and_then(|mut k| k.take());
         let input = match kept {
@@ -408,7 +511,7 @@ impl Work<'_> {
                 verdicts: verdicts.as_ref(),
             },
             self.ownership,
-            &self.export.options,
+            self.options,
             sink,
             &|range| input.release(range),
         )

@@ -1,16 +1,21 @@
 //! pi coding-agent sessions as Parquet tables: `sessions`, `entries`, `messages`,
 //! `tool_calls`, `compactions` and `usage_entries` (the columns: [`tables`], and
-//! `docs/tables.md`), written by `pi-session export --format parquet`.
+//! `docs/tables.md`), written by `pi-session export --format parquet`, or handed over in
+//! memory as Arrow record batches (`pi_session.tables()` of the Python binding).
 //!
 //! History that pi copied into forked and branched sessions is counted once, exactly as
 //! `pi-session stats` counts it ([`ownership`]). An export ([`Export::write`]) is two passes
 //! over the sessions, each on every core: the keys of every entry ([`SessionKeys`]) give the
-//! [`Ownership`]; then each session's rows ([`rows::write_session`]) go to a writer's part
-//! files ([`Sink`], one per thread), one row group per bounded batch, zstd-compressed, each
-//! file put in place atomically and never over an existing one, all of them removed when the
-//! export stops ([`run`]). Nothing here prints or handles signals: the caller reports
-//! ([`Exported`], [`Stopped`]) and, for Ctrl-C, abandons the [`Run`]
-//! (`pi_session_fs::process::on_stop_signal`).
+//! [`Ownership`]; then each session's rows ([`rows::write_session`]) go to a [`RowSink`], one
+//! per thread. For the Parquet files it is a writer's part files ([`Sink`]), one row group per
+//! bounded batch, zstd-compressed, each file put in place atomically and never over an
+//! existing one, all of them removed when the export stops ([`run`]). Nothing here prints or
+//! handles signals: the caller reports ([`Exported`], [`Stopped`]) and, for Ctrl-C, abandons
+//! the [`Run`] (`pi_session_fs::process::on_stop_signal`).
+//!
+//! [`Export::batches`] runs the same two passes with a [`Collector`] per thread instead: each
+//! table's [`RecordBatch`](arrow_array::RecordBatch)es in memory ([`Batches`]), the rows,
+//! columns and schemas of the Parquet files read back, without a file ([`batches`]).
 //!
 //! ```no_run
 //! use pi_session_fs::discover::Target;
@@ -24,7 +29,19 @@
 //! println!("{} part files, {} entries", exported.files.len(), exported.written.entries);
 //! # Ok::<(), String>(())
 //! ```
+//!
+//! ```no_run
+//! use pi_session_fs::discover::Target;
+//! use pi_session_tables::{Export, Table};
+//!
+//! // The directory is not used: nothing is written.
+//! let batches = Export::new("").batches(&[Target::File("session.jsonl".into())]);
+//! for batch in batches.table(Table::Messages) {
+//!     println!("{} messages", batch.num_rows());
+//! }
+//! ```
 
+pub mod batches;
 pub mod column;
 pub mod error;
 pub mod export;
@@ -37,12 +54,13 @@ pub mod sink;
 pub mod tables;
 pub mod text;
 
+pub use batches::{Batches, Collector};
 pub use error::Error;
 pub use export::{Export, Exported, Refusal, Stopped};
 pub use ownership::{Ownership, SessionKeys};
 pub use part::Stamp;
 pub use partition::PartitionBy;
-pub use rows::{Options, Source, Verdicts, Written, write_session};
+pub use rows::{Options, RowSink, Source, Verdicts, Written, write_session};
 pub use run::{Contents, Removed, Run};
 pub use sink::{Layout, Sink, write_empty_tables};
 pub use tables::Table;

@@ -1,12 +1,12 @@
 //! The rows of one session: every entry, message, tool call, compaction and `usage` entry,
 //! with its place in the tree (active path, depth, dangling parent) and its ownership
-//! (copies of forked history skipped, or flagged with `--no-dedupe`), handed to a [`Sink`]
-//! as they are made so that a session of any size takes little memory.
+//! (copies of forked history skipped, or flagged with `--no-dedupe`), handed to a
+//! [`RowSink`] as they are made so that a session of any size takes little memory: a
+//! writer's Parquet part files ([`Sink`](crate::Sink)) or record batches in memory
+//! ([`Collector`](crate::Collector)), from the one row-building path here.
 
-use crate::error::Error;
 use crate::ownership::{Ownership, SessionIndex};
 use crate::partition::{self, PartitionBy};
-use crate::sink::Sink;
 use crate::tables::{CompactionRow, EntryRow, MessageRow, SessionRow, ToolCallRow, UsageEntryRow};
 use crate::text::{self, Text};
 use pi_session_format::json::{self, JsValue, LineScanner};
@@ -17,6 +17,33 @@ use pi_session_format::tree::Leaf;
 use pi_session_format::{Index, Session, date};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
+
+/// Where [`write_session`] hands the rows it makes, each with the partition it belongs in:
+/// a writer's Parquet part files ([`Sink`](crate::Sink)), or each table's record batches in
+/// memory ([`Collector`](crate::Collector)).
+pub trait RowSink {
+    /// Why a row could not be taken: a write error ([`Error`](crate::Error) for the part
+    /// files; [`std::convert::Infallible`] in memory).
+    type Error;
+    /// Takes a row of `sessions`. `partition` is the row's partition directory
+    /// (`month=2026-11`), `""` without partitioning ([`crate::partition::directory`]).
+    fn session(&mut self, partition: &str, row: &SessionRow<'_>) -> Result<(), Self::Error>;
+    /// Takes a row of `entries` (`partition` as for [`RowSink::session`]).
+    fn entry(&mut self, partition: &str, row: &EntryRow<'_>) -> Result<(), Self::Error>;
+    /// Takes a row of `messages` (`partition` as for [`RowSink::session`]).
+    fn message(&mut self, partition: &str, row: &MessageRow<'_>) -> Result<(), Self::Error>;
+    /// Takes a row of `tool_calls` (`partition` as for [`RowSink::session`]).
+    fn tool_call(&mut self, partition: &str, row: &ToolCallRow<'_>) -> Result<(), Self::Error>;
+    /// Takes a row of `compactions` (`partition` as for [`RowSink::session`]).
+    fn compaction(&mut self, partition: &str, row: &CompactionRow<'_>) -> Result<(), Self::Error>;
+    /// Takes a row of `usage_entries` (`partition` as for [`RowSink::session`]).
+    fn usage_entry(&mut self, partition: &str, row: &UsageEntryRow<'_>) -> Result<(), Self::Error>;
+    /// Called by [`write_session`] after each session's rows: where a sink writes out what
+    /// it collected when that takes too much memory. Does nothing unless implemented.
+    fn relieve(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
 
 /// What to export.
 #[derive(Debug, Clone, Default)]
@@ -177,18 +204,19 @@ struct Pending<'a> {
 /// [`write_session`].
 const RELEASE_EVERY: usize = 8 << 20;
 
-/// Writes the rows of `session`, read from `source`, to `sink`. `release` is told, as the
+/// Writes the rows of `session`, read from `source`, to `sink` (the first error of the
+/// sink stops it and is returned). `release` is told, as the
 /// records are read in file order, which ranges of the session's bytes are done with (a
 /// memory-mapped file's pages can then be let go, see `Loader::releasing` of pi-session-format); `&|_| {}`
 /// when they are in memory anyway.
-pub fn write_session(
+pub fn write_session<S: RowSink + ?Sized>(
     session: &Session<'_>,
     source: &Source<'_>,
     ownership: &Ownership,
     options: &Options,
-    sink: &mut Sink,
+    sink: &mut S,
     release: &dyn Fn(std::ops::Range<usize>),
-) -> Result<Written, Error> {
+) -> Result<Written, S::Error> {
     let (path, holder) = (source.path, source.holder);
     let header = session.header().value();
     let session_id_text = header

@@ -1,11 +1,13 @@
 //! Where one writer's rows go: a part file per table and partition, named uniquely for the
 //! run and the writer (`part-<run>-<writer>-<n>.parquet`), with bounds on the memory the
 //! collected rows take and on the files open at once (a part closed early is followed by a
-//! new one).
+//! new one). It is the [`RowSink`] of a Parquet export; [`Collector`](crate::Collector) is
+//! the one that keeps the batches in memory.
 
 use crate::error::Error;
 use crate::part::{Part, Stamp};
 use crate::partition::PartitionBy;
+use crate::rows::RowSink;
 use crate::tables::{
     Builder, CompactionRow, CompactionsBuilder, EntriesBuilder, EntryRow, MessageRow,
     MessagesBuilder, SessionRow, SessionsBuilder, ToolCallRow, ToolCallsBuilder,
@@ -60,10 +62,11 @@ pub struct Sink {
     written: Vec<PathBuf>,
 }
 
+/// A method of [`RowSink`]: the row goes to its table's part of the partition, opened when
+/// missing (closing the least recently used part when [`OPEN_PARTS`] are open).
 macro_rules! push_fn {
     ($name:ident, $field:ident, $row:ident) => {
-        #[doc = concat!("Adds a row to `", stringify!($field), "`, in partition `partition` (`\"\"` for none).")]
-        pub fn $name(&mut self, partition: &str, row: &$row<'_>) -> Result<(), Error> {
+        fn $name(&mut self, partition: &str, row: &$row<'_>) -> Result<(), Error> {
             self.clock += 1;
             let clock = self.clock;
             if !self.$field.open.contains_key(partition) {
@@ -79,9 +82,10 @@ macro_rules! push_fn {
                     }
                 }
                 let path = self.part_path(stringify!($field), partition);
-                self.$field
-                    .open
-                    .insert(partition.to_owned(), (Part::new(path, self.layout.stamp.clone()), clock));
+                self.$field.open.insert(
+                    partition.to_owned(),
+                    (Part::new(path, self.layout.stamp.clone()), clock),
+                );
             }
             let (part, used) = self.$field.open.get_mut(partition).expect("just inserted");
             *used = clock;
@@ -121,13 +125,6 @@ impl Sink {
         path
     }
 
-    push_fn!(session, sessions, SessionRow);
-    push_fn!(entry, entries, EntryRow);
-    push_fn!(message, messages, MessageRow);
-    push_fn!(tool_call, tool_calls, ToolCallRow);
-    push_fn!(compaction, compactions, CompactionRow);
-    push_fn!(usage_entry, usage_entries, UsageEntryRow);
-
     /// Bytes collected and not written yet, over every part.
     pub fn buffered(&self) -> usize {
         fn sum<B: Builder>(p: &Parts<B>) -> usize {
@@ -139,23 +136,6 @@ impl Sink {
             + sum(&self.tool_calls)
             + sum(&self.compactions)
             + sum(&self.usage_entries)
-    }
-
-    /// Writes a row group in every part when the rows collected take more than
-    /// [`WRITER_BYTES`]; call it between sessions.
-    pub fn relieve(&mut self) -> Result<(), Error> {
-        if self.buffered() < WRITER_BYTES {
-            return Ok(());
-        }
-        fn flush<B: Builder>(p: &mut Parts<B>) -> Result<(), Error> {
-            p.open.values_mut().try_for_each(|(part, _)| part.flush())
-        }
-        flush(&mut self.sessions)?;
-        flush(&mut self.entries)?;
-        flush(&mut self.messages)?;
-        flush(&mut self.tool_calls)?;
-        flush(&mut self.compactions)?;
-        flush(&mut self.usage_entries)
     }
 
     /// Finishes every part; the part files written, in no particular order.
@@ -174,6 +154,34 @@ impl Sink {
         close(self.compactions, &mut out)?;
         close(self.usage_entries, &mut out)?;
         Ok(out)
+    }
+}
+
+impl RowSink for Sink {
+    type Error = Error;
+
+    push_fn!(session, sessions, SessionRow);
+    push_fn!(entry, entries, EntryRow);
+    push_fn!(message, messages, MessageRow);
+    push_fn!(tool_call, tool_calls, ToolCallRow);
+    push_fn!(compaction, compactions, CompactionRow);
+    push_fn!(usage_entry, usage_entries, UsageEntryRow);
+
+    /// Writes a row group in every part when the rows collected take more than
+    /// [`WRITER_BYTES`]; call it between sessions.
+    fn relieve(&mut self) -> Result<(), Error> {
+        if self.buffered() < WRITER_BYTES {
+            return Ok(());
+        }
+        fn flush<B: Builder>(p: &mut Parts<B>) -> Result<(), Error> {
+            p.open.values_mut().try_for_each(|(part, _)| part.flush())
+        }
+        flush(&mut self.sessions)?;
+        flush(&mut self.entries)?;
+        flush(&mut self.messages)?;
+        flush(&mut self.tool_calls)?;
+        flush(&mut self.compactions)?;
+        flush(&mut self.usage_entries)
     }
 }
 

@@ -7,6 +7,7 @@
 
 use super::report::{Report, Stats, Verdict};
 use pi_session_format::PiVersion;
+use pi_session_fs::discover::Target;
 use serde::Serialize;
 
 /// The version of the report format, `formatVersion` in the JSON.
@@ -118,6 +119,25 @@ impl FileReport {
             verdict: Some(report.verdict),
             stats: Some(report.stats),
             diagnostics: report.diagnostics,
+        }
+    }
+
+    /// Reads `target` as the command line reads it and validates it with `pi`'s rules and
+    /// `mode`'s verdict (pi's own text-size limit; the file's name and place checked where it
+    /// is): the entry of a file that cannot be read, or that shrank while it was read, says
+    /// so (`readError`) instead of reporting what a torn read gave.
+    pub fn of_target(target: &Target, pi: PiVersion, mode: VerdictMode) -> Self {
+        let name = target.display();
+        let absolute = target.absolute();
+        let options = crate::Options {
+            pi,
+            path: absolute.as_deref(),
+            schema_only: mode == VerdictMode::SchemaOnly,
+            max_text_units: crate::PI_MAX_TEXT_UNITS,
+        };
+        match target.read_with(|bytes| crate::validate(bytes, &options)) {
+            Ok(report) => FileReport::validated(name, report, mode),
+            Err(e) => FileReport::unreadable(name, e.to_string()),
         }
     }
 

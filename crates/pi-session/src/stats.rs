@@ -5,7 +5,7 @@
 //! others still counted, and the exit code says so.
 
 use crate::display;
-use crate::validate::targets::{self, Target};
+use crate::validate::targets;
 use clap::{Args, ValueEnum};
 use pi_session_format::PiVersion;
 use pi_session_format::stats::ledger::{GroupBy, Options, Tally};
@@ -109,14 +109,6 @@ enum Format {
     Csv,
 }
 
-/// Reads and counts one session, or says why it cannot be counted.
-fn read_counted(target: &Target, pi: PiVersion) -> Result<Counted, Skipped> {
-    let path = target.display();
-    target
-        .read_with(|bytes| Counted::read(bytes, pi, &path))
-        .unwrap_or_else(|e| Err(Skipped::new(&path, e)))
-}
-
 /// What to say of bounds that cannot be read, with the options' names.
 pub(crate) fn range_error(error: &RangeError) -> String {
     match error {
@@ -158,7 +150,7 @@ pub(crate) fn main(args: StatsArgs) -> ExitCode {
         .targets
         .par_iter()
         .map(|target| {
-            let read = read_counted(target, pi);
+            let read = Counted::read_target(target, pi);
             if let Some(bar) = &progress {
                 bar.inc(1);
             }

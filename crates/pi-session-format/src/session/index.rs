@@ -49,6 +49,10 @@ pub enum Leaf {
     Current,
     /// An explicit id, as `buildSessionContext(entries, id, byId)`.
     Id(String),
+    /// Any value as pi's `leafId` argument: `null` is no entry (an empty context), a falsy
+    /// value the last entry, another looked up by `Map` key (a number finds an entry whose
+    /// `id` is that number; an object or array finds nothing, so the last entry).
+    Key(Key),
 }
 
 /// A parent cycle on a path: pi loops forever on it; we stop and report it.
@@ -147,6 +151,7 @@ impl Index {
         let key = match leaf {
             Leaf::Current => self.leaf.clone(),
             Leaf::Id(id) => Key::string(id),
+            Leaf::Key(key) => key.clone(),
         };
         if key == Key::Null {
             return None;

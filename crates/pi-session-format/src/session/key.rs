@@ -64,6 +64,21 @@ impl Key {
         }
     }
 
+    /// The value as JSON text, as `JSON.stringify` writes it; `None` for `undefined` and for
+    /// an object or array, whose value the key does not keep.
+    pub fn to_json(&self) -> Option<String> {
+        let mut out = Vec::new();
+        match self {
+            Key::Undefined | Key::Unique(_) => return None,
+            Key::Null => out.extend_from_slice(b"null"),
+            Key::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+            Key::Number(bits) => json::write_number(&mut out, f64::from_bits(*bits)),
+            Key::String(s) => json::write_string(&mut out, s),
+        }
+        // The writer escapes what is not UTF-8 (lone surrogates), so the text is UTF-8.
+        Some(String::from_utf8_lossy(&out).into_owned())
+    }
+
     /// The key as text for messages (`"abc"`, `null`, `undefined`, …).
     pub fn display(&self) -> String {
         match self {
@@ -168,5 +183,23 @@ impl Hash for KeyBytes {
 impl fmt::Debug for KeyBytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_written_back_as_json_stringify_writes_its_value() {
+        let of = |text: &str| Key::of(Some(&json::parse(text).unwrap()), 7).to_json();
+        assert_eq!(of(r#""a\u0062""#).as_deref(), Some(r#""ab""#));
+        assert_eq!(of(r#""\ud800""#).as_deref(), Some(r#""\ud800""#));
+        assert_eq!(of("-0").as_deref(), Some("0"));
+        assert_eq!(of("1e21").as_deref(), Some("1e+21"));
+        assert_eq!(of("null").as_deref(), Some("null"));
+        assert_eq!(of("false").as_deref(), Some("false"));
+        assert_eq!(of("{}"), None);
+        assert_eq!(Key::Undefined.to_json(), None);
     }
 }

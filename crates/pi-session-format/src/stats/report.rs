@@ -12,6 +12,7 @@ use crate::json::{self, JsonWriter};
 use crate::stats::Usage;
 use crate::tree::CycleError;
 use crate::{PiVersion, Session};
+use pi_session_fs::discover::Target;
 use std::collections::HashMap;
 
 /// One session as the report counts it: the facts of its entries, and the numbers pi gives
@@ -44,6 +45,15 @@ impl Counted {
     pub fn read(bytes: &[u8], pi: PiVersion, path: &str) -> Result<Counted, Skipped> {
         let session = Session::from_bytes(bytes, pi).map_err(|e| Skipped::new(path, e))?;
         Counted::of(&session, path).map_err(|e| Skipped::new(path, e))
+    }
+
+    /// Reads `target` (as the command line reads it) and counts it ([`Counted::read`]); a
+    /// file that cannot be read, or that shrank while it was read, is [`Skipped`].
+    pub fn read_target(target: &Target, pi: PiVersion) -> Result<Counted, Skipped> {
+        let path = target.display();
+        target
+            .read_with(|bytes| Counted::read(bytes, pi, &path))
+            .unwrap_or_else(|e| Err(Skipped::new(&path, e)))
     }
 }
 

@@ -5,8 +5,8 @@
 //! (S1–S10). They favour obviousness over speed.
 
 use pi_session_format::PiVersion;
-use pi_session_format::json::{JsArray, JsObject, JsString, JsValue, to_string};
-use pi_session_format::session::Session;
+use pi_session_format::json::{JsArray, JsObject, JsString, JsValue, parse, to_string};
+use pi_session_format::session::{Key, Session};
 use pi_session_format::tree::Leaf;
 
 // =============================================================================================
@@ -318,6 +318,9 @@ pub fn context(session: &Session<'_>, leaf: &Leaf, pi: PiVersion) -> ModelContex
     let leaf_key = match leaf {
         Leaf::Current => value(last).get("id").cloned(),
         Leaf::Id(id) => Some(JsValue::string(id.as_str())),
+        // An object or array: equal to no id.
+        Leaf::Key(Key::Unique(_)) => Some(JsValue::Object(JsObject::new())),
+        Leaf::Key(key) => key.to_json().and_then(|text| parse(&text).ok()),
     };
     if matches!(leaf_key, Some(JsValue::Null)) {
         return ModelContext::Empty;

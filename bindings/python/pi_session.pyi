@@ -1,0 +1,303 @@
+"""The pi session toolkit: read, validate, write and query pi's JSONL session files."""
+
+from datetime import date, datetime
+from os import PathLike
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Literal, Optional, Union, final
+
+import pyarrow  # type: ignore[import-untyped]
+from typing_extensions import NotRequired, TypedDict
+
+__version__: str
+
+StrPath = Union[str, "PathLike[str]"]
+"""A path: a string or an `os.PathLike`."""
+
+Paths = Union[StrPath, Iterable[StrPath]]
+"""One path or several; a directory stands for every `*.jsonl` file under it."""
+
+Pi = Literal["0.73", "0.87", "1.5", "0.73.1", "0.87.1", "1.5.2"]
+"""Whose rules to follow: pi 0.73.1, 0.87.1 or 1.5.2 (current pi, the default)."""
+
+JSON = Any
+"""A JSON value as `json.loads` makes it."""
+
+class PiSessionError(Exception):
+    """A session that cannot be read or written as asked."""
+
+    code: str
+    """Why: the validator's diagnostic code where the catalogue names the failure
+    (`PS0101` no header, `PS0102` not a session header, `PS0213` a parent cycle, `PS0214` an
+    entry that is its own parent), otherwise the kind of error (`not-found`, `not-a-file`,
+    `is-a-directory`, `permission-denied`, `io`, `entry-not-typed`, `locked`, `read-only`,
+    `bad-entry`, `bad-message`, `entry-not-found`, …)."""
+
+class PiSessionWarning(UserWarning):
+    """What `validate()` and `tables()` say as they go: a file a directory walk left (a FIFO
+    named `*.jsonl`, an archive), a directory without session files, a file `tables()`
+    skipped (not a session, or unreadable; the others are exported)."""
+
+class Context(TypedDict):
+    """pi's `buildSessionContext`: what pi sends to the model."""
+
+    messages: List[Dict[str, JSON]]
+    thinkingLevel: NotRequired[JSON]
+    model: Optional[Dict[str, JSON]]
+
+class TreeNode(TypedDict):
+    """A node of pi's `getTree()`."""
+
+    id: JSON
+    type: str
+    label: NotRequired[str]
+    children: List["TreeNode"]
+
+class SessionInfo(TypedDict):
+    """The listing entry pi shows for a session (`buildSessionInfo`)."""
+
+    id: str
+    cwd: str
+    name: NotRequired[str]
+    parentSessionPath: NotRequired[str]
+    created: str
+    modified: str
+    messageCount: int
+    firstMessage: str
+    allMessagesText: str
+
+class Verdict(TypedDict):
+    strict: bool
+    piLoadable: bool
+    piResumes: bool
+
+class FileReport(TypedDict):
+    """What the validator says of one file."""
+
+    path: str
+    valid: bool
+    readError: NotRequired[str]
+    verdict: NotRequired[Verdict]
+    stats: NotRequired[Dict[str, JSON]]
+    diagnostics: List[Dict[str, JSON]]
+
+class Summary(TypedDict):
+    files: int
+    valid: int
+    invalid: int
+    unreadable: int
+    errors: int
+    warnings: int
+    infos: int
+
+class ValidateReport(TypedDict):
+    """The report of `pi-session validate --format json` (schemas/validate-report.schema.json)."""
+
+    formatVersion: int
+    tool: Dict[str, str]
+    pi: str
+    verdict: Literal["pi-loadable", "strict", "schema-only"]
+    files: List[FileReport]
+    summary: Summary
+
+@final
+class Session:
+    """A session file loaded with one pi's rules (`open`)."""
+
+    @property
+    def pi(self) -> str:
+        """Whose rules it was loaded with: `"0.73"`, `"0.87"` or `"1.5"`."""
+    @property
+    def path(self) -> Optional[Path]:
+        """The file (`None` for a session loaded from bytes by `loads`)."""
+    def context(self, leaf: Optional[str] = None) -> Context:
+        """pi's `buildSessionContext` for `leaf` (default: the leaf pi resumes)."""
+    def llm(self, leaf: Optional[str] = None) -> List[Dict[str, JSON]]:
+        """The messages pi sends to the model (`convertToLlm` of the context's)."""
+    def tree(self) -> List[TreeNode]:
+        """pi's `getTree()`."""
+    def info(self) -> Optional[SessionInfo]:
+        """The listing entry, or `None` when pi leaves the file out of its lists."""
+    def entries(self) -> List[Dict[str, JSON]]:
+        """The entries in file order as the typed model reads them (migrated when pi would
+        migrate the file)."""
+
+def open(path: StrPath, pi: Pi = "1.5", *, sequential_ids: bool = False) -> Session:
+    """Reads and loads a session file. Raises `PiSessionError`. `sequential_ids`: a v1
+    file's entries get the ids `00000001`, `00000002`, … instead of random ones."""
+
+def loads(data: bytes, pi: Pi = "1.5", *, sequential_ids: bool = False) -> Session:
+    """Loads a session from bytes, as `open` loads a file's. Raises `PiSessionError`."""
+
+def info(path: StrPath, pi: Pi = "1.5") -> Optional[SessionInfo]:
+    """The listing entry pi shows for a file, read as pi's session list reads it (a file
+    `open` refuses may still be listed), or `None` when pi leaves it out."""
+
+def validate(
+    paths: Optional[Paths] = None,
+    *,
+    pi: Pi = "1.5",
+    strict: bool = False,
+    schema_only: bool = False,
+    follow: bool = False,
+    include_archived: bool = False,
+) -> ValidateReport:
+    """Validates session files (`None`: pi's session directory); a file that cannot be read
+    is in the report with its `readError`."""
+
+GroupBy = Literal["session", "project", "model", "provider", "day", "month"]
+"""What a group of `stats` adds up."""
+
+class StatsUsage(TypedDict):
+    """Tokens and cost (`None` for a sum that is not a number)."""
+
+    input: Optional[float]
+    output: Optional[float]
+    cacheRead: Optional[float]
+    cacheWrite: Optional[float]
+    totalTokens: Optional[float]
+    cost: Optional[float]
+
+class Tally(TypedDict):
+    """What a group (or the total, or the copies left out) adds up to."""
+
+    sessions: int
+    userMessages: int
+    assistantMessages: int
+    toolCalls: int
+    toolResults: int
+    messages: int
+    compactions: int
+    branchSummaries: int
+    usageEntries: int
+    usage: StatsUsage
+    messageUsage: StatsUsage
+    summaryUsage: StatsUsage
+    usageEntryUsage: StatsUsage
+    unreadable: int
+
+class PiSessionStats(TypedDict):
+    """What pi's `/session` (`getSessionStats()`) shows for one file, every copy included."""
+
+    userMessages: int
+    assistantMessages: int
+    toolCalls: int
+    toolResults: int
+    totalMessages: int
+    tokens: Dict[str, Optional[float]]
+    cost: Optional[float]
+
+class StatsGroup(Tally):
+    """One group: a path, a cwd, `provider/model`, a provider, a day or a month (`-`: none);
+    with `by="session"` also the header's `id`, `cwd`, `created` and pi's own numbers."""
+
+    name: str
+    id: NotRequired[str]
+    cwd: NotRequired[str]
+    created: NotRequired[str]
+    pi: NotRequired[PiSessionStats]
+    piUnreadable: NotRequired[int]
+
+class StatsError(TypedDict):
+    path: str
+    error: str
+
+class StatsReport(TypedDict):
+    """The report of `pi-session stats --format json`."""
+
+    formatVersion: int
+    by: GroupBy
+    dedupe: bool
+    groups: List[StatsGroup]
+    total: Tally
+    copies: Tally
+    forkedSessions: int
+    errors: List[StatsError]
+
+def stats(
+    paths: Optional[Paths] = None,
+    by: GroupBy = "session",
+    *,
+    since: Union[str, date, datetime, None] = None,
+    until: Union[str, date, datetime, None] = None,
+    dedupe: bool = True,
+    pi: Pi = "1.5",
+    follow: bool = False,
+    include_archived: bool = False,
+) -> StatsReport:
+    """Tokens, cost and message counts of session files (`None`: pi's session directory),
+    grouped `by`, history copied into forked and branched sessions counted once (unless
+    `dedupe=False`); `since`/`until`: a `YYYY-MM-DD` day (UTC; `until` counts it whole), an
+    ISO 8601 time, a `date` or an aware `datetime`. A file that is not a session is in
+    `errors` (and a `PiSessionWarning`). `pandas.json_normalize(report["groups"])` is a frame
+    of the rows."""
+
+def tables(
+    paths: Optional[Paths] = None,
+    dedupe: bool = True,
+    *,
+    pi: Pi = "1.5",
+    validate: bool = False,
+    follow: bool = False,
+    include_archived: bool = False,
+) -> Dict[str, pyarrow.Table]:
+    """The six tables of `pi-session export --format parquet` (`sessions`, `entries`,
+    `messages`, `tool_calls`, `compactions`, `usage_entries`) as `pyarrow.Table`s; files that
+    are not sessions are skipped with a `PiSessionWarning`."""
+
+@final
+class SessionWriter:
+    """pi's `SessionManager`: the lines pi writes, appended safely."""
+
+    @staticmethod
+    def create(
+        cwd: str,
+        session_dir: Optional[StrPath] = None,
+        *,
+        pi: Pi = "1.5",
+        session_id: Optional[str] = None,
+        fsync: bool = False,
+    ) -> SessionWriter:
+        """A new session of `cwd`, written at its first conversation."""
+    @staticmethod
+    def in_memory(cwd: str, *, pi: Pi = "1.5", session_id: Optional[str] = None) -> SessionWriter:
+        """A session never written to disk."""
+    @staticmethod
+    def open(path: StrPath, *, pi: Pi = "1.5", fsync: bool = False) -> SessionWriter:
+        """Opens a session file to append to (a missing file becomes a new session)."""
+    @staticmethod
+    def fork(
+        source: StrPath,
+        cwd: str,
+        session_dir: Optional[StrPath] = None,
+        *,
+        pi: Pi = "1.5",
+        session_id: Optional[str] = None,
+        fsync: bool = False,
+    ) -> SessionWriter:
+        """Copies the session at `source` into a new session of `cwd` (pi's `forkFrom`)."""
+    def append(self, entry: Dict[str, JSON]) -> str:
+        """Appends a whole entry (`id`, `parentId`, `timestamp` filled in when absent); its id."""
+    def append_message(self, message: Dict[str, JSON]) -> str:
+        """Appends a message as a `message` entry; its id."""
+    def branch(self, entry_id: str) -> None:
+        """Continues from `entry_id`."""
+    def branched_session(self, leaf_id: str, path: Optional[StrPath] = None) -> Optional[Path]:
+        """A new session holding the path to `leaf_id`; the writer continues in it."""
+    def write_now(self) -> None:
+        """Writes the file now, before the conversation starts."""
+    def to_jsonl(self) -> bytes:
+        """The session's bytes as pi writes them."""
+    @property
+    def path(self) -> Optional[Path]: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def cwd(self) -> str: ...
+    @property
+    def leaf_id(self) -> Optional[str]: ...
+    @property
+    def entry_count(self) -> int: ...
+    @property
+    def is_written(self) -> bool: ...
+    @property
+    def pi(self) -> str: ...
