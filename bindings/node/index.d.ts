@@ -12,55 +12,59 @@ export type PiVersion = "0.73" | "0.87" | "1.5" | "0.73.1" | "0.87.1" | "1.5.2";
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /**
- * The code of every Error the package throws (`error.code`): Node's errno names for the file
- * system, `ERR_…` for the rest.
+ * The code of every Error the package throws (`error.code`): the library's codes, the same as
+ * the Python module's (a validator diagnostic code where the catalogue names the failure, a
+ * kind otherwise), and `ERR_…` for the binding's own conditions.
  */
 export type ErrorCode =
-	// The file system (`ENOENT`, `EISDIR`, …; `EIO` also for a file that shrank while it was read).
-	| "ENOENT"
-	| "EACCES"
-	| "EISDIR"
-	| "ENOTDIR"
-	| "EEXIST"
-	| "ENAMETOOLONG"
-	| "EFBIG"
-	| "EROFS"
-	| "ENOSPC"
-	| "EAGAIN"
-	| "EINTR"
-	| "ENOMEM"
-	| "ENOTSUP"
-	| "EIO"
-	// Arguments.
+	// The file system (`io` also for a file that shrank while it was read; `unsupported` also
+	// for a writer operation the profile's pi lacks).
+	| "not-found"
+	| "permission-denied"
+	| "is-a-directory"
+	| "not-a-directory"
+	| "already-exists"
+	| "invalid-filename"
+	| "file-too-large"
+	| "read-only-filesystem"
+	| "storage-full"
+	| "would-block"
+	| "interrupted"
+	| "out-of-memory"
+	| "unsupported"
+	| "io"
+	// Reading: no session header (PS0101), a first value that is not one (PS0102), a parent
+	// cycle where pi loops forever (PS0213; PS0214 an entry that is its own parent), an entry
+	// the typed model does not read, what pi throws a TypeError on.
+	| "PS0101"
+	| "PS0102"
+	| "PS0213"
+	| "PS0214"
+	| "entry-not-typed"
+	| "type-error"
+	// Writing (the writer is unchanged after each).
+	| "entry-not-found"
+	| "not-on-branch"
+	| "not-editable"
+	| "bad-replacement"
+	| "bad-message"
+	| "bad-entry"
+	| "invalid-session-id"
+	| "missing-argument"
+	| "not-a-session"
+	| "old-version"
+	| "locked"
+	| "not-a-file"
+	| "read-only"
+	| "file-replaced"
+	| "partial-write"
+	| "refused"
+	// The binding's own: arguments, and a constructor called directly.
 	| "ERR_INVALID_ARG_TYPE"
 	| "ERR_INVALID_ARG_VALUE"
 	| "ERR_ILLEGAL_CONSTRUCTOR"
-	// Reading: not a session pi can open, a parent cycle (where pi loops forever), an entry the
-	// typed model does not read, what pi throws a TypeError on.
-	| "ERR_EMPTY_SESSION"
-	| "ERR_INVALID_HEADER"
-	| "ERR_NOT_A_SESSION"
-	| "ERR_PARENT_CYCLE"
-	| "ERR_ENTRY_SHAPE"
-	| "ERR_PI_TYPE_ERROR"
-	// Writing (the writer is unchanged after each).
-	| "ERR_ENTRY_NOT_FOUND"
-	| "ERR_NOT_ON_BRANCH"
-	| "ERR_NOT_EDITABLE"
-	| "ERR_BAD_REPLACEMENT"
-	| "ERR_BAD_MESSAGE"
-	| "ERR_BAD_ENTRY"
-	| "ERR_INVALID_SESSION_ID"
-	| "ERR_UNSUPPORTED"
-	| "ERR_MISSING_ARGUMENT"
-	| "ERR_OLD_VERSION"
-	| "ERR_LOCKED"
-	| "ERR_NOT_A_FILE"
-	| "ERR_READ_ONLY"
-	| "ERR_FILE_REPLACED"
-	| "ERR_PARTIAL_WRITE"
-	| "ERR_REFUSED"
-	| "ERR_WRITE"
+	// An answer longer than the longest string V8 holds (512 MiB of JSON text).
+	| "ERR_STRING_TOO_LONG"
 	// A bug of the toolkit (a Rust panic, caught before it could abort the process).
 	| "ERR_PANIC";
 
@@ -161,7 +165,7 @@ export declare class Session {
 	readonly version: { version: number | null; migrated: boolean };
 	/** The lines that are not JSON, which pi drops. */
 	readonly dropped: DroppedLine[];
-	/** pi's `buildSessionContext` (throws ERR_PARENT_CYCLE where pi loops forever). */
+	/** pi's `buildSessionContext` (throws PS0213 or PS0214 where pi loops forever). */
 	context(options?: LeafOptions): Context;
 	/** The messages pi sends to the model: `convertToLlm` of the context's messages. */
 	llm(options?: LeafOptions): Message[];
@@ -171,7 +175,7 @@ export declare class Session {
 	info(options?: Omit<InfoOptions, "pi">): SessionInfo | null;
 	/**
 	 * The entries in file order as pi holds them (its `getEntries()`); with `typed: true`, as
-	 * the format's typed model reads them (ERR_ENTRY_SHAPE for an entry that does not fit).
+	 * the format's typed model reads them (`entry-not-typed` for an entry that does not fit).
 	 */
 	entries(options?: { typed?: boolean }): Entry[];
 }

@@ -110,7 +110,7 @@ class Session {
 	/**
 	 * The entries in file order as pi holds them after opening the file (its `getEntries()`);
 	 * with `{ typed: true }`, as the format's typed model reads them (which fails on an entry
-	 * that does not fit it: ERR_ENTRY_SHAPE).
+	 * that does not fit it: `entry-not-typed`).
 	 */
 	entries(options) {
 		const typed = optionalBoolean("options.typed", optionsObject(options).typed);
@@ -361,12 +361,12 @@ class SessionWriter {
 
 // ---- the drop-in for pi's reader (session-manager.js) ----------------------------------------
 
-/** pi's TypeError, from the addon's ERR_PI_TYPE_ERROR. */
+/** pi's TypeError, from the addon's `type-error`. */
 function piTypeErrors(run) {
 	try {
 		return run();
 	} catch (error) {
-		if (error && error.code === "ERR_PI_TYPE_ERROR") throw coded(TypeError, error.code, error.message);
+		if (error && error.code === "type-error") throw coded(TypeError, error.code, error.message);
 		throw error;
 	}
 }

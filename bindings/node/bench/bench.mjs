@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The measurements of README.md, on a large session (default: /tmp/pi-session-bench-100MB.jsonl,
-// made by `target/debug/pi-session gen --size 100MB --seed 1` when missing), with the release
-// addon (`npm run build:release` first):
+// The measurements of README.md, on a large session (default: /tmp/pi-session-bench-128MB.jsonl,
+// made by `target/debug/pi-session gen --size 128MB --seed 1` when missing: the size of the
+// session pi takes 10 s to open in pi#8843), with the release addon (`npm run build:release`
+// first):
 //
 // 1. Open the session and build its context, ours (`open(file, { pi: "0.73" }).context()`)
 //    against pi 0.73.1's `SessionManager.open(file).buildSessionContext()`: each run in a child
@@ -13,8 +14,12 @@
 //    and for every entry (the whole file), median of --runs.
 //
 // 3. The drop-in loadEntriesFromFile against pi 0.73.1's own, in one process (median).
+// 4. validate() of the conformance corpus (conformance/cases, conformance/validate) from Node,
+//    beside `pi-session validate --format json` of the same files (the optimised binary given
+//    with --cli, default target/release/pi-session, else target/ci-release/pi-session), each
+//    median of --runs.
 //
-//   node bench/bench.mjs [--file FILE] [--runs N]
+//   node bench/bench.mjs [--file FILE] [--runs N] [--cli BINARY]
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -81,11 +86,11 @@ if (args[0] === "--child") {
 
 // ---- the orchestrator ---------------------------------------------------------------------------
 const runs = Number(option("--runs", "5"));
-const file = option("--file", "/tmp/pi-session-bench-100MB.jsonl");
+const file = option("--file", "/tmp/pi-session-bench-128MB.jsonl");
 if (!existsSync(file)) {
 	const cli = join(root, "target", "debug", "pi-session");
-	console.error(`bench: writing ${file} (${cli} gen --size 100MB --seed 1)`);
-	execFileSync(cli, ["gen", "--size", "100MB", "--seed", "1", "--out", file], { stdio: "inherit" });
+	console.error(`bench: writing ${file} (${cli} gen --size 128MB --seed 1)`);
+	execFileSync(cli, ["gen", "--size", "128MB", "--seed", "1", "--out", file], { stdio: "inherit" });
 }
 const native = require(join(here, "pi-session.node"));
 if (native.__profile() !== "release") {
@@ -159,3 +164,16 @@ const piLoad = time(() => piModule.loadEntriesFromFile(file));
 if (oursLoad.result.length !== piLoad.result.length) throw new Error("not the same entries");
 console.log("\n3. loadEntriesFromFile (median, one process)");
 console.log(`   pi-session: ${oursLoad.ms.toFixed(0)} ms; pi 0.73.1: ${piLoad.ms.toFixed(0)} ms (${(piLoad.ms / oursLoad.ms).toFixed(1)}x)`);
+
+// 4. validate() of the corpus from Node, beside the command line on the same files.
+const corpusDirs = [join(root, "conformance", "cases"), join(root, "conformance", "validate")];
+const validated = time(() => piSession.validate(corpusDirs, { pi: "0.73" }));
+const cli = option("--cli", ["release", "ci-release"].map((p) => join(root, "target", p, "pi-session")).find(existsSync));
+console.log(`\n4. validate of the corpus (${validated.result.summary.files} files; median)`);
+console.log(`   validate() from Node: ${validated.ms.toFixed(0)} ms`);
+if (cli) {
+	const cliRun = time(() => spawnSync(cli, ["validate", "--format", "json", "--pi", "0.73", ...corpusDirs], { maxBuffer: 1 << 30 }));
+	const report = JSON.parse(cliRun.result.stdout);
+	if (report.summary.files !== validated.result.summary.files) throw new Error("not the same files");
+	console.log(`   ${cli} validate --format json (a process): ${cliRun.ms.toFixed(0)} ms (${(cliRun.ms / validated.ms).toFixed(2)}x the addon's time)`);
+}

@@ -84,7 +84,7 @@ try {
 	open("missing.jsonl");
 } catch (error) {
 	const code: ErrorCode = (error as PiSessionError).code;
-	if (code === "ENOENT" || code === "ERR_INVALID_HEADER") log("not a session");
+	if (code === "not-found" || code === "PS0102") log("not a session");
 }
 
 // What the types refuse.

@@ -1,11 +1,11 @@
 //! Errors as JavaScript sees them: every failure is an `Error` whose `code` says what kind of
-//! failure it is, stably (Node's errno names for the file system, `ERR_…` for the rest), and a
-//! panic is caught before it reaches the N-API boundary (where it would abort the process) and
-//! thrown as an `Error` with the code `ERR_PANIC`.
-//!
-//! The codes are the binding's names for the library's error kinds; index.d.ts lists them.
+//! failure it is, stably: the library's own codes for what the library reports (`code()` of
+//! its errors, the same as the Python binding's: a validator diagnostic code such as `PS0102`
+//! where the catalogue names the failure, a kind such as `not-found` or `locked` otherwise),
+//! and Node-style `ERR_…` codes for the binding's own conditions (an argument, an answer too
+//! long for a V8 string, a panic: caught before it reaches the N-API boundary, where it would
+//! abort the process). index.d.ts lists them all.
 
-use pi_session_format::write::FileError;
 use pi_session_format::{CycleError, EntryError, LoadError, OpenError, WriteError};
 use std::io;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -41,26 +41,34 @@ pub(crate) fn guard<T>(body: impl FnOnce() -> Result<T>) -> Result<T> {
     }
 }
 
-/// Node's name for an I/O error (`ENOENT`, `EISDIR`, …), by its kind; `EIO` for the rest
-/// (such as a file that shrank while it was read).
-pub(crate) fn io_code(e: &io::Error) -> &'static str {
-    use io::ErrorKind as K;
-    match e.kind() {
-        K::NotFound => "ENOENT",
-        K::PermissionDenied => "EACCES",
-        K::IsADirectory => "EISDIR",
-        K::NotADirectory => "ENOTDIR",
-        K::AlreadyExists => "EEXIST",
-        K::InvalidFilename => "ENAMETOOLONG",
-        K::FileTooLarge => "EFBIG",
-        K::ReadOnlyFilesystem => "EROFS",
-        K::StorageFull => "ENOSPC",
-        K::WouldBlock => "EAGAIN",
-        K::Interrupted => "EINTR",
-        K::OutOfMemory => "ENOMEM",
-        K::Unsupported => "ENOTSUP",
-        _ => "EIO",
+/// The longest string V8 makes (`v8::String::kMaxLength` on 64-bit platforms), in UTF-16
+/// code units.
+pub(crate) const V8_MAX_STRING: usize = (1 << 29) - 24;
+
+/// [`guard`] for an answer that crosses as one string: an answer longer than V8's longest
+/// string is an `ERR_STRING_TOO_LONG` that names `what` and its size, rather than N-API's
+/// bare `GenericFailure` ("Failed to convert rust `String` into napi `string`").
+pub(crate) fn guard_text(what: &str, body: impl FnOnce() -> Result<String>) -> Result<String> {
+    let text = guard(body)?;
+    // UTF-16 is never longer than UTF-8 in units: count only when the bytes are over.
+    if text.len() > V8_MAX_STRING && text.encode_utf16().count() > V8_MAX_STRING {
+        return Err(failure(
+            "ERR_STRING_TOO_LONG",
+            format!(
+                "{what} is {} MB of JSON text, more than the longest string V8 can hold (512 MiB): \
+                 ask for less (a branch's context, `llm()` of a compacted session) or use the \
+                 command line (`pi-session context FILE > out.json`), which streams it",
+                text.len() / 1_000_000
+            ),
+        ));
     }
+    Ok(text)
+}
+
+/// The library's name for an I/O error (`pi_session_fs::io_code`: `not-found`,
+/// `is-a-directory`, …; `io` for the rest, such as a file that shrank while it was read).
+pub(crate) fn io_code(e: &io::Error) -> &'static str {
+    pi_session_fs::io_code(e)
 }
 
 /// An I/O error about `what` (a path, already shown).
@@ -68,70 +76,27 @@ pub(crate) fn io_error(e: &io::Error, what: &str) -> Error {
     failure(io_code(e), format!("{what}: {e}"))
 }
 
-/// The code of a load error: the file is not a session pi can open.
-pub(crate) fn load_code(e: &LoadError) -> &'static str {
-    match e {
-        LoadError::Empty { .. } => "ERR_EMPTY_SESSION",
-        LoadError::InvalidHeader { .. } => "ERR_INVALID_HEADER",
-        _ => "ERR_NOT_A_SESSION",
-    }
-}
-
-/// A load error (of bytes without a path).
+/// A load error (of bytes without a path): `PS0101`, `PS0102`.
 pub(crate) fn load_error(e: &LoadError) -> Error {
-    failure(load_code(e), e.to_string())
+    failure(e.code(), e.to_string())
 }
 
 /// Why a path could not be opened as a session.
 pub(crate) fn open_error(e: &OpenError) -> Error {
-    match e {
-        OpenError::Io { source, .. } => failure(io_code(source), e.to_string()),
-        OpenError::Load { source, .. } => failure(load_code(source), e.to_string()),
-        _ => failure("EIO", e.to_string()),
-    }
+    failure(e.code(), e.to_string())
 }
 
-/// A parent cycle on the path (pi loops forever there).
+/// A parent cycle on the path (pi loops forever there): `PS0213`, `PS0214`.
 pub(crate) fn cycle_error(e: &CycleError) -> Error {
-    failure("ERR_PARENT_CYCLE", e.to_string())
+    failure(e.code(), e.to_string())
 }
 
-/// An entry that does not fit the typed model.
+/// An entry that does not fit the typed model: `entry-not-typed`.
 pub(crate) fn entry_error(e: &EntryError) -> Error {
-    failure("ERR_ENTRY_SHAPE", e.to_string())
+    failure(e.code(), e.to_string())
 }
 
 /// Why the writer refused or failed; the writer is unchanged.
 pub(crate) fn write_error(e: &WriteError) -> Error {
-    let code = match e {
-        WriteError::NotFound(_) => "ERR_ENTRY_NOT_FOUND",
-        WriteError::NotOnBranch(_) => "ERR_NOT_ON_BRANCH",
-        WriteError::NotEditable(_) => "ERR_NOT_EDITABLE",
-        WriteError::BadReplacement | WriteError::BadReplacementContent(_) => "ERR_BAD_REPLACEMENT",
-        WriteError::BadMessage(_) => "ERR_BAD_MESSAGE",
-        WriteError::BadEntry(_) => "ERR_BAD_ENTRY",
-        WriteError::InvalidSessionId(_) => "ERR_INVALID_SESSION_ID",
-        WriteError::Unsupported { .. } => "ERR_UNSUPPORTED",
-        WriteError::MissingArgument { .. } => "ERR_MISSING_ARGUMENT",
-        WriteError::Cycle(_) => "ERR_PARENT_CYCLE",
-        WriteError::Type(_) => "ERR_PI_TYPE_ERROR",
-        WriteError::NotASession { .. } => "ERR_NOT_A_SESSION",
-        WriteError::OldVersion { .. } => "ERR_OLD_VERSION",
-        WriteError::File(file) => file_code(file),
-        _ => "ERR_WRITE",
-    };
-    failure(code, e.to_string())
-}
-
-/// The code of a file error of the writer.
-fn file_code(e: &FileError) -> &'static str {
-    match e {
-        FileError::Locked(_) => "ERR_LOCKED",
-        FileError::NotAFile(_) => "ERR_NOT_A_FILE",
-        FileError::ReadOnly { .. } => "ERR_READ_ONLY",
-        FileError::KeptReplaced(_) => "ERR_FILE_REPLACED",
-        FileError::Partial { .. } => "ERR_PARTIAL_WRITE",
-        FileError::Refused(..) => "ERR_REFUSED",
-        FileError::Io { source, .. } => io_code(source),
-    }
+    failure(e.code(), e.to_string())
 }

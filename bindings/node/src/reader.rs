@@ -15,7 +15,7 @@
 //!   `getEntries()` of that file are the entries given, and its leaf rules (C2) are those of
 //!   `buildSessionContext`: an id found, else the last entry; `null` an empty context.
 
-use crate::error::{self, Result, failure, guard};
+use crate::error::{self, Result, failure, guard_text};
 use crate::session::text;
 use napi_derive::napi;
 use pi_session_format::json;
@@ -29,7 +29,7 @@ use std::path::Path;
 /// empty one, or one without a session header, as pi).
 #[napi(js_name = "loadEntriesJson")]
 pub fn load_entries_json(path: String, pi: Option<String>) -> Result<String> {
-    guard(|| {
+    guard_text("the entries", || {
         let pi = crate::pi_version(pi.as_deref())?;
         let input = match Input::open(Path::new(&path)) {
             Ok(input) => input,
@@ -44,7 +44,7 @@ pub fn load_entries_json(path: String, pi: Option<String>) -> Result<String> {
                 ..
             }) => {
                 return Err(failure(
-                    "ERR_PI_TYPE_ERROR",
+                    "type-error",
                     "Cannot read properties of null (reading 'type')",
                 ));
             }
@@ -75,7 +75,7 @@ pub fn build_context_json(
     leaf: Option<String>,
     pi: Option<String>,
 ) -> Result<String> {
-    guard(|| {
+    guard_text("the context", || {
         let pi = crate::pi_version(pi.as_deref())?;
         let key = match leaf {
             None => Key::Undefined,

@@ -3,7 +3,7 @@
 //! `entries`), its answer written as the library writes it (`JSON.stringify`'s text) and
 //! handed over as one string.
 
-use crate::error::{self, Result, guard};
+use crate::error::{self, Result, guard, guard_text};
 use napi::bindgen_prelude::Buffer;
 use napi::{Env, Unknown};
 use napi_derive::napi;
@@ -112,7 +112,7 @@ pub fn open_buffer(
 /// replaces the file's modification time.
 #[napi(js_name = "infoPath")]
 pub fn info_path(path: String, pi: Option<String>, mtime_ms: Option<f64>) -> Result<String> {
-    guard(|| {
+    guard_text("the listing entry", || {
         let pi = crate::pi_version(pi.as_deref())?;
         let input = Input::open(Path::new(&path)).map_err(|e| error::io_error(&e, &path))?;
         let mtime = mtime_ms.unwrap_or_else(|| input.modified_ms());
@@ -127,7 +127,7 @@ pub fn info_path(path: String, pi: Option<String>, mtime_ms: Option<f64>) -> Res
 /// [`info_path`] of bytes (the modification time is `mtime_ms`, else the Unix epoch).
 #[napi(js_name = "infoBuffer")]
 pub fn info_buffer(bytes: Buffer, pi: Option<String>, mtime_ms: Option<f64>) -> Result<String> {
-    guard(|| {
+    guard_text("the listing entry", || {
         let pi = crate::pi_version(pi.as_deref())?;
         Ok(text(info::session_info_json(
             &bytes,
@@ -143,7 +143,7 @@ impl NativeSession {
     /// `{"messages":[…],"thinkingLevel":…,"model":…}`.
     #[napi(js_name = "contextJson")]
     pub fn context_json(&self, leaf: Option<String>) -> Result<String> {
-        guard(|| {
+        guard_text("the context", || {
             let context = self
                 .session()
                 .context(leaf_of(leaf))
@@ -183,7 +183,7 @@ impl NativeSession {
     /// `convertToLlm` of the context's messages, as a JSON array.
     #[napi(js_name = "llmJson")]
     pub fn llm_json(&self, leaf: Option<String>) -> Result<String> {
-        guard(|| {
+        guard_text("the messages", || {
             let messages = self
                 .session()
                 .to_llm(leaf_of(leaf))
@@ -198,7 +198,7 @@ impl NativeSession {
     /// `getTree()` as JSON text: `[{"id","type","label"?,"children":[…]}]`.
     #[napi(js_name = "treeJson")]
     pub fn tree_json(&self) -> Result<String> {
-        guard(|| Ok(text(self.session().tree_json())))
+        guard_text("the tree", || Ok(text(self.session().tree_json())))
     }
 
     /// The listing entry (`buildSessionInfo`) as JSON text, `null` when pi leaves the file out
@@ -206,7 +206,7 @@ impl NativeSession {
     /// for `modified`) instead of the one read with the file.
     #[napi(js_name = "infoJson")]
     pub fn info_json(&self, mtime_ms: Option<f64>) -> Result<String> {
-        guard(|| {
+        guard_text("the listing entry", || {
             let session = self.session();
             let mut out = Vec::new();
             let written = match mtime_ms {
@@ -224,7 +224,7 @@ impl NativeSession {
     /// as a JSON array: the file's text of each entry, or the value a migration made of it.
     #[napi(js_name = "entriesJson")]
     pub fn entries_json(&self) -> Result<String> {
-        guard(|| {
+        guard_text("the entries", || {
             let mut out = String::from("[");
             for (i, record) in self.session().entry_records().enumerate() {
                 if i > 0 {
@@ -242,7 +242,7 @@ impl NativeSession {
     /// `ERR_ENTRY_SHAPE` error.
     #[napi(js_name = "typedEntriesJson")]
     pub fn typed_entries_json(&self) -> Result<String> {
-        guard(|| {
+        guard_text("the entries", || {
             let mut out = Vec::from(*b"[");
             for (i, entry) in self.session().entries().enumerate() {
                 let entry = entry.map_err(|e| error::entry_error(&e))?;
@@ -250,7 +250,7 @@ impl NativeSession {
                     out.push(b',');
                 }
                 serde_json::to_writer(&mut out, &entry.entry)
-                    .map_err(|e| error::failure("ERR_ENTRY_SHAPE", e.to_string()))?;
+                    .map_err(|e| error::failure("entry-not-typed", e.to_string()))?;
             }
             out.push(b']');
             Ok(text(out))
@@ -260,7 +260,7 @@ impl NativeSession {
     /// The header's value as JSON text (as loaded: migrated for a v1/v2 file).
     #[napi(js_name = "headerJson")]
     pub fn header_json(&self) -> Result<String> {
-        guard(|| {
+        guard_text("the header", || {
             let mut out = String::new();
             push_record(&mut out, self.session().header());
             Ok(out)

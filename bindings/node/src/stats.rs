@@ -4,7 +4,7 @@
 //! and checked not to have shrunk while it was read, on every core; a file that is not a
 //! session is in the report's `errors`, the others still counted.
 
-use crate::error::{self, Result, guard};
+use crate::error::{self, Result, guard_text};
 use napi_derive::napi;
 use pi_session_format::stats::ledger::{GroupBy, Options};
 use pi_session_format::stats::report::{Counted, Skipped, StatsReport, TimeRange};
@@ -25,7 +25,7 @@ pub fn stats_json(
     follow: Option<bool>,
     include_archived: Option<bool>,
 ) -> Result<String> {
-    guard(|| {
+    guard_text("the report", || {
         let pi = crate::pi_version(pi.as_deref())?;
         let by = match by.as_deref() {
             None => GroupBy::default(),

@@ -4,7 +4,7 @@
 //! for pi's session directory); each file is read (`Input`), validated, and checked not to
 //! have changed while it was read, as the command does.
 
-use crate::error::{self, Result, guard};
+use crate::error::{self, Result, guard_text};
 use napi_derive::napi;
 use pi_session_fs::discover::{self, Walk};
 use pi_session_validate::{FileReport, Tool, ValidateReport, VerdictMode};
@@ -23,7 +23,7 @@ pub fn validate_json(
     follow: Option<bool>,
     include_archived: Option<bool>,
 ) -> Result<String> {
-    guard(|| {
+    guard_text("the report", || {
         let pi = crate::pi_version(pi.as_deref())?;
         let schema_only = schema_only.unwrap_or(false);
         let mode = if schema_only {

@@ -3,7 +3,7 @@
 //! text `JSON.stringify` made of them in `index.js`, read back with the library's
 //! `JSON.parse`, so that they are written with the members in the order JavaScript gave them.
 
-use crate::error::{self, Result, failure, guard};
+use crate::error::{self, Result, failure, guard, guard_text};
 use crate::session::NativeSession;
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
@@ -187,7 +187,7 @@ impl NativeWriter {
     /// The context pi would send for the current leaf: its messages as a JSON array.
     #[napi(js_name = "contextJson")]
     pub fn context_json(&self) -> Result<String> {
-        guard(|| {
+        guard_text("the context", || {
             let messages = self
                 .inner
                 .build_context()

@@ -53,13 +53,21 @@ export function temporaryDirectory(prefix = "pi-session-node-") {
 	return dir;
 }
 
-/** Asserts that `run` throws an Error with a code (what every failure of the package is). */
+/** The codes index.d.ts declares (`ErrorCode`). */
+export const ERROR_CODES = (() => {
+	const types = readFileSync(join(packageDir, "index.d.ts"), "utf8");
+	const start = types.indexOf("export type ErrorCode =");
+	const union = types.slice(start, types.indexOf('";', start) + 1);
+	return new Set([...union.matchAll(/\| "([^"]+)"/g)].map((m) => m[1]));
+})();
+
+/** Asserts that `run` throws an Error with a declared code (what every failure of the package is). */
 export function codeOf(run) {
 	try {
 		run();
 	} catch (error) {
 		if (!(error instanceof Error)) throw new Error(`threw a non-Error: ${String(error)}`);
-		if (typeof error.code !== "string" || !/^(E[A-Z]+|ERR_[A-Z_]+)$/.test(error.code)) {
+		if (typeof error.code !== "string" || !ERROR_CODES.has(error.code)) {
 			throw new Error(`an Error without a stable code: ${error.code}: ${error.message}`);
 		}
 		return error.code;

@@ -4,7 +4,7 @@
 // the test instead of stopping the suite.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { codeOf, packageDir, piSession, temporaryDirectory } from "./helpers.mjs";
@@ -28,29 +28,29 @@ function file(name, content) {
 
 test("a missing file", () => {
 	const missing = join(dir, "missing.jsonl");
-	assert.equal(codeOf(() => piSession.open(missing)), "ENOENT");
-	assert.equal(codeOf(() => piSession.info(missing)), "ENOENT");
+	assert.equal(codeOf(() => piSession.open(missing)), "not-found");
+	assert.equal(codeOf(() => piSession.info(missing)), "not-found");
 	// pi's loadEntriesFromFile: `if (!existsSync(filePath)) return [];`
 	assert.deepStrictEqual(piSession.loadEntriesFromFile(missing), []);
 	const report = piSession.validate(missing);
 	assert.equal(report.files[0].valid, false);
 	assert.match(report.files[0].readError, /No such file/);
-	assert.equal(codeOf(() => piSession.SessionWriter.forkFrom(missing, "/w", { sessionDir: dir })), "ERR_NOT_A_SESSION");
+	assert.equal(codeOf(() => piSession.SessionWriter.forkFrom(missing, "/w", { sessionDir: dir })), "not-a-session");
 });
 
 test("a directory", () => {
 	const sub = join(dir, "a-directory.jsonl");
 	mkdirSync(sub);
-	assert.equal(codeOf(() => piSession.open(sub)), "EISDIR");
-	assert.equal(codeOf(() => piSession.info(sub)), "EISDIR");
-	assert.equal(codeOf(() => piSession.loadEntriesFromFile(sub)), "EISDIR");
-	assert.equal(codeOf(() => piSession.SessionWriter.open(sub)), "ERR_NOT_A_FILE");
+	assert.equal(codeOf(() => piSession.open(sub)), "is-a-directory");
+	assert.equal(codeOf(() => piSession.info(sub)), "is-a-directory");
+	assert.equal(codeOf(() => piSession.loadEntriesFromFile(sub)), "is-a-directory");
+	assert.equal(codeOf(() => piSession.SessionWriter.open(sub)), "not-a-file");
 });
 
 test("a 0-byte file and empty bytes", () => {
 	const empty = file("empty.jsonl", "");
-	assert.equal(codeOf(() => piSession.open(empty)), "ERR_EMPTY_SESSION");
-	assert.equal(codeOf(() => piSession.open(Buffer.alloc(0))), "ERR_EMPTY_SESSION");
+	assert.equal(codeOf(() => piSession.open(empty)), "PS0101");
+	assert.equal(codeOf(() => piSession.open(Buffer.alloc(0))), "PS0101");
 	assert.deepStrictEqual(piSession.loadEntriesFromFile(empty), []);
 	assert.equal(piSession.info(empty), null);
 	assert.equal(piSession.validate(empty).files[0].valid, false);
@@ -59,7 +59,7 @@ test("a 0-byte file and empty bytes", () => {
 test("invalid UTF-8", () => {
 	// Nothing but bytes that are not UTF-8: no JSON line, no header.
 	const garbage = file("garbage.jsonl", Buffer.from([0xff, 0xfe, 0x80, 0x0a, 0xc3, 0x28, 0x0a]));
-	assert.equal(codeOf(() => piSession.open(garbage)), "ERR_EMPTY_SESSION");
+	assert.equal(codeOf(() => piSession.open(garbage)), "PS0101");
 	assert.deepStrictEqual(piSession.loadEntriesFromFile(garbage), []);
 	// Inside a string: pi reads U+FFFD, and so do we.
 	const bytes = Buffer.from(`${HEADER}\n${message("a", null, "ab")}\n`);
@@ -69,14 +69,14 @@ test("invalid UTF-8", () => {
 	assert.equal(piSession.loadEntriesFromFile(lossy)[1].message.content, "a\ufffd");
 });
 
-test("a parent cycle: ERR_PARENT_CYCLE where pi loops forever", () => {
+test("a parent cycle: PS0213 where pi loops forever", () => {
 	const cycle = file("cycle.jsonl", `${HEADER}\n${message("a", "b", "one")}\n${message("b", "a", "two")}\n`);
 	const session = piSession.open(cycle);
-	assert.equal(codeOf(() => session.context()), "ERR_PARENT_CYCLE");
-	assert.equal(codeOf(() => session.llm()), "ERR_PARENT_CYCLE");
+	assert.equal(codeOf(() => session.context()), "PS0213");
+	assert.equal(codeOf(() => session.llm()), "PS0213");
 	assert.ok(Array.isArray(session.tree()), "the tree is bounded");
 	const entries = piSession.loadEntriesFromFile(cycle);
-	assert.equal(codeOf(() => piSession.buildSessionContext(entries.slice(1), "b")), "ERR_PARENT_CYCLE");
+	assert.equal(codeOf(() => piSession.buildSessionContext(entries.slice(1), "b")), "PS0213");
 	assert.equal(piSession.validate(cycle).files[0].verdict.piLoadable, false);
 });
 
@@ -94,12 +94,12 @@ test("a value nested a million levels deep", () => {
 
 test("a header that is not one", () => {
 	const path = file("not-header.jsonl", `${message("a", null, "x")}\n`);
-	assert.equal(codeOf(() => piSession.open(path)), "ERR_INVALID_HEADER");
+	assert.equal(codeOf(() => piSession.open(path)), "PS0102");
 	assert.deepStrictEqual(piSession.loadEntriesFromFile(path), []);
 	// pi 0.73.1 throws a TypeError on a `null` first value.
 	const nullFirst = file("null-first.jsonl", `null\n${HEADER}\n`);
 	assert.throws(() => piSession.loadEntriesFromFile(nullFirst, { pi: "0.73" }), TypeError);
-	assert.equal(codeOf(() => piSession.loadEntriesFromFile(nullFirst, { pi: "0.73" })), "ERR_PI_TYPE_ERROR");
+	assert.equal(codeOf(() => piSession.loadEntriesFromFile(nullFirst, { pi: "0.73" })), "type-error");
 });
 
 test("bad arguments are TypeErrors with Node's codes", () => {
@@ -144,13 +144,13 @@ test("a FIFO is read as a stream to its end, in a child with a timeout", { skip:
 	assert.deepStrictEqual(
 		child(`${WRITE_THEN("")}
 try { p.open(fifo); console.log(JSON.stringify({ ok: true })) } catch (e) { console.log(JSON.stringify({ code: e.code })) }`, fifo),
-		{ code: "ERR_EMPTY_SESSION" },
+		{ code: "PS0101" },
 	);
 	// A writer of garbage.
 	assert.deepStrictEqual(
 		child(`${WRITE_THEN("not json\n[1,2]\n")}
 try { p.open(fifo); console.log(JSON.stringify({ ok: true })) } catch (e) { console.log(JSON.stringify({ code: e.code })) }`, fifo),
-		{ code: "ERR_INVALID_HEADER" },
+		{ code: "PS0102" },
 	);
 	// A writer of a session: read whole.
 	assert.deepStrictEqual(
@@ -164,4 +164,65 @@ console.log(JSON.stringify(p.open(fifo).context().messages.map((m) => m.content)
 console.log(JSON.stringify(p.loadEntriesFromFile(fifo).length))`, fifo),
 		1,
 	);
+});
+
+test("a file truncated while it is read: an answer or EIO, never a signal", { skip: process.platform === "win32" }, () => {
+	// 40 MB: mapped, and long enough to be cut while the loader is in it.
+	const lines = [HEADER];
+	let parent = null;
+	for (let i = 0; lines.length < 20_000; i++) {
+		const id = `m${i}`;
+		lines.push(message(id, parent, "x".repeat(2000)));
+		parent = id;
+	}
+	const source = file("large.jsonl", `${lines.join("\n")}\n`);
+	for (const delay of [0, 2, 5, 10, 20, 40, 80]) {
+		const path = join(dir, `shrinking-${delay}.jsonl`);
+		writeFileSync(path, readFileSync(source));
+		// The child starts loading; a shell cuts the file to 4 KiB `delay` ms later.
+		const outcome = child(
+			`const { spawn } = require("node:child_process");
+spawn("sh", ["-c", 'sleep "$0"; truncate -s 4096 "$1"', String(${delay} / 1000), fifo], { stdio: "ignore" });
+const out = {};
+for (const [name, run] of [["open", () => p.open(fifo).context().messages.length], ["validate", () => p.validate(fifo).files[0].readError ?? "ok"], ["stats", () => p.stats(fifo).errors.length]]) {
+	try { out[name] = run(); } catch (e) { out[name] = e.code; }
+}
+console.log(JSON.stringify(out));`,
+			path,
+			60_000,
+		);
+		// Loaded whole before the cut, or after it (the 4 KiB left hold one message), or the
+		// shrink reported as EIO; never what a read past the new end would give.
+		assert.ok([lines.length - 1, 1, "io"].includes(outcome.open), JSON.stringify(outcome));
+		assert.ok(["ok", "io"].includes(outcome.validate) || /shr|changed/.test(outcome.validate), JSON.stringify(outcome));
+		assert.ok([0, 1].includes(outcome.stats), JSON.stringify(outcome));
+	}
+});
+
+test("an answer longer than V8's longest string is ERR_STRING_TOO_LONG, and the process goes on", { timeout: 300_000 }, () => {
+	// One user message of 540 MiB: its context is more JSON text than one V8 string holds.
+	const path = join(dir, "huge-message.jsonl");
+	const fd = openSync(path, "w");
+	writeSync(fd, `${HEADER}\n{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"`);
+	const chunk = Buffer.alloc(1 << 20, "a");
+	for (let i = 0; i < 540; i++) writeSync(fd, chunk);
+	writeSync(fd, `","timestamp":1}}\n`);
+	closeSync(fd);
+	const outcome = child(
+		`const out = {};
+const s = p.open(fifo);
+for (const [name, run] of [["context", () => s.context()], ["entries", () => s.entries()], ["llm", () => s.llm()]]) {
+	try { run(); out[name] = "ok"; } catch (e) { out[name] = e.code; out.message = e.message; }
+}
+out.tree = s.tree().length;
+console.log(JSON.stringify(out));`,
+		path,
+		240_000,
+	);
+	rmSync(path);
+	assert.equal(outcome.context, "ERR_STRING_TOO_LONG", JSON.stringify(outcome));
+	assert.equal(outcome.entries, "ERR_STRING_TOO_LONG");
+	assert.equal(outcome.llm, "ERR_STRING_TOO_LONG");
+	assert.match(outcome.message, /the messages is 566 MB of JSON text, more than the longest string V8 can hold/);
+	assert.equal(outcome.tree, 1);
 });

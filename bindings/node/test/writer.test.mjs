@@ -98,8 +98,8 @@ test("fork: one branch as a session of its own", () => {
 		forked.context().messages.map((m) => m.content),
 		[[{ type: "text", text: "one" }]],
 	);
-	assert.equal(codeOf(() => writer.fork("nope", { out: join(dir, "nope.jsonl") })), "ERR_ENTRY_NOT_FOUND");
-	assert.equal(codeOf(() => writer.fork(a, { out })), "EEXIST");
+	assert.equal(codeOf(() => writer.fork("nope", { out: join(dir, "nope.jsonl") })), "entry-not-found");
+	assert.equal(codeOf(() => writer.fork(a, { out })), "already-exists");
 	// forkFrom: a copy under a new session id, for another cwd.
 	const copy = SessionWriter.forkFrom(out, "/elsewhere", { sessionDir: join(dir, "fork-from"), pi: "0.87" });
 	assert.equal(copy.cwd, "/elsewhere");
@@ -111,11 +111,11 @@ test("in memory; refusals leave the writer as it was", () => {
 	const writer = SessionWriter.inMemory("/w", { pi: "0.73" });
 	assert.equal(writer.path, null);
 	const a = writer.appendMessage(user("x"));
-	assert.equal(codeOf(() => writer.append({ type: "message", parentId: "missing", message: user("y") })), "ERR_ENTRY_NOT_FOUND");
-	assert.equal(codeOf(() => writer.append({ type: "message", id: a, message: user("y") })), "ERR_BAD_ENTRY");
-	assert.equal(codeOf(() => writer.branch("missing")), "ERR_ENTRY_NOT_FOUND");
+	assert.equal(codeOf(() => writer.append({ type: "message", parentId: "missing", message: user("y") })), "entry-not-found");
+	assert.equal(codeOf(() => writer.append({ type: "message", id: a, message: user("y") })), "bad-entry");
+	assert.equal(codeOf(() => writer.branch("missing")), "entry-not-found");
 	assert.equal(codeOf(() => writer.appendMessage("text")), "ERR_INVALID_ARG_TYPE");
-	assert.equal(codeOf(() => SessionWriter.create("/w", { sessionDir: dir, id: "../x" })), "ERR_INVALID_SESSION_ID");
+	assert.equal(codeOf(() => SessionWriter.create("/w", { sessionDir: dir, id: "../x" })), "invalid-session-id");
 	assert.equal(writer.entryCount, 1);
 	assert.equal(writer.leafId, a);
 });

@@ -195,3 +195,45 @@ def test_bad_arguments_are_python_errors(tmp_path: Path) -> None:
         pi_session.open(tmp_path / "x.jsonl", pi="2.0")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         pi_session.validate(42)  # type: ignore[arg-type]
+
+
+def test_a_file_truncated_while_it_is_read_is_an_answer_or_io_never_a_signal(tmp_path: Path) -> None:
+    # 40 MB (mapped), cut to 4 KiB a few milliseconds into the read, in a child: a read past
+    # the new end would be SIGBUS there, not here.
+    lines = [HEADER]
+    parent = None
+    for i in range(20_000):
+        lines.append(entry(f"m{i}", parent, "x" * 2000))
+        parent = f"m{i}"
+    source = b"".join(lines)
+    program = """
+import json, subprocess, sys
+import pi_session
+path, delay = sys.argv[1], sys.argv[2]
+subprocess.Popen(["sh", "-c", 'sleep "$0"; truncate -s 4096 "$1"', delay, path])
+out = {}
+for name, run in [
+    ("open", lambda: len(pi_session.open(path).context()["messages"])),
+    ("validate", lambda: pi_session.validate(path)["files"][0].get("readError", "ok")),
+    ("stats", lambda: len(pi_session.stats(path)["errors"])),
+    ("tables", lambda: pi_session.tables(path)["messages"].num_rows),
+]:
+    try:
+        out[name] = run()
+    except pi_session.PiSessionError as e:
+        out[name] = e.code
+print(json.dumps(out))
+"""
+    for delay in ("0", "0.002", "0.01", "0.04"):
+        path = write(tmp_path, source, f"shrinking-{delay}.jsonl")
+        done = subprocess.run(
+            [sys.executable, "-W", "ignore", "-c", program, str(path), delay],
+            capture_output=True, text=True, timeout=120, check=False,
+        )
+        assert done.returncode == 0, f"the child died ({done.returncode}): {done.stderr[-2000:]}"
+        out = json.loads(done.stdout)
+        # Loaded whole before the cut, after it (4 KiB hold one message), or the shrink said.
+        assert out["open"] in (20_000, 1, "io"), out
+        assert out["validate"] == "ok" or "shr" in out["validate"], out
+        assert out["stats"] in (0, 1), out
+        assert out["tables"] in (20_000, 1, 0), out

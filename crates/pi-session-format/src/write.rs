@@ -199,6 +199,32 @@ pub enum WriteError {
     },
 }
 
+impl WriteError {
+    /// A stable name for the error, the same in every binding: `entry-not-found`,
+    /// `not-on-branch`, `not-editable`, `bad-replacement`, `bad-message`, `bad-entry`,
+    /// `invalid-session-id`, `unsupported`, `missing-argument`, `PS0213` (a parent cycle, the
+    /// validator's code), `type-error` (where pi throws a `TypeError`), `not-a-session`,
+    /// `old-version`, or the file's ([`FileError::code`](pi_session_fs::FileError::code)).
+    pub fn code(&self) -> &'static str {
+        match self {
+            WriteError::NotFound(_) => "entry-not-found",
+            WriteError::NotOnBranch(_) => "not-on-branch",
+            WriteError::NotEditable(_) => "not-editable",
+            WriteError::BadReplacement | WriteError::BadReplacementContent(_) => "bad-replacement",
+            WriteError::BadMessage(_) => "bad-message",
+            WriteError::BadEntry(_) => "bad-entry",
+            WriteError::InvalidSessionId(_) => "invalid-session-id",
+            WriteError::Unsupported { .. } => "unsupported",
+            WriteError::MissingArgument { .. } => "missing-argument",
+            WriteError::Cycle(_) => "PS0213",
+            WriteError::Type(_) => "type-error",
+            WriteError::NotASession { .. } => "not-a-session",
+            WriteError::File(file) => file.code(),
+            WriteError::OldVersion { .. } => "old-version",
+        }
+    }
+}
+
 impl fmt::Display for WriteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

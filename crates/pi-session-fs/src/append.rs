@@ -67,6 +67,23 @@ pub enum FileError {
     },
 }
 
+impl FileError {
+    /// A stable name for the error, the same in every binding: `locked`, `not-a-file`,
+    /// `read-only`, `file-replaced`, `partial-write`, `refused`, or the I/O error's
+    /// ([`crate::io_code`]).
+    pub fn code(&self) -> &'static str {
+        match self {
+            FileError::Locked(_) => "locked",
+            FileError::NotAFile(_) => "not-a-file",
+            FileError::ReadOnly { .. } => "read-only",
+            FileError::KeptReplaced(_) => "file-replaced",
+            FileError::Partial { .. } => "partial-write",
+            FileError::Refused(..) => "refused",
+            FileError::Io { source, .. } => crate::io_code(source),
+        }
+    }
+}
+
 impl std::fmt::Display for FileError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let name = |p: &Path| crate::display::path(p);

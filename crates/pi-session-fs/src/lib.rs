@@ -37,6 +37,31 @@ pub use append::{Appender, FileError};
 pub use publish::{publish, publish_with, write_new, write_new_with};
 pub use replace::{Done, Job, Options, Prepared, ReplaceError, Snapshot, prepare};
 
+/// A stable name for an I/O error's kind, the same in every binding's errors: `not-found`,
+/// `permission-denied`, `is-a-directory`, `not-a-directory`, `already-exists`,
+/// `invalid-filename`, `file-too-large`, `read-only-filesystem`, `storage-full`,
+/// `would-block`, `interrupted`, `out-of-memory`, `unsupported`; `io` for the rest (such as
+/// a file that shrank while it was read).
+pub fn io_code(e: &std::io::Error) -> &'static str {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::NotFound => "not-found",
+        K::PermissionDenied => "permission-denied",
+        K::IsADirectory => "is-a-directory",
+        K::NotADirectory => "not-a-directory",
+        K::AlreadyExists => "already-exists",
+        K::InvalidFilename => "invalid-filename",
+        K::FileTooLarge => "file-too-large",
+        K::ReadOnlyFilesystem => "read-only-filesystem",
+        K::StorageFull => "storage-full",
+        K::WouldBlock => "would-block",
+        K::Interrupted => "interrupted",
+        K::OutOfMemory => "out-of-memory",
+        K::Unsupported => "unsupported",
+        _ => "io",
+    }
+}
+
 /// Whether standard output is open: with it closed (`>&-`), Rust's `std` drops what is
 /// written there without an error, so a command whose output is the point (a path) asks first.
 pub fn stdout_is_open() -> bool {

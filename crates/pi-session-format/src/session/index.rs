@@ -62,6 +62,18 @@ pub struct CycleError {
     pub cycle: Vec<(usize, String)>,
 }
 
+impl CycleError {
+    /// A stable name for the error, the same in every binding: the validator's diagnostic
+    /// code, `PS0214` for an entry that is its own parent, `PS0213` for a longer cycle.
+    pub fn code(&self) -> &'static str {
+        if self.cycle.len() == 1 {
+            "PS0214"
+        } else {
+            "PS0213"
+        }
+    }
+}
+
 impl fmt::Display for CycleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // A cycle can be as long as the file: name its first and last entries only.

@@ -56,6 +56,18 @@ pub enum LoadError {
     },
 }
 
+impl LoadError {
+    /// A stable name for the error, the same in every binding: the validator's diagnostic
+    /// code (`PS0101`: no session header, the file has no JSON line; `PS0102`: the first
+    /// value is not a session header).
+    pub fn code(&self) -> &'static str {
+        match self {
+            LoadError::Empty { .. } => "PS0101",
+            LoadError::InvalidHeader { .. } => "PS0102",
+        }
+    }
+}
+
 /// What is wrong with the first value of a file that is not a session header
 /// ([`LoadError::InvalidHeader`]).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -139,6 +139,18 @@ pub enum OpenError {
     },
 }
 
+impl OpenError {
+    /// A stable name for the error, the same in every binding: the I/O error's
+    /// (`pi_session_fs::io_code`: `not-found`, `is-a-directory`, …, `io`) or the load
+    /// error's ([`LoadError::code`]).
+    pub fn code(&self) -> &'static str {
+        match self {
+            OpenError::Io { source, .. } => pi_session_fs::io_code(source),
+            OpenError::Load { source, .. } => source.code(),
+        }
+    }
+}
+
 impl fmt::Display for OpenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

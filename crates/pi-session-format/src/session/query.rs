@@ -243,6 +243,13 @@ pub struct EntryError {
     pub message: String,
 }
 
+impl EntryError {
+    /// A stable name for the error, the same in every binding: `entry-not-typed`.
+    pub fn code(&self) -> &'static str {
+        "entry-not-typed"
+    }
+}
+
 impl fmt::Display for EntryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

@@ -2,6 +2,7 @@
 //! and the real sessions (`validate_*`), and the JSON Schemas against the typed model
 //! (`schema_*`, with their shared set-up in `schema_support`).
 
+mod error_codes;
 mod schema_agreement;
 mod schema_property;
 mod schema_support;
