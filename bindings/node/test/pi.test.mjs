@@ -1,14 +1,44 @@
 // Against pi itself, live, on every corpus case and with every pinned pi (0.73.1, 0.87.1,
 // 1.5.2; conformance/reference/): the drop-in `loadEntriesFromFile` and `buildSessionContext`
-// give what pi's own functions give, and the Session answers what pi's SessionManager does.
+// give what pi's own functions give, and the Session answers what pi's SessionManager does;
+// the same on random sessions pi itself wrote, hand-edited (scripts/diff/gen-sessions.mjs).
 //
 // pi reads a private copy of each file (it writes the files it opens). pi loops forever on a
 // parent cycle: where ours reports one (PS0213, PS0214), pi's context is not asked for.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
-import { asJson, codeOf, copyOf, corpus, loadPi, piInstalled, piSession, VERSIONS } from "./helpers.mjs";
+import { asJson, codeOf, copyOf, corpus, loadPi, piInstalled, piSession, root, temporaryDirectory, VERSIONS } from "./helpers.mjs";
 
 const cases = corpus();
+
+/**
+ * Random sessions, written by driving pi 0.73.1's own SessionManager and then hand-edited as
+ * pi's writer never would (scripts/diff/gen-sessions.mjs, a fixed seed; without the parent
+ * cycles and null messages pi hangs or throws on): each with the leaf the generator chose.
+ */
+function randomSessions() {
+	if (!piInstalled("0.73")) return [];
+	const dir = temporaryDirectory("pi-session-node-random-");
+	execFileSync(process.execPath, [join(root, "scripts", "diff", "gen-sessions.mjs"), "--seed", "28", "--count", "60", "--out", dir, "--no-hang"], {
+		stdio: ["ignore", "ignore", "inherit"],
+	});
+	return readdirSync(dir)
+		.filter((name) => name.endsWith(".jsonl"))
+		.sort()
+		.map((name) => {
+			const args = join(dir, name.replace(/\.jsonl$/, ".args.json"));
+			const leaf = existsSync(args) ? JSON.parse(readFileSync(args, "utf8")).leaf : undefined;
+			return { name: `random/${name}`, file: join(dir, name), leaf };
+		});
+}
+const random = randomSessions();
+
+test("random sessions were made", { skip: piInstalled("0.73") ? false : "pi 0.73.1 is not installed" }, () => {
+	assert.ok(random.length >= 60, `${random.length} sessions`);
+});
 
 /** What `run` returns, or the class of what it throws: `{ value }` or `{ threw }`. */
 function outcome(run) {
@@ -23,7 +53,7 @@ for (const v of VERSIONS) {
 	const installed = piInstalled(v);
 	test(`pi ${v}`, { skip: installed ? false : `pi ${v} is not installed (conformance/reference/README.md)` }, async (t) => {
 		const pi = await loadPi(v);
-		for (const c of cases) {
+		for (const c of [...cases, ...random]) {
 			await t.test(c.name, () => {
 				// loadEntriesFromFile: the same values, or the same exception.
 				const theirs = outcome(() => pi.loadEntriesFromFile(copyOf(c.file)));
