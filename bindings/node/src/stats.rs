@@ -7,9 +7,8 @@
 use crate::error::{self, Result, guard_text};
 use napi_derive::napi;
 use pi_session_format::stats::ledger::{GroupBy, Options};
-use pi_session_format::stats::report::{Counted, Skipped, StatsReport, TimeRange};
+use pi_session_format::stats::report::{StatsReport, TimeRange};
 use pi_session_fs::discover::{self, Walk};
-use rayon::prelude::*;
 use std::path::PathBuf;
 
 /// The report of `paths` as JSON text.
@@ -46,20 +45,12 @@ pub fn stats_json(
         };
         let collected =
             discover::collect(&paths, walk).map_err(|e| error::io_error(&e, "stats"))?;
-        let (counted, skipped): (Vec<Counted>, Vec<Skipped>) = collected
-            .targets
-            .par_iter()
-            .map(|target| Counted::read_target(target, pi))
-            .partition_map(|read| match read {
-                Ok(c) => rayon::iter::Either::Left(c),
-                Err(s) => rayon::iter::Either::Right(s),
-            });
         let options = Options {
             by,
             since_ms: range.since_ms,
             until_ms: range.until_ms,
             no_dedupe: !dedupe.unwrap_or(true),
         };
-        Ok(StatsReport::new(counted, skipped, options).to_json())
+        Ok(StatsReport::of_targets(&collected.targets, pi, options).to_json())
     })
 }

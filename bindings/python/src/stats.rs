@@ -9,11 +9,10 @@ use crate::convert::from_json;
 use crate::error::Failure;
 use crate::paths::{paths_of, pi_version, targets, warn};
 use pi_session_format::stats::ledger::{GroupBy, Options};
-use pi_session_format::stats::report::{Counted, Skipped, StatsReport, TimeRange};
+use pi_session_format::stats::report::{StatsReport, TimeRange};
 use pi_session_fs::discover::Walk;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rayon::iter::{Either, IntoParallelRefIterator, ParallelIterator};
 
 /// A `since`/`until` argument as text: a `str`, a `datetime.date` (a whole UTC day) or an
 /// aware `datetime.datetime` (its `isoformat()`); a naive datetime is refused as ambiguous.
@@ -81,30 +80,20 @@ pub(crate) fn stats<'py>(
     };
     let (text, notes) = py.detach(|| -> Result<(Vec<u8>, Vec<String>), Failure> {
         let (targets, mut notes) = targets(paths, walk)?;
-        let (counted, skipped): (Vec<Counted>, Vec<Skipped>) = targets
-            .par_iter()
-            .map(|target| Counted::read_target(target, pi))
-            .partition_map(|read| match read {
-                Ok(c) => Either::Left(c),
-                Err(s) => Either::Right(s),
-            });
-        notes.extend(
-            skipped
-                .iter()
-                .map(|s| format!("{}: skipped: {}", s.path, s.error)),
-        );
         let options = Options {
             by,
             since_ms: range.since_ms,
             until_ms: range.until_ms,
             no_dedupe: !dedupe,
         };
-        Ok((
-            StatsReport::new(counted, skipped, options)
-                .to_json()
-                .into_bytes(),
-            notes,
-        ))
+        let report = StatsReport::of_targets(&targets, pi, options);
+        notes.extend(
+            report
+                .skipped
+                .iter()
+                .map(|s| format!("{}: skipped: {}", s.path, s.error)),
+        );
+        Ok((report.to_json().into_bytes(), notes))
     })?;
     warn(py, &notes)?;
     from_json(py, text)

@@ -132,6 +132,21 @@ impl StatsReport {
         }
     }
 
+    /// Reads and counts `targets` on every core ([`Counted::read_target`]) and adds them up
+    /// with `options`: the files that cannot be counted are [`StatsReport::skipped`], in the
+    /// order of `targets`.
+    pub fn of_targets(targets: &[Target], pi: PiVersion, options: Options) -> StatsReport {
+        use rayon::prelude::*;
+        let (counted, skipped): (Vec<Counted>, Vec<Skipped>) = targets
+            .par_iter()
+            .map(|target| Counted::read_target(target, pi))
+            .partition_map(|read| match read {
+                Ok(c) => rayon::iter::Either::Left(c),
+                Err(s) => rayon::iter::Either::Right(s),
+            });
+        StatsReport::new(counted, skipped, options)
+    }
+
     /// The report as one JSON object:
     /// `{"formatVersion":1,"by","dedupe","groups":[…],"total","copies","forkedSessions",
     /// "errors"}`. A group of [`GroupBy::Session`] also has the session's `id`, `cwd`,
