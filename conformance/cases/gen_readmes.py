@@ -18,7 +18,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 RULES_MD = os.path.join(HERE, "..", "RULES.md")
 OPS = ["context", "llm", "migrate", "tree", "info"]
-KEYS = {"description", "rules", "leaf", "pi", "ops", "divergence"}
+KEYS = {"description", "rules", "leaf", "pi", "ops", "divergence", "dialect"}
 MIN_CASES = 170
 
 # One paragraph of spec prose per area (areas without an entry here are listed but not described).
@@ -85,6 +85,14 @@ SUMMARIES = {
         "before its summary, null or missing content normalised, `usage` entries ignored; and cases "
         "showing that migrations, labels and names did not change."
     ),
+    "omp": (
+        "oh-my-pi (`omp`, `@oh-my-pi/pi-coding-agent` 18.3.4), the most used fork of pi, reads its "
+        "own files and pi's: a fixed-width title slot before the header, settings by role and mode, "
+        "`/clear` boundaries, failed turns and dangling tool calls left out of the context. These "
+        "cases carry `\"dialect\": \"omp\"`: their expected outputs come from omp's own code "
+        "(`conformance/reference/omp/omp-ref.ts`), an implementation is given `--dialect omp`, and "
+        "`conformance run --dialect omp` runs them. `docs/dialects.md` lists every difference."
+    ),
     "divergence": (
         "Inputs on which pi hangs (parent cycles), crashes (null lines, null messages, non-object v1 "
         "lines, a context_edit without replacement in 0.87.1) or destroys data (no valid header: the "
@@ -101,7 +109,7 @@ SUMMARIES["real"] = (
     "including v1 and v2 files in their historical shapes. pi 0.73.1 and 0.87.1 give the same "
     "outputs on every one of them (checked by `.ci/run`)."
 )
-ORDER = ["parse", "header", "migrate", "context", "llm", "tree", "labels-names", "info", "pi-0.87", "divergence", "real"]
+ORDER = ["parse", "header", "migrate", "context", "llm", "tree", "labels-names", "info", "pi-0.87", "omp", "divergence", "real"]
 
 
 def load_rules():
@@ -175,6 +183,8 @@ def check(rules):
                     problems.append(f"{where}: divergence/ cases need a divergence field")
             elif "divergence" in meta:
                 problems.append(f"{where}: divergence field outside divergence/")
+            if (area == "omp") != (meta.get("dialect") == "omp") or meta.get("dialect", "omp") != "omp":
+                problems.append(f"{where}: omp/ cases, and only they, need \"dialect\": \"omp\"")
             if area == "pi-0.87" and meta.get("pi") != "0.87":
                 problems.append(f"{where}: pi-0.87/ cases need \"pi\": \"0.87\"")
             if os.path.isdir(os.path.join(cdir, "expected")):

@@ -78,6 +78,7 @@ fn request<'a>(case: &'a Case, path: &'a Path, op: Op, pi: &'a str) -> Request<'
         },
         llm: op == Op::Llm,
         pi,
+        dialect: case.dialect(),
     }
 }
 

@@ -34,6 +34,7 @@ pub(crate) fn run() -> Result<(), String> {
         .iter()
         .flat_map(|(_, path, leaf)| {
             PIS.iter().map(move |pi| Request {
+                dialect: "pi",
                 op: "export",
                 file: path,
                 leaf: *leaf,

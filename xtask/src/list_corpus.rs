@@ -48,6 +48,7 @@ fn list(dir: &Path) -> Result<Map<String, Value>, String> {
     let requests: Vec<Request<'_>> = PIS
         .iter()
         .map(|pi| Request {
+            dialect: "pi",
             op: "list",
             file: dir,
             leaf: None,

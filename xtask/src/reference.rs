@@ -1,5 +1,6 @@
-//! Talking to the pinned reference: `node conformance/reference/pi-ref.mjs batch`, one NDJSON
-//! request per line in, one response per line out.
+//! Talking to the pinned references: `node conformance/reference/pi-ref.mjs batch` for pi and
+//! `bun conformance/reference/omp/omp-ref.ts batch` for oh-my-pi (Bun fetched by
+//! `omp/fetch-omp.mjs`), one NDJSON request per line in, one response per line out.
 
 use crate::root;
 use std::io::{BufRead, BufReader, Write};
@@ -18,6 +19,8 @@ pub(crate) struct Request<'a> {
     pub llm: bool,
     /// `"0.73"`, `"0.87"` or `"1.5"`.
     pub pi: &'a str,
+    /// `"pi"` or `"omp"`: which reference answers.
+    pub dialect: &'a str,
 }
 
 /// What the reference answered: its exact output, or the error it threw.
@@ -67,17 +70,58 @@ fn json_string(s: &str) -> String {
     out
 }
 
-/// Runs every request through one reference process, in order.
+/// Makes sure omp's packages and Bun are there (`omp/fetch-omp.mjs`, which does nothing when
+/// they are) and returns the Bun binary.
+pub(crate) fn ensure_omp_installed() -> Result<std::path::PathBuf, String> {
+    let dir = root().join("conformance/reference");
+    let status = Command::new("node")
+        .arg(dir.join("omp/fetch-omp.mjs"))
+        .status()
+        .map_err(|e| format!("omp/fetch-omp.mjs: {e} (node is required)"))?;
+    if !status.success() {
+        return Err("conformance/reference/omp/fetch-omp.mjs failed".into());
+    }
+    Ok(dir.join("vendor/omp/bun/bin/bun"))
+}
+
+/// Runs every request through its dialect's reference, one process per dialect; the
+/// responses come back in the order of the requests.
 pub(crate) fn batch(requests: &[Request<'_>]) -> Result<Vec<Response>, String> {
-    ensure_installed()?;
-    let mut child = Command::new("node")
-        .arg(root().join("conformance/reference/pi-ref.mjs"))
+    let (omp, pi): (Vec<usize>, Vec<usize>) =
+        (0..requests.len()).partition(|&i| requests[i].dialect == "omp");
+    let mut responses: Vec<Option<Response>> = vec![None; requests.len()];
+    for (indices, dialect) in [(pi, "pi"), (omp, "omp")] {
+        if indices.is_empty() {
+            continue;
+        }
+        let part: Vec<&Request<'_>> = indices.iter().map(|&i| &requests[i]).collect();
+        let answers = batch_of(&part, dialect)?;
+        for (i, answer) in indices.into_iter().zip(answers) {
+            responses[i] = Some(answer);
+        }
+    }
+    Ok(responses.into_iter().flatten().collect())
+}
+
+/// Runs the requests of one dialect through one reference process, in order.
+fn batch_of(requests: &[&Request<'_>], dialect: &str) -> Result<Vec<Response>, String> {
+    let mut command = if dialect == "omp" {
+        let mut command = Command::new(ensure_omp_installed()?);
+        command.arg(root().join("conformance/reference/omp/omp-ref.ts"));
+        command
+    } else {
+        ensure_installed()?;
+        let mut command = Command::new("node");
+        command.arg(root().join("conformance/reference/pi-ref.mjs"));
+        command
+    };
+    let mut child = command
         .arg("batch")
         .env("TZ", "UTC")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start node: {e}"))?;
+        .map_err(|e| format!("cannot start the {dialect} reference: {e}"))?;
     let mut input = String::new();
     for r in requests {
         let leaf = r.leaf.map_or("null".to_string(), json_string);

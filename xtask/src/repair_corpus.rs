@@ -93,6 +93,7 @@ pub(crate) fn run(write: bool) -> Result<(), String> {
         .iter()
         .flat_map(|(_, _, placed)| {
             PIS.iter().map(move |pi| Request {
+                dialect: "pi",
                 op: "context",
                 file: placed,
                 leaf: None,

@@ -27,6 +27,7 @@ pub(crate) fn run(write: bool) -> Result<(), String> {
         .iter()
         .flat_map(|path| {
             PIS.iter().map(move |pi| Request {
+                dialect: "pi",
                 op: "stats",
                 file: path,
                 leaf: None,

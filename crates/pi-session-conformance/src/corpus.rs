@@ -80,6 +80,10 @@ pub struct CaseMeta {
     /// Why the expectation is ours, not pi's (divergence cases only).
     #[serde(default)]
     pub divergence: Option<String>,
+    /// The session's dialect: `"pi"` (default) or `"omp"` (oh-my-pi, the cases of `omp/`,
+    /// whose expectations omp computed); [`Case::args`] passes `--dialect` when it is not pi.
+    #[serde(default)]
+    pub dialect: Option<String>,
 }
 
 /// What an operation must produce.
@@ -126,6 +130,11 @@ impl Case {
         self.meta.pi.as_deref().unwrap_or("0.73")
     }
 
+    /// The session's dialect (`"pi"` unless `case.json` says otherwise).
+    pub fn dialect(&self) -> &str {
+        self.meta.dialect.as_deref().unwrap_or("pi")
+    }
+
     /// The command-line arguments of `op` after the operation name. `--pi` is always given:
     /// an implementation's own default need not be the corpus's.
     pub fn args(&self, op: Op) -> Vec<String> {
@@ -134,6 +143,9 @@ impl Case {
             args.extend(["--leaf".to_string(), leaf.clone()]);
         }
         args.extend(["--pi".to_string(), self.pi().to_owned()]);
+        if self.dialect() != "pi" {
+            args.extend(["--dialect".to_string(), self.dialect().to_owned()]);
+        }
         if op == Op::Info {
             args.extend(["--mtime".to_string(), INFO_MTIME_MS.to_string()]);
         }

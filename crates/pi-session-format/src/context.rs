@@ -314,7 +314,7 @@ fn model(provider: Option<&JsValue>, model_id: Option<&JsValue>) -> JsValue {
 }
 
 /// An object of the given members in order, skipping `None` (undefined) ones.
-fn object(members: &[(&str, Option<JsValue>)]) -> JsValue {
+pub(crate) fn object(members: &[(&str, Option<JsValue>)]) -> JsValue {
     let mut o = JsObject::new();
     for (key, value) in members {
         if let Some(value) = value {
@@ -572,6 +572,7 @@ mod tests {
             LoadOptions {
                 ids: &mut SequentialIds::default(),
                 pi,
+                dialect: crate::Dialect::Pi,
             },
         )
         .unwrap();

@@ -18,6 +18,9 @@
 //! - [`stats`]: tokens, cost and message counts: pi's `getSessionStats`, and totals over many
 //!   sessions with forked history counted once;
 //! - [`write`](mod@write): [`SessionWriter`], pi's `SessionManager`: the bytes pi writes, safely;
+//! - [`dialect`](mod@dialect): pi's format or oh-my-pi's ([`Dialect`]), told apart from the
+//!   file;
+//! - [`omp`]: what oh-my-pi (`omp`) does differently: its title slot and its context;
 //! - [`types`]: the typed serde model of every entry and message (JSON Schema derives behind
 //!   the `schema` feature, `Arbitrary` behind `arbitrary`).
 //!
@@ -53,11 +56,13 @@
 
 pub mod context;
 pub mod date;
+pub mod dialect;
 pub mod export;
 pub mod info;
 pub use pi_session_json as json;
 pub mod llm;
 pub mod migrate;
+pub mod omp;
 pub mod read;
 pub mod search;
 pub mod session;
@@ -67,6 +72,7 @@ pub mod types;
 pub mod write;
 
 pub use context::{Context, Message};
+pub use dialect::Dialect;
 pub use session::{EntryError, LoadError, OpenError, OwnedSession, Record, Session, TypedEntry};
 pub use tree::{CycleError, Index, Leaf, Tree};
 pub use write::{SessionWriter, WriteError, WriteProfile, WriterConfig};

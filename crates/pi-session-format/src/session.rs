@@ -18,7 +18,8 @@
 //! context, `convertToLlm`, tree, listing, typed entries) and `open.rs` (a session that owns
 //! its bytes, read from a path).
 
-use crate::PiVersion;
+use crate::omp::TitleSlot;
+use crate::{Dialect, PiVersion};
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -100,6 +101,11 @@ pub struct Session<'a> {
     pub version: VersionInfo,
     /// Whose loading rules were followed.
     pub pi: PiVersion,
+    /// The file's dialect ([`Loader::dialect`]): pi's, or oh-my-pi's.
+    pub dialect: Dialect,
+    /// omp's title slot, when the file is read as omp's and starts with one: its line is
+    /// not a record (`records[0]` is still the header).
+    pub title_slot: Option<TitleSlot>,
     /// The migration the records went through (the ids v1→v2 gave them).
     plan: Plan,
     /// `byId`, the leaf and the links, built the first time something needs them

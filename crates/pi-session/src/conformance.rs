@@ -10,7 +10,7 @@ use pi_session_conformance::corpus;
 use pi_session_conformance::embedded::{self, Manifest};
 use pi_session_conformance::level::Level;
 use pi_session_conformance::run::{self, Report, RunOptions};
-use pi_session_format::PiVersion;
+use pi_session_format::{Dialect, PiVersion};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -69,6 +69,11 @@ pub(crate) enum Command {
         /// hangs, crashes or loses data, not pi's behaviour.
         #[arg(long)]
         divergences: bool,
+        /// The dialect whose cases to run: `pi` (every area but `omp/`), or `omp` (the
+        /// cases of `omp/`, computed by oh-my-pi; the implementation is given `--dialect
+        /// omp`).
+        #[arg(long, value_name = "DIALECT", default_value = "pi")]
+        dialect: Dialect,
     },
     /// Judge a session writer over the writer corpus (conformance/writers/).
     ///
@@ -162,6 +167,9 @@ pub(crate) enum Command {
         /// File modification time for `info` (ms since 1970).
         #[arg(long, value_name = "MS", default_value_t = 0)]
         mtime: i64,
+        /// The session's dialect (the corpus runner passes the case's, `pi` by default).
+        #[arg(long, value_name = "DIALECT", default_value = "pi")]
+        dialect: Dialect,
     },
 }
 
@@ -212,6 +220,19 @@ pub(crate) enum ProtocolOp {
     Info,
 }
 
+impl ProtocolOp {
+    /// The operation's name on the command line.
+    fn name(self) -> &'static str {
+        match self {
+            ProtocolOp::Context => "context",
+            ProtocolOp::Llm => "llm",
+            ProtocolOp::Migrate => "migrate",
+            ProtocolOp::Tree => "tree",
+            ProtocolOp::Info => "info",
+        }
+    }
+}
+
 pub(crate) fn main(command: Command) -> ExitCode {
     match command {
         Command::Run {
@@ -223,11 +244,13 @@ pub(crate) fn main(command: Command) -> ExitCode {
             timeout,
             level,
             divergences,
+            dialect,
         } => {
             let mut skip = skip;
             if !divergences {
                 skip.push(DIVERGENCE_TIER.to_owned());
             }
+
             let (corpus, manifest) = match corpus_part(corpus.as_deref(), "cases") {
                 Ok(found) => found,
                 Err(e) => {
@@ -247,6 +270,7 @@ pub(crate) fn main(command: Command) -> ExitCode {
                 manifest,
                 format,
                 divergences,
+                dialect,
             )
         }
         Command::Corpus { extract, format } => corpus_command(extract.as_deref(), format),
@@ -302,12 +326,23 @@ pub(crate) fn main(command: Command) -> ExitCode {
                 pi_session_conformance::script::Hooks::Script
             },
         ),
+        Command::Impl { op, dialect, .. }
+            if dialect == Dialect::Omp && !matches!(op, ProtocolOp::Context) =>
+        {
+            // The protocol's "not supported" status: not scored, not a failure.
+            eprintln!(
+                "pi-session: {}: not supported for omp sessions yet (only `context` is)",
+                op.name()
+            );
+            ExitCode::from(3)
+        }
         Command::Impl {
             op,
             leaf,
             pi,
             mtime,
-        } => match implement(op, leaf.as_deref(), pi, mtime) {
+            dialect,
+        } => match implement(op, leaf.as_deref(), pi, dialect, mtime) {
             Ok(()) => ExitCode::SUCCESS,
             Err(Rejected(message)) => {
                 eprintln!("pi-session: {message}");
@@ -334,6 +369,7 @@ fn implement(
     op: ProtocolOp,
     leaf: Option<&str>,
     pi: PiVersion,
+    dialect: Dialect,
     mtime: i64,
 ) -> Result<(), Rejected> {
     let mut bytes = Vec::new();
@@ -341,6 +377,7 @@ fn implement(
     // Migration ids are numbered in the protocol so outputs are comparable.
     let settings = Settings {
         pi,
+        dialect: Some(dialect),
         sequential_ids: true,
         exits_after: false,
     };
@@ -469,6 +506,7 @@ fn run_corpus(
     manifest: Option<Manifest>,
     format: Format,
     divergences: bool,
+    dialect: Dialect,
 ) -> ExitCode {
     let cases = match corpus::load_cases(corpus_dir) {
         Ok(cases) if cases.is_empty() => {
@@ -486,7 +524,11 @@ fn run_corpus(
         }
     };
     let selected = match run::select(&cases, &options.only, &options.skip) {
-        Ok(selected) => selected,
+        // Each run is of one dialect's cases (`case.json`'s `dialect`).
+        Ok(selected) => selected
+            .into_iter()
+            .filter(|c| c.dialect() == dialect.name())
+            .collect::<Vec<_>>(),
         Err(e) => {
             eprintln!("pi-session: {e}");
             return ExitCode::from(2);

@@ -21,8 +21,8 @@ mod write;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ops::{Rejected, Settings};
-use pi_session_format::PiVersion;
 use pi_session_format::tree;
+use pi_session_format::{Dialect, PiVersion};
 use pi_session_fs::input::Input;
 pub(crate) use pi_session_fs::{display, input, replace};
 use std::io::Write;
@@ -139,6 +139,10 @@ struct FileArgs {
     /// Which pi to follow where versions differ.
     #[arg(long, value_parser = pi::parser(), default_value = pi::DEFAULT)]
     pi: PiVersion,
+    /// The file's dialect, `pi` or `omp` (oh-my-pi); default: the file's own, told by
+    /// omp's title slot, header members and entry types (see docs/dialects.md).
+    #[arg(long, value_name = "DIALECT")]
+    dialect: Option<Dialect>,
 }
 
 /// `tree --format`.
@@ -239,6 +243,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         Command::Context { file, leaf, llm } => {
             let settings = Settings {
                 exits_after: true,
+                dialect: file.dialect,
                 ..Settings::new(file.pi, false)
             };
             let warnings = with_stdout(|out| {
@@ -266,6 +271,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
             let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
             let settings = Settings {
                 exits_after: true,
+                dialect: file.dialect,
                 ..Settings::new(file.pi, false)
             };
             let text = (format == TreeFormat::Text).then(|| tree::TextOptions {
@@ -280,7 +286,10 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         }
         Command::Info { file, mtime } => {
             let mtime = mtime.map_or_else(|| input.modified_ms(), |ms| ms as f64);
-            let settings = Settings::new(file.pi, false);
+            let settings = Settings {
+                dialect: file.dialect,
+                ..Settings::new(file.pi, false)
+            };
             let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
             with_stdout(|out| ops::info_to(input.bytes(), Some(&read_at), mtime, settings, out))?;
             // Streamed in two passes: a file that shrank meanwhile makes what was printed

@@ -1,13 +1,13 @@
 //! The operations of the tool over a session's bytes, shared by the file commands and the
 //! conformance protocol: each returns the exact output and the warnings to show.
 
-use pi_session_format::PiVersion;
 use pi_session_format::context::write_messages;
 use pi_session_format::info::{session_info_json, write_session_info};
 use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
 use pi_session_format::session::{ChangeKind, Changes, Key, ReadAt, Session, quoted};
 use pi_session_format::tree::{self, Leaf};
+use pi_session_format::{Dialect, PiVersion};
 use std::io::Write;
 use std::ops::Range;
 
@@ -24,6 +24,8 @@ pub(crate) struct Output {
 pub(crate) struct Settings {
     /// Whose rules to follow.
     pub pi: PiVersion,
+    /// The file's dialect; `None`: the file's own ([`Dialect::detect`]).
+    pub dialect: Option<Dialect>,
     /// Number migration ids `00000001`, … instead of random ones.
     pub sequential_ids: bool,
     /// The process exits right after the operation: the loaded session is left for the
@@ -38,6 +40,7 @@ impl Settings {
         let from_env = std::env::var_os("PI_SESSION_DETERMINISTIC_IDS").is_some_and(|v| v == "1");
         Settings {
             pi,
+            dialect: Some(Dialect::Pi),
             sequential_ids: sequential_ids || from_env,
             exits_after: false,
         }
@@ -81,6 +84,10 @@ fn load_accessing<'a>(
 ) -> Result<Session<'a>, Rejected> {
     let mut ids = ids(settings);
     let loader = Session::loader(settings.pi).ids(ids.as_mut());
+    let loader = match settings.dialect {
+        Some(dialect) => loader.dialect(dialect),
+        None => loader.detect_dialect(),
+    };
     let session = match access {
         Access::Release(release) => loader.releasing(release).load(bytes)?,
         Access::ReadAt(read_at) => loader.reading(read_at).load(bytes)?,
@@ -112,6 +119,17 @@ pub(crate) fn context<'a>(
         ));
     }
     let leaf = leaf.map_or(Leaf::Current, |id| Leaf::Id(id.to_string()));
+    if session.dialect == Dialect::Omp {
+        if llm {
+            return Err(Rejected(
+                "--llm: omp's convertToLlm is not reproduced yet (the context is: drop --llm)"
+                    .into(),
+            ));
+        }
+        session.omp_context(leaf)?.write_json(out)?;
+        out.write_all(b"\n")?;
+        return Ok(warnings);
+    }
     let context = session.context(leaf)?;
     for line in &context.skipped_lines {
         warnings.push(format!("{line}: warning: `message` is missing or null; entry skipped (pi would throw a TypeError)"));
@@ -126,6 +144,32 @@ pub(crate) fn context<'a>(
         std::mem::forget(session);
     }
     Ok(warnings)
+}
+
+/// Refuses an operation whose omp answer is not reproduced yet, for a file read as omp's
+/// (given, or detected when no dialect was given), instead of giving pi's answer for it.
+fn refuse_omp(bytes: &[u8], settings: Settings, op: &str, what: &str) -> Result<(), Rejected> {
+    let dialect = settings
+        .dialect
+        .unwrap_or_else(|| Dialect::detect(bytes).dialect);
+    if dialect == Dialect::Omp {
+        let why = match settings.dialect {
+            Some(_) => "--dialect omp".to_owned(),
+            None => Dialect::detect(bytes)
+                .sign
+                .map_or_else(|| "omp".to_owned(), |s| format!("an omp file: {s}")),
+        };
+        // pi's rules cannot read a file that starts with omp's title slot.
+        let instead = if pi_session_format::omp::TitleSlot::of_file(bytes).is_some() {
+            ""
+        } else {
+            ", or pass `--dialect pi` to read this one by pi's rules"
+        };
+        return Err(Rejected(format!(
+            "{op} ({why}): omp's {what} is not reproduced yet; `pi-session context` reads omp files{instead}"
+        )));
+    }
+    Ok(())
 }
 
 /// What [`migrate`] did.
@@ -266,6 +310,7 @@ pub(crate) fn tree<'a>(
     settings: Settings,
     text: Option<tree::TextOptions>,
 ) -> Result<Output, Rejected> {
+    refuse_omp(bytes, settings, "tree", "getTree()")?;
     let mut warnings = Vec::new();
     let session = load_accessing(bytes, access, settings, &mut warnings)?;
     let view = session.tree();
@@ -322,6 +367,7 @@ pub(crate) fn info_to(
     settings: Settings,
     out: &mut dyn Write,
 ) -> Result<(), Rejected> {
+    refuse_omp(bytes, settings, "info", "session listing")?;
     write_session_info(bytes, read_at, mtime_ms, settings.pi, out)?;
     out.write_all(b"\n")?;
     Ok(())

@@ -6,10 +6,11 @@ use super::record::{Kind, Record, Text};
 use super::records::Records;
 use super::rewrite::Plan;
 use super::{Migration, Session};
-use crate::PiVersion;
 use crate::json::{self, JsValue, LineScanner, ParseError, Span};
 use crate::migrate::IdGenerator;
+use crate::omp::TitleSlot;
 use crate::read::{self, Line};
+use crate::{Dialect, PiVersion};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::fmt;
@@ -54,6 +55,16 @@ pub enum LoadError {
         /// Whose rules the file was loaded with.
         pi: PiVersion,
     },
+    /// The file is in another dialect than the one it was read as, and that is why it does
+    /// not load: an oh-my-pi file whose first line is omp's title slot, read as pi's.
+    OtherDialect {
+        /// The line that shows it.
+        line: usize,
+        /// The file's dialect.
+        dialect: Dialect,
+        /// How it shows ("line 1 is omp's title slot").
+        sign: String,
+    },
 }
 
 impl LoadError {
@@ -64,6 +75,7 @@ impl LoadError {
         match self {
             LoadError::Empty { .. } => "PS0101",
             LoadError::InvalidHeader { .. } => "PS0102",
+            LoadError::OtherDialect { .. } => "wrong-dialect",
         }
     }
 }
@@ -133,6 +145,16 @@ impl fmt::Display for LoadError {
                     "line {line}: not a valid session header: {reason} ({effect})"
                 )
             }
+            LoadError::OtherDialect {
+                line,
+                dialect,
+                sign,
+            } => write!(
+                f,
+                "line {line}: this is an {} session file, not pi's ({sign}): read it with `--dialect {}`",
+                dialect.program(),
+                dialect.name()
+            ),
         }
     }
 }
@@ -183,6 +205,8 @@ pub(crate) struct LoadOptions<'g> {
     pub ids: &'g mut dyn IdGenerator,
     /// Whose loading rules to follow.
     pub pi: PiVersion,
+    /// The file's dialect: omp's files may start with a title slot, which is not a record.
+    pub dialect: Dialect,
 }
 
 impl<'a> Session<'a> {
@@ -242,7 +266,7 @@ impl<'a> Session<'a> {
         options: LoadOptions<'_>,
         pieces: Pieces<'_, 'a>,
     ) -> Result<Session<'a>, LoadError> {
-        let mut session = Self::load_unmigrated(bytes, options.pi, pieces)?;
+        let mut session = Self::load_unmigrated(bytes, options.pi, options.dialect, pieces)?;
         let (v1, v2) = (session.version.migrated_v1, session.version.migrated_v2);
         if v1 || v2 {
             session.migrate(v1, v2, options.ids);
@@ -267,7 +291,7 @@ impl<'a> Session<'a> {
         options: LoadOptions<'_>,
         pieces: Pieces<'_, 'a>,
     ) -> Result<Migration<'a>, LoadError> {
-        let session = Self::load_unmigrated(bytes, options.pi, pieces)?;
+        let session = Self::load_unmigrated(bytes, options.pi, options.dialect, pieces)?;
         let (v1, v2) = (session.version.migrated_v1, session.version.migrated_v2);
         let plan = Plan::new(&session.records, v1, v2, options.ids);
         Ok(Migration { session, plan })
@@ -300,6 +324,7 @@ impl<'a> Session<'a> {
     pub(super) fn load_unmigrated(
         bytes: &'a [u8],
         pi: PiVersion,
+        dialect: Dialect,
         pieces: Pieces<'_, 'a>,
     ) -> Result<Session<'a>, LoadError> {
         let current = pi.reads_like_0_87();
@@ -388,6 +413,17 @@ impl<'a> Session<'a> {
                 });
             }
         });
+        // omp peels its title slot off the first line before parsing: it is not a record.
+        let title_slot = match dialect {
+            Dialect::Omp => TitleSlot::of_file(bytes),
+            Dialect::Pi => None,
+        };
+        if title_slot.is_some()
+            && let Some((_, first)) = scanned.iter_mut().find(|(_, p)| !p.records.is_empty())
+            && first.records[0].offset == 0
+        {
+            first.records.remove(0);
+        }
         let mut dropped = Vec::new();
         let mut skipped = Vec::new();
         let mut chunks = Vec::with_capacity(scanned.len());
@@ -401,7 +437,17 @@ impl<'a> Session<'a> {
             pi,
             blank: bytes.is_empty(),
         })?;
-        check_header(header, pi)?;
+        if let Err(e) = check_header(header, pi) {
+            // A file omp wrote starts with its title slot: say so, not that the header is bad.
+            return Err(match (dialect, TitleSlot::of_file(bytes)) {
+                (Dialect::Pi, Some(_)) => LoadError::OtherDialect {
+                    line: 1,
+                    dialect: Dialect::Omp,
+                    sign: "line 1 is omp's title slot".into(),
+                },
+                _ => e,
+            });
+        }
         let header_value = header.value();
         let effective = version_number(header_value.get("version"));
         drop(header_value);
@@ -418,6 +464,8 @@ impl<'a> Session<'a> {
             plan: Plan::identity(),
             index: OnceLock::new(),
             mtime_ms: None,
+            dialect,
+            title_slot,
         };
         for (i, r) in session.records.iter().enumerate() {
             let reason = match r.kind {

@@ -34,8 +34,9 @@
 use super::load::{LoadError, LoadOptions, Pieces, ReadAt};
 use super::open::{OpenError, OwnedSession};
 use super::{Migration, Session};
-use crate::PiVersion;
+use crate::dialect::omp_entry_type;
 use crate::migrate::{IdGenerator, RandomIds};
+use crate::{Dialect, PiVersion};
 use std::ops::Range;
 use std::path::Path;
 
@@ -43,6 +44,8 @@ use std::path::Path;
 #[must_use = "a Loader does nothing until `load`, `load_for_rewrite` or `open`"]
 pub struct Loader<'a, 'r> {
     pi: PiVersion,
+    /// The dialect; `None`: detected from the bytes ([`Loader::detect_dialect`]).
+    dialect: Option<Dialect>,
     ids: Option<&'r mut dyn IdGenerator>,
     pieces: Pieces<'r, 'a>,
 }
@@ -55,6 +58,7 @@ impl<'a, 'r> Loader<'a, 'r> {
     pub(super) fn new(pi: PiVersion) -> Loader<'a, 'r> {
         Loader {
             pi,
+            dialect: Some(Dialect::Pi),
             ids: None,
             pieces: Pieces::Borrowed(KEEP),
         }
@@ -65,6 +69,34 @@ impl<'a, 'r> Loader<'a, 'r> {
     pub fn ids(mut self, ids: &'r mut dyn IdGenerator) -> Self {
         self.ids = Some(ids);
         self
+    }
+
+    /// The file's dialect (pi's by default). Read as omp's ([`Dialect::Omp`]), a title slot
+    /// on the first line is not a record but [`Session::title_slot`], and the session's
+    /// answers are omp's where it has its own ([`Session::omp_context`]). The other rules
+    /// of loading are those of `pi` ([`Session::loader`]), which omp shares.
+    pub fn dialect(mut self, dialect: Dialect) -> Self {
+        self.dialect = Some(dialect);
+        self
+    }
+
+    /// The dialect is the file's own: found by [`Dialect::detect`] from its first lines, or
+    /// (for [`Loader::open`]) from its path when that is in omp's store; a file loaded as pi's
+    /// is then omp's if an entry has a type only omp writes ([`omp_entry_type`]).
+    pub fn detect_dialect(mut self) -> Self {
+        self.dialect = None;
+        self
+    }
+
+    /// [`Loader::dialect`] when `Some`, [`Loader::detect_dialect`] when `None`.
+    pub(super) fn with_dialect(mut self, dialect: Option<Dialect>) -> Self {
+        self.dialect = dialect;
+        self
+    }
+
+    /// The dialect given, or else the one `bytes` are in.
+    fn dialect_of(dialect: Option<Dialect>, bytes: &[u8]) -> Dialect {
+        dialect.unwrap_or_else(|| Dialect::detect(bytes).dialect)
     }
 
     /// Calls `release(range)` for each byte range of the input the loader is done with, as
@@ -90,10 +122,15 @@ impl<'a, 'r> Loader<'a, 'r> {
 
     /// Loads `bytes` as pi's `SessionManager.open` does: a v1/v2 file is migrated in memory.
     pub fn load(self, bytes: &'a [u8]) -> Result<Session<'a>, LoadError> {
-        let (pi, pieces) = (self.pi, self.pieces);
-        with_ids(self.ids, |ids| {
-            Session::load_from(bytes, LoadOptions { ids, pi }, pieces)
-        })
+        let (pi, pieces, detect) = (self.pi, self.pieces, self.dialect.is_none());
+        let dialect = Self::dialect_of(self.dialect, bytes);
+        let mut session = with_ids(self.ids, |ids| {
+            Session::load_from(bytes, LoadOptions { ids, pi, dialect }, pieces)
+        })?;
+        if detect && omp_entry_type(session.entry_records()).is_some() {
+            session.dialect = Dialect::Omp;
+        }
+        Ok(session)
     }
 
     /// Loads `bytes` for rewriting them (`pi-session migrate`): a v1/v2 file is not migrated
@@ -101,8 +138,9 @@ impl<'a, 'r> Loader<'a, 'r> {
     /// holds the skeleton and the ids, not the file's values.
     pub fn load_for_rewrite(self, bytes: &'a [u8]) -> Result<Migration<'a>, LoadError> {
         let (pi, pieces) = (self.pi, self.pieces);
+        let dialect = Self::dialect_of(self.dialect, bytes);
         with_ids(self.ids, |ids| {
-            Session::load_for_migration_from(bytes, LoadOptions { ids, pi }, pieces)
+            Session::load_for_migration_from(bytes, LoadOptions { ids, pi, dialect }, pieces)
         })
     }
 
@@ -110,8 +148,8 @@ impl<'a, 'r> Loader<'a, 'r> {
     /// the caller's borrow: what a binding keeps for its host language). The release and
     /// read options of this loader are its own.
     pub fn load_owned(self, bytes: Vec<u8>) -> Result<OwnedSession, LoadError> {
-        let (pi, ids) = (self.pi, self.ids);
-        with_ids(ids, |ids| OwnedSession::load(bytes, pi, ids))
+        let (pi, dialect, ids) = (self.pi, self.dialect, self.ids);
+        with_ids(ids, |ids| OwnedSession::load(bytes, pi, dialect, ids))
     }
 
     /// Reads the file at `path` and loads it into a session that owns its bytes; its
@@ -126,7 +164,9 @@ impl<'a, 'r> Loader<'a, 'r> {
     /// `PI_SESSION_MAX_INPUT_SIZE`). The release and read options of this loader are its own.
     pub fn open(self, path: impl AsRef<Path>) -> Result<OwnedSession, OpenError> {
         let (pi, ids) = (self.pi, self.ids);
-        with_ids(ids, |ids| OwnedSession::open(path.as_ref(), pi, ids))
+        let path = path.as_ref();
+        let dialect = self.dialect.or_else(|| Dialect::of_store_path(path));
+        with_ids(ids, |ids| OwnedSession::open(path, pi, dialect, ids))
     }
 }
 

@@ -9,8 +9,8 @@
 
 use super::Session;
 use super::load::LoadError;
-use crate::PiVersion;
 use crate::migrate::IdGenerator;
+use crate::{Dialect, PiVersion};
 use pi_session_fs::input::Input;
 use self_cell::self_cell;
 use std::fmt;
@@ -61,10 +61,14 @@ impl OwnedSession {
     pub(super) fn load(
         bytes: Vec<u8>,
         pi: PiVersion,
+        dialect: Option<Dialect>,
         ids: &mut dyn IdGenerator,
     ) -> Result<OwnedSession, LoadError> {
         let cell = Cell::try_new(Input::Owned(bytes, None), |input| {
-            Session::loader(pi).ids(ids).load(input.bytes())
+            Session::loader(pi)
+                .with_dialect(dialect)
+                .ids(ids)
+                .load(input.bytes())
         })?;
         Ok(OwnedSession { cell })
     }
@@ -73,6 +77,7 @@ impl OwnedSession {
     pub(super) fn open(
         path: &Path,
         pi: PiVersion,
+        dialect: Option<Dialect>,
         ids: &mut dyn IdGenerator,
     ) -> Result<OwnedSession, OpenError> {
         let io_error = |source| OpenError::Io {
@@ -83,6 +88,7 @@ impl OwnedSession {
         let mtime = (!input.is_stdin()).then(|| input.modified_ms());
         let cell = Cell::try_new(input, |input| {
             let mut session = Session::loader(pi)
+                .with_dialect(dialect)
                 .ids(ids)
                 .releasing(&|range| input.release(range))
                 .load(input.bytes())?;

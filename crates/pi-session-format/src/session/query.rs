@@ -11,6 +11,7 @@ use super::record::Record;
 use crate::context::{Context, Message, build_context};
 use crate::info::{mtime_ms, write_session_info};
 use crate::json::{self, JsValue};
+use crate::omp::{OmpContext, OmpContextError};
 use crate::tree::{CycleError, Index, Leaf, Tree};
 use crate::{llm, types};
 use std::fmt;
@@ -46,6 +47,17 @@ impl<'a> Session<'a> {
     /// ```
     pub fn context(&self, leaf: Leaf) -> Result<Context<'_>, CycleError> {
         build_context(self, self.index(), &leaf, self.pi)
+    }
+
+    /// What omp's `buildSessionContext` returns for `leaf` ([`Leaf::Current`]: the leaf omp
+    /// has after opening the file), whatever the session's [`Session::dialect`]: read a file
+    /// as omp's ([`crate::session::Loader::dialect`]) so that its title slot is not taken
+    /// for its header. See [`crate::omp::context`] for what differs from pi's.
+    ///
+    /// Fails where the path holds what is not reproduced yet
+    /// ([`OmpContextError::Unsupported`]).
+    pub fn omp_context(&self, leaf: Leaf) -> Result<OmpContext, OmpContextError> {
+        crate::omp::context::build(self, &leaf)
     }
 
     /// The messages pi sends to the model for `leaf`: `convertToLlm` of the context's

@@ -706,9 +706,13 @@ mod tests {
     /// pi's result: every value migrated by the whole-array functions, one per line, with
     /// the lines that are not records kept at their place.
     fn whole_array(bytes: &[u8], pi: PiVersion) -> Vec<u8> {
-        let session =
-            Session::load_unmigrated(bytes, pi, super::super::load::Pieces::Borrowed(&|_| {}))
-                .unwrap();
+        let session = Session::load_unmigrated(
+            bytes,
+            pi,
+            crate::Dialect::Pi,
+            super::super::load::Pieces::Borrowed(&|_| {}),
+        )
+        .unwrap();
         let mut values: Vec<JsValue> = session
             .records
             .iter()
@@ -729,6 +733,7 @@ mod tests {
             LoadOptions {
                 ids: &mut SequentialIds::default(),
                 pi,
+                dialect: crate::Dialect::Pi,
             },
             &|_| {},
         )
@@ -754,6 +759,7 @@ mod tests {
                 LoadOptions {
                     ids: &mut SequentialIds::default(),
                     pi,
+                    dialect: crate::Dialect::Pi,
                 },
             )
             .unwrap();
@@ -903,6 +909,7 @@ mod tests {
                     LoadOptions {
                         ids: &mut SequentialIds::default(),
                         pi,
+                        dialect: crate::Dialect::Pi,
                     },
                 )
                 .map(|s| format!("{:?}", s.version));

@@ -401,6 +401,7 @@ mod tests {
             LoadOptions {
                 ids: &mut SequentialIds::default(),
                 pi: crate::PiVersion::V0_73,
+                dialect: crate::Dialect::Pi,
             },
         )
         .unwrap();

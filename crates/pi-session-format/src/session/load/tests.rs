@@ -11,6 +11,7 @@ fn load(text: &str) -> Result<Session<'_>, LoadError> {
         LoadOptions {
             ids: &mut SequentialIds::default(),
             pi: PiVersion::V0_73,
+            dialect: crate::Dialect::Pi,
         },
     )
 }
@@ -96,6 +97,7 @@ fn v1_entries_keep_their_text_and_get_their_ids_as_keys() {
         LoadOptions {
             ids: &mut SequentialIds::default(),
             pi: PiVersion::V0_73,
+            dialect: crate::Dialect::Pi,
         },
         &|_| {},
     )
@@ -231,6 +233,7 @@ fn pi_0_87_ignores_falsy_lines_and_does_not_trim_the_whole_text() {
             LoadOptions {
                 ids: &mut SequentialIds::default(),
                 pi: PiVersion::V0_87,
+                dialect: crate::Dialect::Pi,
             },
         )
         .map(|s| (s.entries.len(), s.skipped.len()))
@@ -301,6 +304,7 @@ fn reading_through_buffers_loads_exactly_like_borrowing() {
                 let options = LoadOptions {
                     ids: &mut SequentialIds::default(),
                     pi,
+                    dialect: crate::Dialect::Pi,
                 };
                 let session = match read {
                     None => Session::load_with(bytes, options),

@@ -1,0 +1,15 @@
+//! oh-my-pi (`omp`, `@oh-my-pi/pi-coding-agent` 18.3.4): what omp does with a session file
+//! where it differs from pi, with omp's own code as the reference (`conformance/reference/omp`).
+//!
+//! - [`slot`]: the fixed-width title slot on a file's first line;
+//! - [`context`]: omp's `buildSessionContext`, what it sends to the model on resume.
+//!
+//! A session is read in omp's dialect by loading it with [`crate::Dialect::Omp`]
+//! ([`crate::session::Loader::dialect`]); [`crate::Session::omp_context`] then answers as omp.
+//! `docs/dialects.md` lists every difference with the corpus case that pins it.
+
+pub mod context;
+pub mod slot;
+
+pub use context::{OmpContext, OmpContextError};
+pub use slot::TitleSlot;

@@ -1,0 +1,100 @@
+//! omp's title slot: the first physical line of a file omp writes, a fixed-width JSON line of
+//! exactly 256 UTF-8 bytes with its newline (`session-title-slot.ts`):
+//! `{"type":"title","v":1,"title":"…","source":"auto"|"user"?,"updatedAt":"…","pad":"   …"}`.
+//!
+//! It is not an entry: omp peels it off before parsing and copies its title and source into
+//! the header's `title` and `titleSource`. A first line counts as a slot only when it is
+//! such an object (`parseTitleSlotObject`); anything else is left to be the header.
+
+use crate::json::{self, JsValue};
+
+/// The size of a slot line, newline included (`SESSION_TITLE_SLOT_BYTES`).
+pub const SLOT_BYTES: usize = 256;
+
+/// The longest first line taken for a slot (omp writes 256 bytes; a line longer than this
+/// is not looked at, so that telling a file's dialect never parses a huge first line).
+pub const SLOT_MAX: usize = 64 << 10;
+
+/// A parsed title slot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TitleSlot {
+    /// The title; empty when the session has none yet.
+    pub title: String,
+    /// Who set it: `"auto"` or `"user"`, or `None`.
+    pub source: Option<String>,
+    /// When it was set, as stored.
+    pub updated_at: String,
+    /// The length of the slot's line in bytes, newline included (256 when omp wrote it).
+    pub len: usize,
+}
+
+impl TitleSlot {
+    /// The slot on `line` (the bytes of the first line, without its newline), as omp's
+    /// `parseTitleSlotLine` reads it: `JSON.parse` of the line must give an object with
+    /// `type: "title"`, `v: 1`, string `title`, `updatedAt` and `pad`, and a `source` that is
+    /// absent or `"auto"`/`"user"`.
+    pub fn parse(line: &[u8]) -> Option<TitleSlot> {
+        let text = std::str::from_utf8(line).ok()?;
+        let value = json::parse(text).ok()?;
+        let string = |key: &str| value.get(key).and_then(JsValue::as_str);
+        if string("type") != Some("title")
+            || !matches!(value.get("v"), Some(JsValue::Number(v)) if *v == 1.0)
+        {
+            return None;
+        }
+        let (title, updated_at) = (string("title")?, string("updatedAt")?);
+        string("pad")?;
+        let source = match value.get("source") {
+            None => None,
+            Some(JsValue::String(s)) if matches!(s.as_str(), Some("auto" | "user")) => {
+                s.as_str().map(str::to_owned)
+            }
+            Some(_) => return None,
+        };
+        Some(TitleSlot {
+            title: title.to_owned(),
+            source,
+            updated_at: updated_at.to_owned(),
+            len: line.len() + 1,
+        })
+    }
+
+    /// The slot at the start of `bytes`, if the file has one (its first line must end with a
+    /// newline, as omp's `parseTitleSlotFromContent` requires, within [`SLOT_MAX`] bytes).
+    pub fn of_file(bytes: &[u8]) -> Option<TitleSlot> {
+        let end = memchr::memchr(b'\n', &bytes[..bytes.len().min(SLOT_MAX + 1)])?;
+        TitleSlot::parse(&bytes[..end])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_omp_s_slot_object_is_a_slot() {
+        let ok =
+            br#"{"type":"title","v":1,"title":"T","source":"user","updatedAt":"u","pad":"  "}"#;
+        let slot = TitleSlot::parse(ok).expect("a slot");
+        assert_eq!(
+            (slot.title.as_str(), slot.source.as_deref(), slot.len),
+            ("T", Some("user"), ok.len() + 1)
+        );
+        for not in [
+            &br#"{"type":"title","v":2,"title":"T","updatedAt":"u","pad":""}"#[..],
+            br#"{"type":"title","v":1,"title":"T","source":"bot","updatedAt":"u","pad":""}"#,
+            br#"{"type":"title","v":1,"title":"T","updatedAt":"u"}"#,
+            br#"{"type":"title","v":1,"title":1,"updatedAt":"u","pad":""}"#,
+            br#"{"type":"session","id":"s"}"#,
+            b"not json",
+        ] {
+            assert_eq!(
+                TitleSlot::parse(not),
+                None,
+                "{}",
+                String::from_utf8_lossy(not)
+            );
+        }
+        assert_eq!(TitleSlot::of_file(ok), None, "no newline: not a slot");
+    }
+}
