@@ -12,39 +12,16 @@
 // would load every provider SDK. Its other dependency, cross-spawn, comes from node_modules/.
 //
 // Does nothing when vendor/ already holds the pinned versions (a marker file records the hash).
-import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// The fetch itself (npm pack, integrity check, untar, marker) is fetchPinned in shared.mjs.
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { fetchPinned } from "./shared.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const { packages } = JSON.parse(readFileSync(join(HERE, "pi-1.5", "packages.json"), "utf8"));
 const VENDOR = join(HERE, "vendor");
 
 for (const pkg of packages) {
-	const target = join(VENDOR, pkg.dir);
-	const marker = join(target, ".integrity");
-	if (existsSync(marker) && readFileSync(marker, "utf8") === pkg.integrity) continue;
-	const tmp = mkdtempSync(join(tmpdir(), "pi-1.5-"));
-	try {
-		const out = execFileSync("npm", ["pack", `${pkg.name}@${pkg.version}`, "--pack-destination", tmp, "--json"], {
-			encoding: "utf8",
-			stdio: ["ignore", "pipe", "inherit"],
-		});
-		const [{ filename }] = JSON.parse(out);
-		const tarball = join(tmp, filename);
-		const integrity = "sha512-" + createHash("sha512").update(readFileSync(tarball)).digest("base64");
-		if (integrity !== pkg.integrity) {
-			throw new Error(`${pkg.name}@${pkg.version}: the registry's tarball has ${integrity}, pinned ${pkg.integrity}; refusing it`);
-		}
-		rmSync(target, { recursive: true, force: true });
-		mkdirSync(target, { recursive: true });
-		execFileSync("tar", ["-xzf", tarball, "-C", target]);
-		writeFileSync(marker, pkg.integrity);
-		console.error(`fetch-pi-1.5: ${pkg.name}@${pkg.version} → vendor/${pkg.dir}/package (integrity checked)`);
-	} finally {
-		rmSync(tmp, { recursive: true, force: true });
-	}
+	await fetchPinned(pkg, join(VENDOR, pkg.dir), { label: "fetch-pi-1.5" });
 }

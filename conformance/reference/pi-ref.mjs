@@ -49,8 +49,9 @@
 //            file as it was, so this is the original file (0.87.1: plus a "\n" if the last line was
 //            unterminated). Migration ids are deterministic, see below.
 //   tree:    JSON of getTree() as [{id, type, label?, children:[...]}], built and serialised
-//            iteratively (no recursion limit). Keys whose value is undefined are omitted, exactly as
-//            JSON.stringify would (id-less entries have no "id" key).
+//            iteratively (no recursion limit) by treeJson in shared.mjs (omp/omp-ref.ts uses it too).
+//            Keys whose value is undefined are omitted, exactly as JSON.stringify would (id-less
+//            entries have no "id" key).
 //   info:    buildSessionInfo(): the listing entry `pi --resume` shows, JSON.stringify'd without
 //            `path`: {id, cwd, name?, parentSessionPath?, created, modified, messageCount,
 //            firstMessage, allMessagesText}, or null when pi leaves the file out of the list. The
@@ -114,6 +115,7 @@
 
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import { normalizePi as normalizeVersion, piCore } from "./pi-versions.mjs";
+import { treeJson } from "./shared.mjs";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, mkdirSync, existsSync, utimesSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, basename } from "node:path";
@@ -236,58 +238,11 @@ async function opMigrate(req) {
 	return { output: o.after, rewritten: o.rewritten, invalidHeader: o.invalidHeader };
 }
 
-/** Iteratively serialise getTree() roots as [{id,type,label?,children:[...]}]. */
-function treeToJson(roots) {
-	const parts = [];
-	// Stack of work items: either a string to emit or a node to open.
-	const stack = [];
-	const pushList = (nodes) => {
-		stack.push("]");
-		for (let i = nodes.length - 1; i >= 0; i--) {
-			stack.push(nodes[i]);
-			if (i > 0) stack.push(",");
-		}
-		stack.push("[");
-	};
-	const field = (key, value, first) => {
-		if (value === undefined || typeof value === "function" || typeof value === "symbol") return null;
-		return `${first ? "" : ","}${JSON.stringify(key)}:${JSON.stringify(value)}`;
-	};
-	pushList(roots);
-	while (stack.length > 0) {
-		const item = stack.pop();
-		if (typeof item === "string") {
-			parts.push(item);
-			continue;
-		}
-		const entry = item.entry;
-		const isObj = entry !== null && typeof entry === "object";
-		let s = "{";
-		let first = true;
-		for (const [k, v] of [
-			["id", isObj ? entry.id : undefined],
-			["type", isObj ? entry.type : undefined],
-			["label", item.label],
-		]) {
-			const f = field(k, v, first);
-			if (f !== null) {
-				s += f;
-				first = false;
-			}
-		}
-		s += `${first ? "" : ","}"children":`;
-		parts.push(s);
-		stack.push("}");
-		pushList(item.children);
-	}
-	return parts.join("");
-}
-
 async function opTree(req) {
 	const pi = await loadPi(req.pi);
 	const o = openCopy(pi, req.file);
 	try {
-		return { output: `${treeToJson(o.sm.getTree())}\n`, rewritten: o.rewritten, invalidHeader: o.invalidHeader };
+		return { output: `${treeJson(o.sm.getTree())}\n`, rewritten: o.rewritten, invalidHeader: o.invalidHeader };
 	} finally {
 		cleanup(o.dir);
 	}

@@ -19,13 +19,12 @@
 // native/loader-state.js.
 //
 // Idempotent: a package whose directory holds a marker with the pinned integrity is skipped, so CI
-// can run this every time. Needs only npm registry access.
-import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// can run this every time. Needs only npm registry access. The fetch itself (npm pack, integrity
+// check, untar, marker) is fetchPinned in ../shared.mjs.
+import { chmodSync, copyFileSync, existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { fetchPinned } from "../shared.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const pinned = JSON.parse(readFileSync(join(HERE, "packages.json"), "utf8"));
@@ -53,30 +52,7 @@ const wanted = pinned.packages.map((p) => ({ ...p }));
 }
 
 for (const pkg of wanted) {
-	const target = join(VENDOR, pkg.dest);
-	const marker = join(target, MARKER);
-	if (existsSync(marker) && readFileSync(marker, "utf8") === pkg.integrity) continue;
-	const tmp = mkdtempSync(join(tmpdir(), "fetch-omp-"));
-	try {
-		const out = execFileSync("npm", ["pack", `${pkg.name}@${pkg.version}`, "--pack-destination", tmp, "--json"], {
-			encoding: "utf8",
-			stdio: ["ignore", "pipe", "inherit"],
-			maxBuffer: 64 * 1024 * 1024,
-		});
-		const [{ filename }] = JSON.parse(out);
-		const tarball = join(tmp, filename);
-		const integrity = "sha512-" + createHash("sha512").update(readFileSync(tarball)).digest("base64");
-		if (integrity !== pkg.integrity) {
-			throw new Error(`${pkg.name}@${pkg.version}: the registry's tarball has ${integrity}, pinned ${pkg.integrity}; refusing it`);
-		}
-		rmSync(target, { recursive: true, force: true });
-		mkdirSync(target, { recursive: true });
-		execFileSync("tar", ["-xzf", tarball, "-C", target, "--strip-components=1"]);
-		writeFileSync(marker, pkg.integrity);
-		console.error(`fetch-omp: ${pkg.name}@${pkg.version} → vendor/omp/${pkg.dest} (integrity checked)`);
-	} finally {
-		rmSync(tmp, { recursive: true, force: true });
-	}
+	await fetchPinned(pkg, join(VENDOR, pkg.dest), { label: "fetch-omp", strip: true, marker: MARKER });
 }
 
 // Bun's binary (npm pack keeps the mode, but make sure).

@@ -52,8 +52,8 @@
 //            gets a fresh header (deterministic id/time, see omp-runtime.ts).
 //            --resume / "resume":true: first apply sdk.ts's recovery append (as in `context`), i.e. the
 //            file omp leaves behind after resuming without sending anything.
-//   tree:    JSON of getTree() as [{id, type, label?, children:[...]}], serialised iteratively as
-//            pi-ref.mjs does (keys whose value is undefined omitted).
+//   tree:    JSON of getTree() as [{id, type, label?, children:[...]}], serialised iteratively by
+//            treeJson in ../shared.mjs, as pi-ref.mjs does (keys whose value is undefined omitted).
 //   info:    omp's session listing entry for the file — session-listing.ts scanSessionFile(), reached
 //            through SessionManager.list(dir, dir) (→ listSessions(): the unfiltered list `omp --resume`
 //            builds its picker from) on a directory holding only a copy named session.jsonl whose mtime
@@ -69,6 +69,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
 import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
+import { treeJson } from "../shared.mjs";
 import { DEFAULT_NOW_MS, loadOmp, resetIds, setupOmp, takeLogs, tmpRootDir, type Omp } from "./omp-runtime.ts";
 
 interface Request {
@@ -180,57 +181,11 @@ async function opMigrate(req: Request): Promise<Result> {
 	}
 }
 
-/** Iteratively serialise getTree() roots as [{id,type,label?,children:[...]}] (as pi-ref.mjs). */
-function treeToJson(roots: any[]): string {
-	const parts: string[] = [];
-	const stack: any[] = [];
-	const pushList = (nodes: any[]) => {
-		stack.push("]");
-		for (let i = nodes.length - 1; i >= 0; i--) {
-			stack.push(nodes[i]);
-			if (i > 0) stack.push(",");
-		}
-		stack.push("[");
-	};
-	const field = (key: string, value: unknown, first: boolean) => {
-		if (value === undefined || typeof value === "function" || typeof value === "symbol") return null;
-		return `${first ? "" : ","}${JSON.stringify(key)}:${JSON.stringify(value)}`;
-	};
-	pushList(roots);
-	while (stack.length > 0) {
-		const item = stack.pop();
-		if (typeof item === "string") {
-			parts.push(item);
-			continue;
-		}
-		const entry = item.entry;
-		const isObj = entry !== null && typeof entry === "object";
-		let s = "{";
-		let first = true;
-		for (const [k, v] of [
-			["id", isObj ? entry.id : undefined],
-			["type", isObj ? entry.type : undefined],
-			["label", item.label],
-		] as const) {
-			const f = field(k, v, first);
-			if (f !== null) {
-				s += f;
-				first = false;
-			}
-		}
-		s += `${first ? "" : ","}"children":`;
-		parts.push(s);
-		stack.push("}");
-		pushList(item.children);
-	}
-	return parts.join("");
-}
-
 async function opTree(req: Request): Promise<Result> {
 	const omp = await loadOmp();
 	const o = await openCopy(omp, req.file);
 	try {
-		const output = `${treeToJson(o.sm.getTree())}\n`;
+		const output = `${treeJson(o.sm.getTree())}\n`;
 		return { output, rewritten: !o.before.equals(readFileSync(o.copy)) };
 	} catch (e) {
 		throw withCallerPath(e, o.copy, req.file);
