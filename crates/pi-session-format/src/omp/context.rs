@@ -28,10 +28,12 @@
 
 use crate::context::object;
 use crate::date;
+use crate::json::Role;
 use crate::json::{self, JsArray, JsObject, JsValue};
 use crate::llm::to_js_string;
-use crate::session::{Key, Session};
+use crate::session::{Key, Record, Session};
 use crate::tree::{Index, Leaf};
+use std::cell::OnceCell;
 use std::fmt;
 use std::io::{self, Write};
 
@@ -100,20 +102,56 @@ const DEFAULT_CUSTOM_TYPE: &str = "custom-message";
 /// omp's `CONTEXT_NOTES_ENTRY_TYPE`.
 const CONTEXT_NOTES: &str = "experimental_context_notes";
 
-/// An entry on the path: its line, id and value.
-struct PathEntry {
-    line: usize,
-    id: Key,
-    value: JsValue,
+/// An entry on the path: its record, and its value, parsed when first needed (the settings
+/// walk looks at the skeleton's types; only the entries that matter are parsed).
+struct PathEntry<'s> {
+    record: &'s Record<'s>,
+    value: OnceCell<JsValue>,
 }
 
-impl PathEntry {
+impl<'s> PathEntry<'s> {
+    fn new(record: &'s Record<'s>) -> PathEntry<'s> {
+        PathEntry {
+            record,
+            value: OnceCell::new(),
+        }
+    }
+
+    fn line(&self) -> usize {
+        self.record.line
+    }
+
+    fn id(&self) -> &Key {
+        &self.record.id
+    }
+
     fn type_is(&self, t: &str) -> bool {
-        json::is_str(self.value.get("type"), t)
+        self.record.entry_type() == Some(t)
+    }
+
+    /// The entry as omp holds it after opening the file (Copilot replay data stripped).
+    fn value(&self) -> &JsValue {
+        self.value.get_or_init(|| {
+            let mut value = self.record.value().into_owned();
+            strip_copilot_replay(&mut value);
+            value
+        })
     }
 
     fn get(&self, key: &str) -> Option<&JsValue> {
-        self.value.get(key)
+        self.value().get(key)
+    }
+
+    /// Whether it is a `message` entry of an assistant message (from the skeleton when it
+    /// knows the role).
+    fn is_assistant_message(&self) -> bool {
+        if !self.type_is("message") {
+            return false;
+        }
+        match &self.record.message {
+            Some(scan) if scan.role != Role::Other => scan.role == Role::Assistant,
+            _ => json::is_str(message_member(self, "role"), "assistant"),
+        }
     }
 }
 
@@ -131,9 +169,9 @@ pub fn build(session: &Session<'_>, leaf: &Leaf) -> Result<OmpContext, OmpContex
 
     let reset = path.iter().rposition(|e| e.type_is("reset_boundary"));
     let compaction_at = settings.compaction.and_then(|c| {
-        let id = &path[c].id;
+        let id = path[c].id();
         path.iter()
-            .position(|e| e.type_is("compaction") && same(&e.id, id))
+            .position(|e| e.type_is("compaction") && same(e.id(), id))
     });
     let mut messages = Vec::new();
     if let Some(reset) = reset.filter(|&r| compaction_at.is_none_or(|c| r > c)) {
@@ -146,7 +184,7 @@ pub fn build(session: &Session<'_>, leaf: &Leaf) -> Result<OmpContext, OmpContex
         let first_kept = compaction.get("firstKeptEntryId");
         let kept = path[..at]
             .iter()
-            .position(|e| first_kept.is_some_and(|k| same(&e.id, &Key::of(Some(k), u64::MAX))));
+            .position(|e| first_kept.is_some_and(|k| same(e.id(), &Key::of(Some(k), u64::MAX))));
         if let Some(kept) = kept {
             for entry in &path[kept..at] {
                 append_message(&mut messages, entry);
@@ -168,7 +206,7 @@ pub fn build(session: &Session<'_>, leaf: &Leaf) -> Result<OmpContext, OmpContex
 
 /// The walk from `leaf` to its root, stopping at the first repeated id (omp's `pathTo`),
 /// root first.
-fn path(session: &Session<'_>, index: &Index, leaf: usize) -> Vec<PathEntry> {
+fn path<'s>(session: &'s Session<'_>, index: &Index, leaf: usize) -> Vec<PathEntry<'s>> {
     let mut seen = rustc_hash::FxHashSet::default();
     let mut path = Vec::new();
     let mut current = Some(leaf);
@@ -177,15 +215,48 @@ fn path(session: &Session<'_>, index: &Index, leaf: usize) -> Vec<PathEntry> {
         if !seen.insert(record.id.clone()) {
             break;
         }
-        path.push(PathEntry {
-            line: record.line,
-            id: record.id.clone(),
-            value: record.value().into_owned(),
-        });
+        path.push(PathEntry::new(record));
         current = index.parent(i);
     }
     path.reverse();
     path
+}
+
+/// What omp does to every loaded assistant message of GitHub Copilot that carries an OpenAI
+/// Responses replay payload (`sanitizeRehydratedOpenAIResponsesAssistantMessage`, run by
+/// `SessionManager.open`): the payload goes, and so do the signatures of its thinking blocks
+/// (a present signature, even `""` or `null`). Before the context is built, so a turn left
+/// empty by it counts as an empty error turn.
+fn strip_copilot_replay(entry: &mut JsValue) {
+    if !json::is_str(entry.get("type"), "message") {
+        return;
+    }
+    let Some(message) = entry
+        .as_object_mut()
+        .and_then(|o| o.get_mut("message"))
+        .and_then(JsValue::as_object_mut)
+    else {
+        return;
+    };
+    let replay = message
+        .get("providerPayload")
+        .is_some_and(|p| json::is_str(p.get("type"), "openaiResponsesHistory"));
+    if !replay
+        || !json::is_str(message.get("role"), "assistant")
+        || !json::is_str(message.get("provider"), "github-copilot")
+    {
+        return;
+    }
+    if let Some(JsValue::Array(blocks)) = message.get_mut("content") {
+        for block in &mut blocks.0 {
+            if block_is(block, "thinking")
+                && let Some(o) = block.as_object_mut()
+            {
+                o.remove("thinkingSignature");
+            }
+        }
+    }
+    message.remove("providerPayload");
 }
 
 /// `===` between two ids: objects and arrays are never equal (each is its own value).
@@ -214,13 +285,16 @@ impl OmpContext {
     }
 
     /// The settings loop of `buildSessionContext`: the latest of each kind of change.
-    fn read_settings(&mut self, path: &[PathEntry]) -> Settings {
+    fn read_settings(&mut self, path: &[PathEntry<'_>]) -> Settings {
         let mut compaction = None;
         let mut explicit_default = false;
         let mut models = JsObject::new();
         let mut rules: Vec<(Key, JsValue)> = Vec::new();
+        // The assistant message that names the default model, read once at the end: its
+        // place in `models` is kept by a placeholder set at the first one.
+        let mut default_from: Option<&PathEntry<'_>> = None;
         for (i, entry) in path.iter().enumerate() {
-            let Some(type_) = entry.get("type").and_then(JsValue::as_str) else {
+            let Some(type_) = entry.record.entry_type() else {
                 continue;
             };
             match type_ {
@@ -241,6 +315,7 @@ impl OmpContext {
                         };
                         if role.as_str() == Some("default") {
                             explicit_default = true;
+                            default_from = None;
                         }
                         models.set(role, model.clone());
                     }
@@ -249,16 +324,11 @@ impl OmpContext {
                     self.service_tier = service_tier(entry.get("serviceTier"));
                 }
                 // An assistant message names the default model until one is recorded.
-                "message"
-                    if json::is_str(message_member(entry, "role"), "assistant")
-                        && !explicit_default =>
-                {
-                    let model = json::JsString::concat(&[
-                        to_js_string(message_member(entry, "provider")).as_wtf8(),
-                        b"/",
-                        to_js_string(message_member(entry, "model")).as_wtf8(),
-                    ]);
-                    models.set("default", JsValue::String(model));
+                "message" if !explicit_default && entry.is_assistant_message() => {
+                    if default_from.is_none() {
+                        models.set("default", JsValue::Null);
+                    }
+                    default_from = Some(entry);
                 }
                 "compaction" => compaction = Some(i),
                 "ttsr_injection" => {
@@ -277,6 +347,14 @@ impl OmpContext {
                 }
                 _ => {}
             }
+        }
+        if let Some(entry) = default_from {
+            let model = json::JsString::concat(&[
+                to_js_string(message_member(entry, "provider")).as_wtf8(),
+                b"/",
+                to_js_string(message_member(entry, "model")).as_wtf8(),
+            ]);
+            models.set("default", JsValue::String(model));
         }
         self.models = JsValue::Object(models);
         self.injected_ttsr_rules = rules.into_iter().map(|(_, name)| name).collect();
@@ -324,7 +402,7 @@ fn is_nullish(value: &JsValue) -> bool {
     matches!(value, JsValue::Null)
 }
 
-fn message_member<'e>(entry: &'e PathEntry, key: &str) -> Option<&'e JsValue> {
+fn message_member<'e>(entry: &'e PathEntry<'_>, key: &str) -> Option<&'e JsValue> {
     entry.get("message").and_then(|m| m.get(key))
 }
 
@@ -367,10 +445,13 @@ fn service_tier(value: Option<&JsValue>) -> Option<JsValue> {
 }
 
 /// Refuses what this builder does not reproduce (see the module docs).
-fn check_supported(path: &[PathEntry], compaction: Option<usize>) -> Result<(), OmpContextError> {
-    let unsupported = |entry: &PathEntry, feature| {
+fn check_supported(
+    path: &[PathEntry<'_>],
+    compaction: Option<usize>,
+) -> Result<(), OmpContextError> {
+    let unsupported = |entry: &PathEntry<'_>, feature| {
         Err(OmpContextError::Unsupported {
-            line: entry.line,
+            line: entry.line(),
             feature,
         })
     };
@@ -420,7 +501,7 @@ fn check_supported(path: &[PathEntry], compaction: Option<usize>) -> Result<(), 
 }
 
 /// `appendMessage` of the model context: the message an entry contributes, if any.
-fn append_message(messages: &mut Vec<JsValue>, entry: &PathEntry) {
+fn append_message(messages: &mut Vec<JsValue>, entry: &PathEntry<'_>) {
     let Some(type_) = entry.get("type").and_then(JsValue::as_str) else {
         return;
     };
@@ -465,13 +546,13 @@ fn append_message(messages: &mut Vec<JsValue>, entry: &PathEntry) {
 }
 
 /// `new Date(entry.timestamp).getTime()` as `JSON.stringify` shows it.
-fn time(entry: &PathEntry) -> JsValue {
+fn time(entry: &PathEntry<'_>) -> JsValue {
     date::time_to_json(date::new_date_time(entry.get("timestamp")))
 }
 
 /// `customMessageEntryMessage`: the custom message omp restores from a `custom_message`
 /// entry, `None` when its content is neither a string nor an array.
-fn custom_message(entry: &PathEntry) -> Option<JsValue> {
+fn custom_message(entry: &PathEntry<'_>) -> Option<JsValue> {
     let content = entry
         .get("content")
         .filter(|c| matches!(c, JsValue::String(_) | JsValue::Array(_)))?;
@@ -499,7 +580,7 @@ fn custom_message(entry: &PathEntry) -> Option<JsValue> {
 }
 
 /// `createCompactionSummaryMessage` for a compaction without provider replay data.
-fn compaction_summary(entry: &PathEntry) -> JsValue {
+fn compaction_summary(entry: &PathEntry<'_>) -> JsValue {
     let get = |key: &str| entry.get(key).cloned();
     object(&[
         ("role", Some(JsValue::string("compactionSummary"))),
