@@ -79,6 +79,9 @@ fn request<'a>(case: &'a Case, path: &'a Path, op: Op, pi: &'a str) -> Request<'
         llm: op == Op::Llm,
         pi,
         dialect: case.dialect(),
+        blobs: matches!(op, Op::Context | Op::Llm)
+            .then(|| case.blobs_dir())
+            .flatten(),
     }
 }
 

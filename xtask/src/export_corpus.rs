@@ -35,6 +35,7 @@ pub(crate) fn run() -> Result<(), String> {
         .flat_map(|(_, path, leaf)| {
             PIS.iter().map(move |pi| Request {
                 dialect: "pi",
+                blobs: None,
                 op: "export",
                 file: path,
                 leaf: *leaf,

@@ -49,6 +49,7 @@ fn list(dir: &Path) -> Result<Map<String, Value>, String> {
         .iter()
         .map(|pi| Request {
             dialect: "pi",
+            blobs: None,
             op: "list",
             file: dir,
             leaf: None,

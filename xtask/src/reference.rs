@@ -21,6 +21,8 @@ pub(crate) struct Request<'a> {
     pub pi: &'a str,
     /// `"pi"` or `"omp"`: which reference answers.
     pub dialect: &'a str,
+    /// omp: the blob store of the request (a directory of `<sha256>` files).
+    pub blobs: Option<std::path::PathBuf>,
 }
 
 /// What the reference answered: its exact output, or the error it threw.
@@ -126,8 +128,12 @@ fn batch_of(requests: &[&Request<'_>], dialect: &str) -> Result<Vec<Response>, S
     for r in requests {
         let leaf = r.leaf.map_or("null".to_string(), json_string);
         let file = json_string(&r.file.to_string_lossy());
+        let blobs = r
+            .blobs
+            .as_ref()
+            .map_or("null".to_string(), |b| json_string(&b.to_string_lossy()));
         input.push_str(&format!(
-            "{{\"op\":{},\"file\":{file},\"leaf\":{leaf},\"llm\":{},\"pi\":{}}}\n",
+            "{{\"op\":{},\"file\":{file},\"leaf\":{leaf},\"llm\":{},\"pi\":{},\"blobs\":{blobs}}}\n",
             json_string(r.op),
             r.llm,
             json_string(r.pi)

@@ -94,6 +94,7 @@ pub(crate) fn run(write: bool) -> Result<(), String> {
         .flat_map(|(_, _, placed)| {
             PIS.iter().map(move |pi| Request {
                 dialect: "pi",
+                blobs: None,
                 op: "context",
                 file: placed,
                 leaf: None,

@@ -28,6 +28,7 @@ pub(crate) fn run(write: bool) -> Result<(), String> {
         .flat_map(|path| {
             PIS.iter().map(move |pi| Request {
                 dialect: "pi",
+                blobs: None,
                 op: "stats",
                 file: path,
                 leaf: None,

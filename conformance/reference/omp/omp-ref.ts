@@ -9,6 +9,8 @@
 //   TZ=UTC $BUN omp/omp-ref.ts tree FILE
 //   TZ=UTC $BUN omp/omp-ref.ts info FILE [--mtime MS]
 //   TZ=UTC $BUN omp/omp-ref.ts batch            (NDJSON requests on stdin, one NDJSON response per line)
+// Per request: --blobs DIR / "blobs": the files of DIR (named by their sha256) are in omp's blob
+// store for that request only (how a corpus case brings the blobs its image references name).
 // Process-wide options (before or after the op): --agent-dir DIR (blobs are read from DIR/blobs;
 // default $PI_CODING_AGENT_DIR, else none), --now MS|real (frozen clock, default 946684800000 =
 // 2000-01-01T00:00:00.000Z; "real" keeps the real clock).
@@ -66,8 +68,8 @@
 // crypto.randomUUID and Bun.randomUUIDv7, restarted before every request), the clock is frozen,
 // HOME and the agent dir are private temp directories. Offset-less timestamps are parsed in the
 // local time zone: set TZ=UTC.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
-import { basename, join } from "node:path";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { treeJson } from "../shared.mjs";
 import { DEFAULT_NOW_MS, loadOmp, resetIds, setupOmp, takeLogs, tmpRootDir, type Omp } from "./omp-runtime.ts";
@@ -77,6 +79,8 @@ interface Request {
 	file: string;
 	id?: unknown;
 	leaf?: string | null;
+	/** A directory of blobs (`<sha256>` files) omp's blob store holds for this request only. */
+	blobs?: string | null;
 	recovery?: boolean;
 	resume?: boolean;
 	mtime?: number | null;
@@ -229,7 +233,29 @@ export async function run(req: Request): Promise<Result> {
 	const fn = OPS[req.op];
 	if (!fn) throw new Error(`unknown op: ${req.op}`);
 	if (typeof req.file !== "string") throw new Error("request needs a string 'file'");
-	return fn(req);
+	const linked = linkBlobs(req.blobs);
+	try {
+		return await fn(req);
+	} finally {
+		for (const link of linked) rmSync(link, { force: true });
+	}
+}
+
+/** Links each file of `dir` into omp's blob store (`$PI_CODING_AGENT_DIR/blobs`, the private
+ *  agent dir of omp-runtime.ts) for one request; returns the links to remove after it. A blob
+ *  already there (from --agent-dir) is left as it is. */
+function linkBlobs(dir: string | null | undefined): string[] {
+	if (!dir) return [];
+	const store = join(process.env.PI_CODING_AGENT_DIR!, "blobs");
+	mkdirSync(store, { recursive: true });
+	const linked: string[] = [];
+	for (const name of readdirSync(dir)) {
+		const link = join(store, name);
+		if (existsSync(link)) continue;
+		symlinkSync(join(resolve(dir), name), link);
+		linked.push(link);
+	}
+	return linked;
 }
 
 function errorText(e: unknown): string {
@@ -271,6 +297,7 @@ function parseArgs(argv: string[]): Cli {
 		else if (a === "--no-recovery") req.recovery = false;
 		else if (a === "--resume") req.resume = true;
 		else if (a === "--agent-dir") agentDir = value(i++, a);
+		else if (a === "--blobs") req.blobs = value(i++, a);
 		else if (a === "--now") {
 			const v = value(i++, a);
 			now = v === "real" ? null : Number(v);

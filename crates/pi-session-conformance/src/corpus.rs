@@ -130,6 +130,14 @@ impl Case {
         self.meta.pi.as_deref().unwrap_or("0.73")
     }
 
+    /// The case's blob store (omp cases whose images are kept as `blob:sha256:` references):
+    /// its `blobs/` directory, absolute, when it has one.
+    pub fn blobs_dir(&self) -> Option<PathBuf> {
+        let dir = self.dir.join("blobs");
+        dir.is_dir()
+            .then(|| std::path::absolute(&dir).unwrap_or(dir))
+    }
+
     /// The session's dialect (`"pi"` unless `case.json` says otherwise).
     pub fn dialect(&self) -> &str {
         self.meta.dialect.as_deref().unwrap_or("pi")
@@ -145,6 +153,9 @@ impl Case {
         args.extend(["--pi".to_string(), self.pi().to_owned()]);
         if self.dialect() != "pi" {
             args.extend(["--dialect".to_string(), self.dialect().to_owned()]);
+        }
+        if let (Op::Context | Op::Llm, Some(blobs)) = (op, self.blobs_dir()) {
+            args.extend(["--blobs".to_string(), blobs.display().to_string()]);
         }
         if op == Op::Info {
             args.extend(["--mtime".to_string(), INFO_MTIME_MS.to_string()]);

@@ -2,14 +2,17 @@
 //! where it differs from pi, with omp's own code as the reference (`conformance/reference/omp`).
 //!
 //! - [`slot`]: the fixed-width title slot on a file's first line;
-//! - [`context`]: omp's `buildSessionContext`, what it sends to the model on resume.
+//! - [`context`]: omp's `buildSessionContext`, what it sends to the model on resume;
+//! - [`blobs`]: images kept in omp's blob store, put back as omp does on open.
 //!
 //! A session is read in omp's dialect by loading it with [`crate::Dialect::Omp`]
 //! ([`crate::session::Loader::dialect`]); [`crate::Session::omp_context`] then answers as omp.
 //! `docs/dialects.md` lists every difference with the corpus case that pins it.
 
+pub mod blobs;
 pub mod context;
 pub mod slot;
 
+pub use blobs::Blobs;
 pub use context::{OmpContext, OmpContextError};
 pub use slot::TitleSlot;

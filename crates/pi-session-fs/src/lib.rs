@@ -26,6 +26,7 @@ pub mod display;
 pub mod input;
 pub mod journal;
 mod metadata;
+pub mod omp_store;
 pub mod process;
 pub mod publish;
 pub mod replace;

@@ -170,6 +170,9 @@ pub(crate) enum Command {
         /// The session's dialect (the corpus runner passes the case's, `pi` by default).
         #[arg(long, value_name = "DIALECT", default_value = "pi")]
         dialect: Dialect,
+        /// omp cases: the blob store their images' references name (the case's `blobs/`).
+        #[arg(long, value_name = "DIR")]
+        blobs: Option<std::path::PathBuf>,
     },
 }
 
@@ -342,7 +345,8 @@ pub(crate) fn main(command: Command) -> ExitCode {
             pi,
             mtime,
             dialect,
-        } => match implement(op, leaf.as_deref(), pi, dialect, mtime) {
+            blobs,
+        } => match implement(op, leaf.as_deref(), pi, dialect, blobs, mtime) {
             Ok(()) => ExitCode::SUCCESS,
             Err(Rejected(message)) => {
                 eprintln!("pi-session: {message}");
@@ -370,8 +374,10 @@ fn implement(
     leaf: Option<&str>,
     pi: PiVersion,
     dialect: Dialect,
+    blobs: Option<std::path::PathBuf>,
     mtime: i64,
 ) -> Result<(), Rejected> {
+    let blobs = blobs.map(pi_session_format::omp::Blobs::new);
     let mut bytes = Vec::new();
     std::io::stdin().lock().read_to_end(&mut bytes)?;
     // Migration ids are numbered in the protocol so outputs are comparable.
@@ -395,6 +401,7 @@ fn implement(
                     leaf,
                     llm,
                     settings,
+                    blobs.as_ref(),
                     out,
                 )
             })?;

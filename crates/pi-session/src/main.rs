@@ -21,6 +21,7 @@ mod write;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ops::{Rejected, Settings};
+use pi_session_format::omp::Blobs;
 use pi_session_format::tree;
 use pi_session_format::{Dialect, PiVersion};
 use pi_session_fs::input::Input;
@@ -58,6 +59,10 @@ enum Command {
         /// Print `convertToLlm(messages)` instead of the context.
         #[arg(long)]
         llm: bool,
+        /// omp files: the blob store the images' `blob:sha256:` references name (default:
+        /// omp's own, `~/.omp/agent/blobs` or `$XDG_DATA_HOME/omp/blobs`, by its rules).
+        #[arg(long, value_name = "DIR")]
+        blobs: Option<PathBuf>,
     },
     /// Print or write the file migrated to version 3, as pi leaves it after opening it.
     Migrate(migrate::MigrateArgs),
@@ -240,7 +245,12 @@ fn run_file_command(command: Command) -> ExitCode {
 
 fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
     let output = match command {
-        Command::Context { file, leaf, llm } => {
+        Command::Context {
+            file,
+            leaf,
+            llm,
+            blobs,
+        } => {
             let settings = Settings {
                 exits_after: true,
                 dialect: file.dialect,
@@ -254,7 +264,23 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
                 } else {
                     ops::Access::ReadAt(&read_at)
                 };
-                ops::context(input.bytes(), access, leaf.as_deref(), llm, settings, out)
+                let blobs = blobs
+                    .or_else(|| {
+                        let dir = pi_session_fs::omp_store::OmpStore::from_env()
+                            .ok()?
+                            .blobs_dir();
+                        dir.is_dir().then_some(dir)
+                    })
+                    .map(Blobs::new);
+                ops::context(
+                    input.bytes(),
+                    access,
+                    leaf.as_deref(),
+                    llm,
+                    settings,
+                    blobs.as_ref(),
+                    out,
+                )
             })?;
             print_warnings(name, &warnings);
             // The context was streamed as it was built: a file that shrank meanwhile makes

@@ -5,6 +5,7 @@ use pi_session_format::context::write_messages;
 use pi_session_format::info::{session_info_json, write_session_info};
 use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
+use pi_session_format::omp::Blobs;
 use pi_session_format::session::{ChangeKind, Changes, Key, ReadAt, Session, quoted};
 use pi_session_format::tree::{self, Leaf};
 use pi_session_format::{Dialect, PiVersion};
@@ -106,6 +107,7 @@ pub(crate) fn context<'a>(
     leaf: Option<&str>,
     llm: bool,
     settings: Settings,
+    blobs: Option<&Blobs>,
     out: &mut dyn Write,
 ) -> Result<Vec<String>, Rejected> {
     let mut warnings = Vec::new();
@@ -126,8 +128,15 @@ pub(crate) fn context<'a>(
                     .into(),
             ));
         }
-        session.omp_context(leaf)?.write_json(out)?;
+        let context = session.omp_context(leaf, blobs)?;
+        context.write_json(out)?;
         out.write_all(b"\n")?;
+        for (line, hash) in &context.missing_blobs {
+            let store = blobs.map_or_else(String::new, |b| b.dir().display().to_string());
+            warnings.push(format!(
+                "{line}: warning: blob sha256:{hash} is not in the blob store {store}; its reference is left in place, as omp leaves it"
+            ));
+        }
         return Ok(warnings);
     }
     let context = session.context(leaf)?;

@@ -31,9 +31,10 @@ use crate::date;
 use crate::json::Role;
 use crate::json::{self, JsArray, JsObject, JsValue};
 use crate::llm::to_js_string;
+use crate::omp::blobs::{Blobs, Resolved};
 use crate::session::{Key, Record, Session};
 use crate::tree::{Index, Leaf};
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::fmt;
 use std::io::{self, Write};
 
@@ -56,6 +57,9 @@ pub struct OmpContext {
     pub mode: Option<JsValue>,
     /// `modeData` of the latest `mode_change`.
     pub mode_data: Option<JsValue>,
+    /// Blob references the store did not have, as `(line, sha256)`: left in place, as omp
+    /// leaves them (it logs a warning). Not part of the JSON.
+    pub missing_blobs: Vec<(usize, String)>,
 }
 
 /// Why omp's context of a session cannot be given.
@@ -104,19 +108,15 @@ const CONTEXT_NOTES: &str = "experimental_context_notes";
 
 /// An entry on the path: its record, and its value, parsed when first needed (the settings
 /// walk looks at the skeleton's types; only the entries that matter are parsed).
-struct PathEntry<'s> {
+struct PathEntry<'s, 'b> {
     record: &'s Record<'s>,
     value: OnceCell<JsValue>,
+    /// The blob store, and the references it did not have.
+    blobs: Option<&'b Blobs>,
+    missing: &'b RefCell<Vec<(usize, String)>>,
 }
 
-impl<'s> PathEntry<'s> {
-    fn new(record: &'s Record<'s>) -> PathEntry<'s> {
-        PathEntry {
-            record,
-            value: OnceCell::new(),
-        }
-    }
-
+impl<'s, 'b> PathEntry<'s, 'b> {
     fn line(&self) -> usize {
         self.record.line
     }
@@ -129,10 +129,19 @@ impl<'s> PathEntry<'s> {
         self.record.entry_type() == Some(t)
     }
 
-    /// The entry as omp holds it after opening the file (Copilot replay data stripped).
+    /// The entry as omp holds it after opening the file: its blobs put back, Copilot replay
+    /// data stripped.
     fn value(&self) -> &JsValue {
         self.value.get_or_init(|| {
             let mut value = self.record.value().into_owned();
+            if let Some(blobs) = self.blobs {
+                let mut resolved = Resolved::default();
+                blobs.resolve(&mut value, &mut resolved);
+                let line = self.record.line;
+                self.missing
+                    .borrow_mut()
+                    .extend(resolved.missing.into_iter().map(|hash| (line, hash)));
+            }
             strip_copilot_replay(&mut value);
             value
         })
@@ -156,13 +165,19 @@ impl<'s> PathEntry<'s> {
 }
 
 /// Builds omp's context of `session` for `leaf` ([`Leaf::Current`]: the leaf omp has after
-/// opening the file, its last entry).
-pub fn build(session: &Session<'_>, leaf: &Leaf) -> Result<OmpContext, OmpContextError> {
+/// opening the file, its last entry), with the images of `blobs` put back (without a store,
+/// the references stay, as omp leaves those it cannot find).
+pub fn build(
+    session: &Session<'_>,
+    leaf: &Leaf,
+    blobs: Option<&Blobs>,
+) -> Result<OmpContext, OmpContextError> {
     let index = session.index();
     let Some(leaf) = index.leaf_record(session, leaf) else {
         return Ok(OmpContext::empty());
     };
-    let path = path(session, index, leaf);
+    let missing = RefCell::new(Vec::new());
+    let path = path(session, index, leaf, blobs, &missing);
     let mut context = OmpContext::empty();
     let settings = context.read_settings(&path);
     check_supported(&path, settings.compaction)?;
@@ -201,12 +216,20 @@ pub fn build(session: &Session<'_>, leaf: &Leaf) -> Result<OmpContext, OmpContex
     strip_dangling_tool_calls(&mut messages);
     drop_failed_turns(&mut messages);
     context.messages = messages;
+    drop(path);
+    context.missing_blobs = missing.into_inner();
     Ok(context)
 }
 
 /// The walk from `leaf` to its root, stopping at the first repeated id (omp's `pathTo`),
 /// root first.
-fn path<'s>(session: &'s Session<'_>, index: &Index, leaf: usize) -> Vec<PathEntry<'s>> {
+fn path<'s, 'b>(
+    session: &'s Session<'_>,
+    index: &Index,
+    leaf: usize,
+    blobs: Option<&'b Blobs>,
+    missing: &'b RefCell<Vec<(usize, String)>>,
+) -> Vec<PathEntry<'s, 'b>> {
     let mut seen = rustc_hash::FxHashSet::default();
     let mut path = Vec::new();
     let mut current = Some(leaf);
@@ -215,7 +238,12 @@ fn path<'s>(session: &'s Session<'_>, index: &Index, leaf: usize) -> Vec<PathEnt
         if !seen.insert(record.id.clone()) {
             break;
         }
-        path.push(PathEntry::new(record));
+        path.push(PathEntry {
+            record,
+            value: OnceCell::new(),
+            blobs,
+            missing,
+        });
         current = index.parent(i);
     }
     path.reverse();
@@ -281,18 +309,19 @@ impl OmpContext {
             injected_ttsr_rules: Vec::new(),
             mode: Some(JsValue::string("none")),
             mode_data: None,
+            missing_blobs: Vec::new(),
         }
     }
 
     /// The settings loop of `buildSessionContext`: the latest of each kind of change.
-    fn read_settings(&mut self, path: &[PathEntry<'_>]) -> Settings {
+    fn read_settings(&mut self, path: &[PathEntry<'_, '_>]) -> Settings {
         let mut compaction = None;
         let mut explicit_default = false;
         let mut models = JsObject::new();
         let mut rules: Vec<(Key, JsValue)> = Vec::new();
         // The assistant message that names the default model, read once at the end: its
         // place in `models` is kept by a placeholder set at the first one.
-        let mut default_from: Option<&PathEntry<'_>> = None;
+        let mut default_from: Option<&PathEntry<'_, '_>> = None;
         for (i, entry) in path.iter().enumerate() {
             let Some(type_) = entry.record.entry_type() else {
                 continue;
@@ -402,7 +431,7 @@ fn is_nullish(value: &JsValue) -> bool {
     matches!(value, JsValue::Null)
 }
 
-fn message_member<'e>(entry: &'e PathEntry<'_>, key: &str) -> Option<&'e JsValue> {
+fn message_member<'e>(entry: &'e PathEntry<'_, '_>, key: &str) -> Option<&'e JsValue> {
     entry.get("message").and_then(|m| m.get(key))
 }
 
@@ -446,10 +475,10 @@ fn service_tier(value: Option<&JsValue>) -> Option<JsValue> {
 
 /// Refuses what this builder does not reproduce (see the module docs).
 fn check_supported(
-    path: &[PathEntry<'_>],
+    path: &[PathEntry<'_, '_>],
     compaction: Option<usize>,
 ) -> Result<(), OmpContextError> {
-    let unsupported = |entry: &PathEntry<'_>, feature| {
+    let unsupported = |entry: &PathEntry<'_, '_>, feature| {
         Err(OmpContextError::Unsupported {
             line: entry.line(),
             feature,
@@ -501,7 +530,7 @@ fn check_supported(
 }
 
 /// `appendMessage` of the model context: the message an entry contributes, if any.
-fn append_message(messages: &mut Vec<JsValue>, entry: &PathEntry<'_>) {
+fn append_message(messages: &mut Vec<JsValue>, entry: &PathEntry<'_, '_>) {
     let Some(type_) = entry.get("type").and_then(JsValue::as_str) else {
         return;
     };
@@ -546,13 +575,13 @@ fn append_message(messages: &mut Vec<JsValue>, entry: &PathEntry<'_>) {
 }
 
 /// `new Date(entry.timestamp).getTime()` as `JSON.stringify` shows it.
-fn time(entry: &PathEntry<'_>) -> JsValue {
+fn time(entry: &PathEntry<'_, '_>) -> JsValue {
     date::time_to_json(date::new_date_time(entry.get("timestamp")))
 }
 
 /// `customMessageEntryMessage`: the custom message omp restores from a `custom_message`
 /// entry, `None` when its content is neither a string nor an array.
-fn custom_message(entry: &PathEntry<'_>) -> Option<JsValue> {
+fn custom_message(entry: &PathEntry<'_, '_>) -> Option<JsValue> {
     let content = entry
         .get("content")
         .filter(|c| matches!(c, JsValue::String(_) | JsValue::Array(_)))?;
@@ -580,7 +609,7 @@ fn custom_message(entry: &PathEntry<'_>) -> Option<JsValue> {
 }
 
 /// `createCompactionSummaryMessage` for a compaction without provider replay data.
-fn compaction_summary(entry: &PathEntry<'_>) -> JsValue {
+fn compaction_summary(entry: &PathEntry<'_, '_>) -> JsValue {
     let get = |key: &str| entry.get(key).cloned();
     object(&[
         ("role", Some(JsValue::string("compactionSummary"))),

@@ -56,8 +56,17 @@ impl<'a> Session<'a> {
     ///
     /// Fails where the path holds what is not reproduced yet
     /// ([`OmpContextError::Unsupported`]).
-    pub fn omp_context(&self, leaf: Leaf) -> Result<OmpContext, OmpContextError> {
-        crate::omp::context::build(self, &leaf)
+    ///
+    /// The images omp keeps in its blob store come back from `blobs` (a
+    /// [`crate::omp::Blobs`] at omp's store, `pi_session_fs::omp_store`, or any directory);
+    /// without one, or where it lacks a blob, the `blob:sha256:` reference stays, as omp
+    /// leaves it ([`OmpContext::missing_blobs`]).
+    pub fn omp_context(
+        &self,
+        leaf: Leaf,
+        blobs: Option<&crate::omp::Blobs>,
+    ) -> Result<OmpContext, OmpContextError> {
+        crate::omp::context::build(self, &leaf, blobs)
     }
 
     /// The messages pi sends to the model for `leaf`: `convertToLlm` of the context's

@@ -7,6 +7,7 @@
 mod adversarial;
 mod cli;
 mod conformance_cli;
+mod dialect_cli;
 mod export_cli;
 mod ls_cli;
 mod repair_cli;

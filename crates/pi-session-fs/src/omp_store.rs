@@ -1,0 +1,258 @@
+//! Where oh-my-pi (`omp`) keeps its data, by omp's own rules (`pi-utils/src/dirs.ts` 18.2.9,
+//! the `DirResolver` omp 18.3.4 runs with): the agent directory, and the data directory under
+//! which its `sessions/` and `blobs/` are.
+//!
+//! - the config root is `~/.omp` (`$PI_CONFIG_DIR` renames `.omp`), or
+//!   `~/.omp/profiles/<name>` for a named profile (`$OMP_PROFILE`, else `$PI_PROFILE`; an
+//!   empty `$OMP_PROFILE` is the default profile);
+//! - the agent directory is `$PI_CODING_AGENT_DIR` (made absolute, no `~` expansion: omp uses
+//!   `path.resolve`) in the default profile, else `<config root>/agent`;
+//! - on Linux and macOS, when the agent directory is the default one and
+//!   `$XDG_DATA_HOME/omp` exists (`$XDG_DATA_HOME/omp/profiles/<name>` for a profile), the data
+//!   directory is that, flattened (`$XDG_DATA_HOME/omp/sessions`, `…/blobs`): omp 18.2.8 moved
+//!   its store there without notice;
+//! - otherwise the data directory is the agent directory.
+//!
+//! `~` is [`crate::discover::home_dir`], Node's `os.homedir()` as Bun gives it.
+
+use crate::discover::home_dir;
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The directories omp would use, found from the environment ([`OmpStore::from_env`]) or
+/// given ([`OmpStore::resolve`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OmpStore {
+    /// The agent directory (`getAgentDir()`).
+    pub agent_dir: PathBuf,
+    /// Where `sessions/` and `blobs/` are: the agent directory, or `$XDG_DATA_HOME/omp`.
+    pub data_dir: PathBuf,
+}
+
+/// The environment [`OmpStore::resolve`] reads (each `None` when unset).
+#[derive(Debug, Clone, Default)]
+pub struct OmpEnv {
+    /// `$HOME` (else the passwd home).
+    pub home: Option<PathBuf>,
+    /// `$PI_CONFIG_DIR`.
+    pub config_dir: Option<OsString>,
+    /// `$PI_CODING_AGENT_DIR`.
+    pub agent_dir: Option<OsString>,
+    /// `$OMP_PROFILE`.
+    pub omp_profile: Option<OsString>,
+    /// `$PI_PROFILE`.
+    pub pi_profile: Option<OsString>,
+    /// `$XDG_DATA_HOME`.
+    pub xdg_data_home: Option<OsString>,
+}
+
+impl OmpEnv {
+    /// The process's environment.
+    pub fn current() -> OmpEnv {
+        let var = |name| std::env::var_os(name);
+        OmpEnv {
+            home: home_dir(),
+            config_dir: var("PI_CONFIG_DIR"),
+            agent_dir: var("PI_CODING_AGENT_DIR"),
+            omp_profile: var("OMP_PROFILE"),
+            pi_profile: var("PI_PROFILE"),
+            xdg_data_home: var("XDG_DATA_HOME"),
+        }
+    }
+}
+
+impl OmpStore {
+    /// omp's directories for this process's environment.
+    pub fn from_env() -> io::Result<OmpStore> {
+        OmpStore::resolve(&OmpEnv::current())
+    }
+
+    /// omp's directories for `env`; an error (which says what to set) when a home directory
+    /// is needed and there is none.
+    pub fn resolve(env: &OmpEnv) -> io::Result<OmpStore> {
+        let profile = profile(env);
+        let home = env.home.clone().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                "HOME is not set and the user has no home directory, to find omp's directory: set HOME or PI_CODING_AGENT_DIR",
+            )
+        });
+        let config_name = env
+            .config_dir
+            .clone()
+            .filter(|d| !d.is_empty())
+            .unwrap_or_else(|| ".omp".into());
+        let config_root = |home: PathBuf| {
+            let root = home.join(&config_name);
+            match &profile {
+                Some(name) => root.join("profiles").join(name),
+                None => root,
+            }
+        };
+        let override_dir = env
+            .agent_dir
+            .clone()
+            .filter(|d| !d.is_empty() && profile.is_none())
+            .map(|d| std::path::absolute(PathBuf::from(d)))
+            .transpose()?;
+        let (agent_dir, is_default) = match override_dir {
+            Some(dir) => {
+                // An override equal to the default is the default (XDG still applies).
+                let default = home
+                    .as_ref()
+                    .ok()
+                    .map(|h| config_root(h.clone()).join("agent"));
+                let is_default = default.as_deref() == Some(dir.as_path());
+                (dir, is_default)
+            }
+            None => (config_root(home?).join("agent"), true),
+        };
+        let xdg = cfg!(any(target_os = "linux", target_os = "macos"))
+            .then_some(())
+            .filter(|()| is_default)
+            .and(env.xdg_data_home.as_ref().filter(|d| !d.is_empty()))
+            .map(|base| {
+                let root = Path::new(base).join("omp");
+                match &profile {
+                    Some(name) => root.join("profiles").join(name),
+                    None => root,
+                }
+            })
+            .filter(|dir| dir.exists());
+        Ok(OmpStore {
+            data_dir: xdg.unwrap_or_else(|| agent_dir.clone()),
+            agent_dir,
+        })
+    }
+
+    /// The directory of sessions (`getDefaultSessionDir`'s parent).
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.data_dir.join("sessions")
+    }
+
+    /// The blob store: `blob:sha256:<hex>` references name files `<hex>` in it.
+    pub fn blobs_dir(&self) -> PathBuf {
+        self.data_dir.join("blobs")
+    }
+}
+
+/// The active profile (`OMP_PROFILE` first, even empty; else `PI_PROFILE`), trimmed, as
+/// `normalizeProfileName` takes it: `None` for the default profile (empty or `"default"`) or
+/// a name omp rejects (it falls back to the default at start-up): not
+/// `^[a-z0-9][a-z0-9._-]{0,63}$`, ending with `.`, or a Windows device name.
+fn profile(env: &OmpEnv) -> Option<String> {
+    let raw = match &env.omp_profile {
+        Some(p) => p,
+        None => env.pi_profile.as_ref()?,
+    };
+    let name = raw.to_str()?.trim();
+    let mut chars = name.chars();
+    let valid = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && name.len() <= 64
+        && chars
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-'))
+        && !name.ends_with('.')
+        && name != "default"
+        && !is_windows_device(name);
+    valid.then(|| name.to_owned())
+}
+
+/// `CON`, `PRN`, `AUX`, `NUL`, `COM0`–`COM9`, `LPT0`–`LPT9`, alone or with an extension.
+fn is_windows_device(name: &str) -> bool {
+    let base = name
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_uppercase();
+    matches!(base.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+        || (base.len() == 4
+            && (base.starts_with("COM") || base.starts_with("LPT"))
+            && base.as_bytes()[3].is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(home: &Path) -> OmpEnv {
+        OmpEnv {
+            home: Some(home.to_owned()),
+            ..OmpEnv::default()
+        }
+    }
+
+    #[test]
+    fn the_default_store_is_under_dot_omp() {
+        let home = Path::new("/home/u");
+        let store = OmpStore::resolve(&env(home)).unwrap();
+        assert_eq!(store.agent_dir, home.join(".omp/agent"));
+        assert_eq!(store.sessions_dir(), home.join(".omp/agent/sessions"));
+        assert_eq!(store.blobs_dir(), home.join(".omp/agent/blobs"));
+    }
+
+    #[test]
+    fn config_dir_profiles_and_the_agent_dir_override() {
+        let home = Path::new("/home/u");
+        let store = OmpStore::resolve(&OmpEnv {
+            config_dir: Some(".omp-dev".into()),
+            pi_profile: Some(" work ".into()),
+            agent_dir: Some("/ignored/in/a/profile".into()),
+            ..env(home)
+        })
+        .unwrap();
+        assert_eq!(store.agent_dir, home.join(".omp-dev/profiles/work/agent"));
+        // An empty OMP_PROFILE is the default profile, whatever PI_PROFILE says.
+        let store = OmpStore::resolve(&OmpEnv {
+            omp_profile: Some("".into()),
+            pi_profile: Some("work".into()),
+            agent_dir: Some("/srv/omp".into()),
+            ..env(home)
+        })
+        .unwrap();
+        assert_eq!(store.agent_dir, Path::new("/srv/omp"));
+        assert_eq!(store.data_dir, Path::new("/srv/omp"));
+    }
+
+    #[test]
+    fn an_existing_xdg_data_home_omp_holds_the_data() {
+        let dir = std::env::temp_dir().join(format!("omp-store-{}", std::process::id()));
+        let home = dir.join("home");
+        let xdg = dir.join("xdg");
+        let with_xdg = OmpEnv {
+            xdg_data_home: Some(xdg.clone().into()),
+            ..env(&home)
+        };
+        // Not there yet: the agent directory holds everything.
+        let store = OmpStore::resolve(&with_xdg).unwrap();
+        assert_eq!(store.data_dir, home.join(".omp/agent"));
+        std::fs::create_dir_all(xdg.join("omp")).unwrap();
+        let store = OmpStore::resolve(&with_xdg).unwrap();
+        if cfg!(any(target_os = "linux", target_os = "macos")) {
+            assert_eq!(store.sessions_dir(), xdg.join("omp/sessions"));
+            assert_eq!(store.agent_dir, home.join(".omp/agent"));
+        }
+        // An agent directory of one's own is not moved.
+        let store = OmpStore::resolve(&OmpEnv {
+            agent_dir: Some(dir.join("mine").into()),
+            ..with_xdg
+        })
+        .unwrap();
+        assert_eq!(store.data_dir, dir.join("mine"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn no_home_is_an_error_that_says_what_to_set() {
+        let error = OmpStore::resolve(&OmpEnv::default()).unwrap_err();
+        assert!(error.to_string().contains("PI_CODING_AGENT_DIR"), "{error}");
+        let store = OmpStore::resolve(&OmpEnv {
+            agent_dir: Some("/srv/omp".into()),
+            ..OmpEnv::default()
+        })
+        .unwrap();
+        assert_eq!(store.blobs_dir(), Path::new("/srv/omp/blobs"));
+    }
+}
