@@ -34,28 +34,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { hashString, mulberry32 } from "./shared.mjs";
 
 // ---------------------------------------------------------------------------------------------------
-// PRNG
+// PRNG (shared.mjs: mulberry32, hashString)
 // ---------------------------------------------------------------------------------------------------
-function mulberry32(a) {
-	return function next() {
-		a |= 0;
-		a = (a + 0x6d2b79f5) | 0;
-		let t = Math.imul(a ^ (a >>> 15), 1 | a);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-function hashString(s) {
-	// FNV-1a 32-bit
-	let h = 0x811c9dc5;
-	for (let i = 0; i < s.length; i++) {
-		h ^= s.charCodeAt(i);
-		h = Math.imul(h, 0x01000193);
-	}
-	return h >>> 0;
-}
 let R = mulberry32(1);
 const rnd = () => R();
 const chance = (p) => rnd() < p;

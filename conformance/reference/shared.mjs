@@ -3,8 +3,13 @@
 //   treeJson(roots)  the tree serialiser of `pi-ref.mjs tree` and `omp/omp-ref.ts tree`
 //   fetchPinned(...) the "npm pack, check the pinned sha512, unpack" step of fetch-pi-1.5.mjs and
 //                    omp/fetch-omp.mjs
+//   mulberry32, hashString, seededRandom, randomContent
+//                    the seeded PRNG and random session content of the generators
+//                    (scripts/diff/gen-sessions.mjs for pi, omp/omp-gen.ts for omp;
+//                    scripts/diff/writer-diff.mjs uses the PRNG)
 //
-// Plain ESM JavaScript, loaded by Node (pi-ref.mjs, the fetch scripts) and by Bun (omp-ref.ts).
+// Plain ESM JavaScript, loaded by Node (pi-ref.mjs, the fetch scripts, the generators) and by Bun
+// (omp-ref.ts, omp-gen.ts).
 // This module imports nothing at load time: omp-ref.ts imports it before omp-runtime.ts's
 // setupOmp() has patched node:os (an ESM namespace of a builtin snapshots its exports when first
 // created, so an early `import … from "node:os"` here would pin the real os.homedir()). What
@@ -117,4 +122,169 @@ export async function fetchPinned(pkg, targetDir, { label, strip = false, marker
 	} finally {
 		rmSync(tmp, { recursive: true, force: true });
 	}
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Seeded randomness of the session generators
+// ---------------------------------------------------------------------------------------------------
+// The generated files must stay byte-identical for a given seed: every helper below draws a fixed
+// number of values in a fixed order, and changing one changes every file generated after it.
+
+/**
+ * The mulberry32 PRNG.
+ *
+ * @param {number} a the seed (any number; used as a 32-bit integer)
+ * @returns {() => number} the next float in [0, 1) at each call
+ */
+export function mulberry32(a) {
+	return function next() {
+		a |= 0;
+		a = (a + 0x6d2b79f5) | 0;
+		let t = Math.imul(a ^ (a >>> 15), 1 | a);
+		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+/**
+ * FNV-1a 32-bit hash of a string's UTF-16 code units: a seed made from a string.
+ *
+ * @param {string} s
+ * @returns {number} an unsigned 32-bit integer
+ */
+export function hashString(s) {
+	let h = 0x811c9dc5;
+	for (let i = 0; i < s.length; i++) {
+		h ^= s.charCodeAt(i);
+		h = Math.imul(h, 0x01000193);
+	}
+	return h >>> 0;
+}
+
+/**
+ * Random choices drawn from one mulberry32 stream, which reseed() replaces (the generators start a
+ * new stream for every file).
+ *
+ * @param {number} [seed] the first stream's seed (default 1)
+ * @returns the helpers: reseed(seed); rnd() a float in [0, 1); chance(p) true with probability p;
+ *   int(lo, hi) an integer in [lo, hi] (both inclusive); pick(arr) one element; weighted(table) the
+ *   value of one `[value, weight]` row, with probability weight / total; hex(n), base64(n) n random
+ *   characters of that alphabet (base64: then "", "=" or "==")
+ */
+export function seededRandom(seed = 1) {
+	let next = mulberry32(seed);
+	const rnd = () => next();
+	const chance = (p) => rnd() < p;
+	const int = (lo, hi) => lo + Math.floor(rnd() * (hi - lo + 1));
+	const pick = (arr) => arr[Math.floor(rnd() * arr.length)];
+	function weighted(table) {
+		let total = 0;
+		for (const [, w] of table) total += w;
+		let x = rnd() * total;
+		for (const [v, w] of table) {
+			x -= w;
+			if (x < 0) return v;
+		}
+		return table[table.length - 1][0];
+	}
+	function hex(n) {
+		let s = "";
+		for (let i = 0; i < n; i++) s += "0123456789abcdef"[int(0, 15)];
+		return s;
+	}
+	function base64(n) {
+		const A = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		let s = "";
+		for (let i = 0; i < n; i++) s += A[int(0, 63)];
+		return s + pick(["", "=", "=="]);
+	}
+	return {
+		reseed(seed) {
+			next = mulberry32(seed);
+		},
+		rnd,
+		chance,
+		int,
+		pick,
+		weighted,
+		hex,
+		base64,
+	};
+}
+
+/**
+ * Random session content drawn from `random`, in the generator's own vocabulary.
+ *
+ * @param {ReturnType<typeof seededRandom>} random
+ * @param {{words: string[], specials: string[], specialRate: number, blanks: string[], keys: string[]}} vocabulary
+ *   words / specials: what texts are made of, a special in place of a word with probability
+ *   specialRate; blanks: what a text of no words is, half the time (else ""); keys: the object keys
+ *   of anyValue()
+ * @returns text(maxWords = 12) 0 to maxWords words joined by a space (or, 1 time in 10, a
+ *   newline); textBlock() a text content block, sometimes with a textSignature; anyValue(depth = 0)
+ *   a JSON value of any type (arrays and objects nested up to 3 deep); usage() an assistant
+ *   message's usage with its cost computed from per-million prices
+ */
+export function randomContent(random, { words, specials, specialRate, blanks, keys }) {
+	const { chance, int, pick, hex } = random;
+	function text(maxWords = 12) {
+		const n = int(0, maxWords);
+		const parts = [];
+		for (let i = 0; i < n; i++) parts.push(chance(specialRate) ? pick(specials) : pick(words));
+		if (n === 0 && chance(0.5)) return pick(blanks);
+		return parts.join(chance(0.9) ? " " : "\n");
+	}
+	function textBlock() {
+		const b = { type: "text", text: text() };
+		if (chance(0.1)) {
+			b.textSignature = chance(0.5)
+				? `msg_${hex(16)}`
+				: JSON.stringify({ v: 1, id: `msg_${hex(12)}`, phase: pick(["commentary", "final_answer"]) });
+		}
+		return b;
+	}
+	function anyValue(depth = 0) {
+		const k = depth > 2 ? int(0, 4) : int(0, 6);
+		switch (k) {
+			case 0:
+				return text(3);
+			case 1:
+				return pick([0, 1, -1, 42, 3.5, 0.1 + 0.2, 1e21, 1e-7, 123456789012, -0.000001, 2 ** 53]);
+			case 2:
+				return chance(0.5);
+			case 3:
+				return null;
+			case 4:
+				return pick(["", "a", "päth/to/file.ts"]);
+			case 5: {
+				const arr = [];
+				for (let i = int(0, 3); i > 0; i--) arr.push(anyValue(depth + 1));
+				return arr;
+			}
+			default: {
+				const o = {};
+				for (let i = int(0, 4); i > 0; i--) o[pick(keys)] = anyValue(depth + 1);
+				return o;
+			}
+		}
+	}
+	function usage() {
+		const input = int(0, 50000);
+		const output = int(0, 8000);
+		const cacheRead = chance(0.5) ? int(0, 100000) : 0;
+		const cacheWrite = chance(0.3) ? int(0, 20000) : 0;
+		// Real float arithmetic gives long shortest-round-trip decimals (0.30000000000000004-style).
+		const pIn = pick([3, 15, 0.25, 1.25, 0.075]);
+		const pOut = pick([15, 75, 1.25, 10, 0.3]);
+		const cost = {
+			input: (input * pIn) / 1e6,
+			output: (output * pOut) / 1e6,
+			cacheRead: (cacheRead * pIn * 0.1) / 1e6,
+			cacheWrite: (cacheWrite * pIn * 1.25) / 1e6,
+			total: 0,
+		};
+		cost.total = cost.input + cost.output + cost.cacheRead + cost.cacheWrite;
+		return { input, output, cacheRead, cacheWrite, totalTokens: input + output + cacheRead + cacheWrite, cost };
+	}
+	return { text, textBlock, anyValue, usage };
 }

@@ -41,50 +41,14 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { hashString, mulberry32, randomContent, seededRandom } from "../../conformance/reference/shared.mjs";
 
 // ---------------------------------------------------------------------------------------------------
 // PRNG
 // ---------------------------------------------------------------------------------------------------
-function mulberry32(a) {
-	return function next() {
-		a |= 0;
-		a = (a + 0x6d2b79f5) | 0;
-		let t = Math.imul(a ^ (a >>> 15), 1 | a);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-function hashString(s) {
-	// FNV-1a 32-bit
-	let h = 0x811c9dc5;
-	for (let i = 0; i < s.length; i++) {
-		h ^= s.charCodeAt(i);
-		h = Math.imul(h, 0x01000193);
-	}
-	return h >>> 0;
-}
-
-/** The PRNG currently in use (one per generated file, plus one for the patched globals). */
-let R = mulberry32(1);
-const rnd = () => R();
-const chance = (p) => rnd() < p;
-const int = (lo, hi) => lo + Math.floor(rnd() * (hi - lo + 1)); // inclusive
-const pick = (arr) => arr[Math.floor(rnd() * arr.length)];
-function weighted(table) {
-	let total = 0;
-	for (const [, w] of table) total += w;
-	let x = rnd() * total;
-	for (const [v, w] of table) {
-		x -= w;
-		if (x < 0) return v;
-	}
-	return table[table.length - 1][0];
-}
-function hex(n) {
-	let s = "";
-	for (let i = 0; i < n; i++) s += "0123456789abcdef"[int(0, 15)];
-	return s;
-}
+// One stream per generated file (reseed), plus one for the patched globals (globalsRng).
+const random = seededRandom();
+const { chance, int, pick, weighted, hex, base64 } = random;
 
 // ---------------------------------------------------------------------------------------------------
 // Patched globals (before pi is imported)
@@ -152,47 +116,18 @@ const SPECIALS = [
 	"\u2028", "\u2029", "/", "</summary>", "<summary>", "`", "```", "\ufeff", "\u00a0", "e\u0301", "𝄞", "{}", "[]",
 	"${x}", "%s", "\b", "\f", "\u000b",
 ];
-function text(maxWords = 12) {
-	const n = int(0, maxWords);
-	const parts = [];
-	for (let i = 0; i < n; i++) parts.push(chance(0.12) ? pick(SPECIALS) : pick(WORDS));
-	if (n === 0 && chance(0.5)) return pick(["", " ", "x"]);
-	return parts.join(chance(0.9) ? " " : "\n");
-}
-function base64(n) {
-	const A = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	let s = "";
-	for (let i = 0; i < n; i++) s += A[int(0, 63)];
-	return s + pick(["", "=", "=="]);
-}
+// text(maxWords), textBlock(), anyValue(depth): a JSON-ish random value (for details/data/arguments),
+// usage(): see randomContent in shared.mjs.
+const piContent = randomContent(random, {
+	words: WORDS,
+	specials: SPECIALS,
+	specialRate: 0.12,
+	blanks: ["", " ", "x"],
+	keys: ["a", "b", "path", "count", "nested", "x_y", "Z", "é"],
+});
+const { text, textBlock, anyValue } = piContent;
 function imageBlock() {
 	return { type: "image", data: base64(int(4, 40)), mimeType: pick(["image/png", "image/jpeg", "image/webp", "image/gif"]) };
-}
-function textBlock() {
-	const b = { type: "text", text: text() };
-	if (chance(0.1)) b.textSignature = chance(0.5) ? `msg_${hex(16)}` : JSON.stringify({ v: 1, id: `msg_${hex(12)}`, phase: pick(["commentary", "final_answer"]) });
-	return b;
-}
-/** A JSON-ish random value (for details/data/arguments). */
-function anyValue(depth = 0) {
-	const k = depth > 2 ? int(0, 4) : int(0, 6);
-	switch (k) {
-		case 0: return text(3);
-		case 1: return pick([0, 1, -1, 42, 3.5, 0.1 + 0.2, 1e21, 1e-7, 123456789012, -0.000001, 2 ** 53]);
-		case 2: return chance(0.5);
-		case 3: return null;
-		case 4: return pick(["", "a", "päth/to/file.ts"]);
-		case 5: {
-			const arr = [];
-			for (let i = int(0, 3); i > 0; i--) arr.push(anyValue(depth + 1));
-			return arr;
-		}
-		default: {
-			const o = {};
-			for (let i = int(0, 4); i > 0; i--) o[pick(["a", "b", "path", "count", "nested", "x_y", "Z", "é"])] = anyValue(depth + 1);
-			return o;
-		}
-	}
 }
 const PROVIDERS = [
 	["anthropic", ["claude-sonnet-4-5", "claude-opus-4-5", "claude-haiku-4-5"], "anthropic-messages"],
@@ -201,22 +136,7 @@ const PROVIDERS = [
 	["openrouter", ["z-ai/glm-4.6", "x-ai/grok-4"], "openai-completions"],
 ];
 function usage() {
-	const input = int(0, 50000);
-	const output = int(0, 8000);
-	const cacheRead = chance(0.5) ? int(0, 100000) : 0;
-	const cacheWrite = chance(0.3) ? int(0, 20000) : 0;
-	// Real float arithmetic gives long shortest-round-trip decimals (0.30000000000000004-style).
-	const pIn = pick([3, 15, 0.25, 1.25, 0.075]);
-	const pOut = pick([15, 75, 1.25, 10, 0.3]);
-	const cost = {
-		input: (input * pIn) / 1e6,
-		output: (output * pOut) / 1e6,
-		cacheRead: (cacheRead * pIn * 0.1) / 1e6,
-		cacheWrite: (cacheWrite * pIn * 1.25) / 1e6,
-		total: 0,
-	};
-	cost.total = cost.input + cost.output + cost.cacheRead + cost.cacheWrite;
-	const u = { input, output, cacheRead, cacheWrite, totalTokens: input + output + cacheRead + cacheWrite, cost };
+	const u = piContent.usage();
 	if (chance(0.08)) delete u.totalTokens; // pre-2025-12 files
 	return u;
 }
@@ -677,7 +597,7 @@ function main() {
 	const summary = { files: 0, variants: 0, leafArgs: 0 };
 	try {
 		for (let i = 0; i < args.count; i++) {
-			R = mulberry32(hashString(`${args.seed}:${i}`));
+			random.reseed(hashString(`${args.seed}:${i}`));
 			const { text: original, ops } = driveSession(workDir);
 			const meta = { seed: args.seed, index: i, ops, variants: [] };
 			let textOut = original;
