@@ -47,7 +47,6 @@ pub use writer::writer;
 
 use arbitrary::{Arbitrary, Unstructured};
 use model::{Expected, ModelContext, ModelLine, is, keys, text, text_without, truthy};
-use pi_session_format::PiVersion;
 use pi_session_format::context::{Message, build_context};
 use pi_session_format::json::{self, JsValue, to_string};
 use pi_session_format::migrate::{self, SequentialIds};
@@ -55,6 +54,7 @@ use pi_session_format::read;
 use pi_session_format::session::whole_file;
 use pi_session_format::session::{Key, Kind, LoadError, Session};
 use pi_session_format::tree::{Index, Leaf};
+use pi_session_format::{Dialect, PiVersion};
 use std::collections::HashSet;
 
 /// The two sets of reading rules the library follows (1.5.2 reads as 0.87.1).
@@ -84,6 +84,31 @@ pub fn parse_bytes(data: &[u8]) {
 /// What pi keeps of a parsed value: everything for 0.73.1, truthy values for 0.87.1 (E2).
 fn kept(value: &JsValue, pi: PiVersion) -> bool {
     !pi.reads_like_0_87() || truthy(Some(value))
+}
+
+/// Whether the file's first line (ended by a newline) is omp's title slot: an object with
+/// `type` "title", `v` 1, string `title`, `updatedAt` and `pad`, and `source` absent, "auto"
+/// or "user" (omp's `parseTitleSlotObject`).
+fn is_title_slot(data: &[u8]) -> bool {
+    let Some(end) = data.iter().position(|&b| b == b'\n') else {
+        return false;
+    };
+    let Some(value) = std::str::from_utf8(&data[..end])
+        .ok()
+        .and_then(|line| json::parse(line).ok())
+    else {
+        return false;
+    };
+    let string = |key| matches!(value.get(key), Some(JsValue::String(_)));
+    is(value.get("type"), "title")
+        && matches!(value.get("v"), Some(JsValue::Number(v)) if *v == 1.0)
+        && string("title")
+        && string("updatedAt")
+        && string("pad")
+        && match value.get("source") {
+            None => true,
+            Some(source) => is(Some(source), "auto") || is(Some(source), "user"),
+        }
 }
 
 fn is_header(value: &JsValue) -> bool {
@@ -132,6 +157,22 @@ fn check_load(data: &[u8], pi: PiVersion) {
             assert!(
                 !(is_header(value) && matches!(value.get("id"), Some(JsValue::String(_)))),
                 "{pi:?}: a valid header was refused: {reason}"
+            );
+            return;
+        }
+        Err(LoadError::OtherDialect { line, .. }) => {
+            // Read as pi's, a file whose first line is omp's title slot: the header check
+            // failed (the slot is the first value) and the message names omp instead.
+            assert_eq!(line, 1);
+            assert!(
+                is_title_slot(data),
+                "{pi:?}: called omp's without a title slot"
+            );
+            let i = first.expect("refused for its header, but no line holds a value");
+            let value = parsed[i].as_ref().expect("kept values parse");
+            assert!(
+                !is_header(value),
+                "{pi:?}: a valid header was refused as omp's"
             );
             return;
         }
@@ -997,6 +1038,67 @@ pub fn check_session_context(bytes: &[u8], leaves: &[String]) {
                 }
             };
             check_llm(context.messages, pi);
+        }
+    }
+    check_omp_context(bytes, leaves);
+}
+
+/// omp's context of `bytes` read as an omp file, for the current leaf and for `leaves`:
+/// it never panics and never hangs (a parent cycle ends the path), its JSON parses back, and
+/// what omp's rules promise holds: no assistant turn that ended `aborted` or `error` unless the
+/// `interrupted-thinking` message follows it, and no `toolCall` without a `toolResult` among
+/// the messages.
+pub fn check_omp_context(bytes: &[u8], leaves: &[String]) {
+    let Ok(session) = Session::loader(PiVersion::V1_5)
+        .dialect(Dialect::Omp)
+        .ids(&mut SequentialIds::default())
+        .load(bytes)
+    else {
+        return;
+    };
+    let leaves = std::iter::once(Leaf::Current).chain(leaves.iter().cloned().map(Leaf::Id));
+    for leaf in leaves {
+        let Ok(context) = session.omp_context(leaf.clone(), None) else {
+            continue;
+        };
+        let mut text = Vec::new();
+        context.write_json(&mut text).expect("writes to memory");
+        let text = String::from_utf8(text).expect("JSON.stringify output is UTF-8");
+        let value = json::parse(&text).unwrap_or_else(|e| panic!("omp {leaf:?}: {e}: {text}"));
+        let Some(JsValue::Array(messages)) = value.get("messages") else {
+            panic!("omp {leaf:?}: no messages array: {text}");
+        };
+        let role = |m: &JsValue| m.get("role").and_then(JsValue::as_str).map(str::to_owned);
+        let results: Vec<Key> = messages
+            .0
+            .iter()
+            .filter(|m| role(m).as_deref() == Some("toolResult"))
+            .map(|m| Key::of(m.get("toolCallId"), u64::MAX))
+            .collect();
+        for (i, m) in messages.0.iter().enumerate() {
+            if role(m).as_deref() != Some("assistant") {
+                continue;
+            }
+            let stop = m.get("stopReason").and_then(JsValue::as_str);
+            let next_is_continuity = messages.0.get(i + 1).is_some_and(|n| {
+                role(n).as_deref() == Some("custom")
+                    && n.get("customType").and_then(JsValue::as_str) == Some("interrupted-thinking")
+            });
+            assert!(
+                !matches!(stop, Some("aborted" | "error")) || next_is_continuity,
+                "omp {leaf:?}: a failed turn stayed: {text}"
+            );
+            if let Some(JsValue::Array(blocks)) = m.get("content") {
+                for block in &blocks.0 {
+                    if block.get("type").and_then(JsValue::as_str) == Some("toolCall") {
+                        let id = Key::of(block.get("id"), u64::MAX - 1);
+                        assert!(
+                            !matches!(id, Key::Unique(_)) && results.contains(&id),
+                            "omp {leaf:?}: a tool call without its result stayed: {text}"
+                        );
+                    }
+                }
+            }
         }
     }
 }
