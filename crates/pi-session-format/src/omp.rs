@@ -3,6 +3,7 @@
 //!
 //! - [`slot`]: the fixed-width title slot on a file's first line;
 //! - [`context`]: omp's `buildSessionContext`, what it sends to the model on resume;
+//! - [`tree`]: omp's `getTree()`;
 //! - [`blobs`]: images kept in omp's blob store, put back as omp does on open.
 //!
 //! A session is read in omp's dialect by loading it with [`crate::Dialect::Omp`]
@@ -12,7 +13,9 @@
 pub mod blobs;
 pub mod context;
 pub mod slot;
+pub mod tree;
 
 pub use blobs::Blobs;
 pub use context::{OmpContext, OmpContextError};
 pub use slot::TitleSlot;
+pub use tree::OmpTreeError;

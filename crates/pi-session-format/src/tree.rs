@@ -5,7 +5,7 @@
 //! label and `session_info` entries are parsed. Walks are iterative and detect parent
 //! cycles, where pi loops forever. `getTree()` is [`view`] (its V8 sort is `tree/sort.rs`).
 
-mod sort;
+pub(crate) mod sort;
 pub mod text;
 pub mod view;
 

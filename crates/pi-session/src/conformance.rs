@@ -330,11 +330,11 @@ pub(crate) fn main(command: Command) -> ExitCode {
             },
         ),
         Command::Impl { op, dialect, .. }
-            if dialect == Dialect::Omp && !matches!(op, ProtocolOp::Context) =>
+            if dialect == Dialect::Omp && !matches!(op, ProtocolOp::Context | ProtocolOp::Tree) =>
         {
             // The protocol's "not supported" status: not scored, not a failure.
             eprintln!(
-                "pi-session: {}: not supported for omp sessions yet (only `context` is)",
+                "pi-session: {}: not supported for omp sessions yet (`context` and `tree` are)",
                 op.name()
             );
             ExitCode::from(3)

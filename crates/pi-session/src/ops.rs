@@ -319,9 +319,22 @@ pub(crate) fn tree<'a>(
     settings: Settings,
     text: Option<tree::TextOptions>,
 ) -> Result<Output, Rejected> {
-    refuse_omp(bytes, settings, "tree", "getTree()")?;
     let mut warnings = Vec::new();
     let session = load_accessing(bytes, access, settings, &mut warnings)?;
+    if session.dialect == Dialect::Omp {
+        if text.is_some() {
+            return Err(Rejected(
+                "--format text: a drawing of omp's tree is not reproduced yet; --format json gives omp's getTree()".into(),
+            ));
+        }
+        let mut bytes = Vec::new();
+        session.write_omp_tree(&mut bytes)?;
+        bytes.push(b'\n');
+        if settings.exits_after {
+            std::mem::forget(session);
+        }
+        return Ok(Output { bytes, warnings });
+    }
     let view = session.tree();
     if let (tree::Form::Once(why), Some((line, id))) = (view.form(), view.first_duplicate()) {
         let pi = match why {

@@ -469,7 +469,8 @@ impl<'a> Session<'a> {
         };
         for (i, r) in session.records.iter().enumerate() {
             let reason = match r.kind {
-                Kind::Header => continue,
+                // omp keeps a later `session` line as an entry (only the first is the header).
+                Kind::Header if i == 0 || dialect == Dialect::Pi => continue,
                 Kind::Null => "a `null` line (pi throws a TypeError on it)",
                 Kind::Other | Kind::Falsy if migrate_v1 => {
                     "a non-object line in a v1 file (pi's migration throws a TypeError on it)"

@@ -69,6 +69,13 @@ impl<'a> Session<'a> {
         crate::omp::context::build(self, &leaf, blobs)
     }
 
+    /// omp's `getTree()` of the session as JSON (`[{"id","type","label"?,"children"}]`), written
+    /// to `out` ([`crate::omp::tree`] says where it differs from pi's); a tree omp would never
+    /// finish writing is refused ([`crate::omp::OmpTreeError`]).
+    pub fn write_omp_tree(&self, out: &mut dyn Write) -> Result<(), crate::omp::OmpTreeError> {
+        crate::omp::tree::write_json(self, out)
+    }
+
     /// The messages pi sends to the model for `leaf`: `convertToLlm` of the context's
     /// messages ([`llm::to_llm`]).
     pub fn to_llm(&self, leaf: Leaf) -> Result<Vec<Message<'_>>, CycleError> {

@@ -110,9 +110,9 @@ fn commands_without_omp_rules_refuse_omp_files() {
         &format!("{}{HEADER}\n{USER}\n", slot("")),
     );
     for args in [
-        vec!["tree", file.as_str()],
         vec!["info", file.as_str()],
-        vec!["tree", file.as_str(), "--dialect", "omp"],
+        vec!["info", file.as_str(), "--dialect", "omp"],
+        vec!["tree", file.as_str(), "--format", "text"],
         vec!["context", file.as_str(), "--llm"],
     ] {
         let out = pi_session(&args, &[]);
@@ -126,9 +126,45 @@ fn commands_without_omp_rules_refuse_omp_files() {
         // A slot file cannot be read as pi's: the message does not suggest it.
         assert!(!message.contains("--dialect pi"), "{message}");
     }
-    // A pi file is answered as before.
+    // omp's tree is given; a pi file is answered as before.
+    let tree = pi_session(&["tree", &file], &[]);
+    assert_eq!(
+        String::from_utf8_lossy(&tree.stdout),
+        "[{\"id\":\"a\",\"type\":\"message\",\"children\":[]}]\n"
+    );
     let pi = write(&dir, "pi.jsonl", &format!("{HEADER}\n{USER}\n"));
     assert_eq!(pi_session(&["tree", &pi], &[]).status.code(), Some(0));
+}
+
+#[test]
+fn an_omp_tree_that_would_never_end_is_refused() {
+    let dir = scratch("tree-cycle");
+    // Two entries share the id `b`; the later one's parent is `c`, whose parent is `b`:
+    // the node `b` (reached from the root `a`) has `c` as child, and `c` has `b`.
+    let line = |id: &str, parent: &str, n: u32| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:0{n}.000Z","message":{{"role":"user","content":"x","timestamp":{n}}}}}"#
+        )
+    };
+    let file = write(
+        &dir,
+        "omp.jsonl",
+        &format!(
+            "{}{HEADER}\n{}\n{}\n{}\n{}\n",
+            slot(""),
+            line("a", "null", 1),
+            line("b", "\"a\"", 2),
+            line("c", "\"b\"", 3),
+            line("b", "\"c\"", 4)
+        ),
+    );
+    let out = pi_session(&["tree", &file], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("omp's getTree() would loop forever here"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
