@@ -107,6 +107,10 @@ case("header-not-first",["PS0110"],b"\n"+lines(H(),u,a),"A blank first line: the
 title={"type":"title","v":1,"title":"Fix the cart","source":"auto","updatedAt":TS,"pad":""}
 t=d(title); title["pad"]=" "*(255-len(t.encode()))
 case("oh-my-pi-title",["PS0111"],lines(title,H(),u,a),"oh-my-pi's title line before the header: pi overwrites the file.")
+omp=[{"type":"mode_change","id":"c3d4e5f6","parentId":"b2c3d4e5","timestamp":ts(3),"mode":"plan","data":{"planFile":"/tmp/plan.md"}},
+ {"type":"ttsr_injection","id":"d4e5f6a7","parentId":"c3d4e5f6","timestamp":ts(4),"injectedRules":["no-console"]},
+ {"type":"ttsr_injection","id":"e5f6a7b8","parentId":"d4e5f6a7","timestamp":ts(5),"injectedRules":["prefer-const"]}]
+case("oh-my-pi-dialect",["PS0112"],lines(H(),u,a,*omp),"oh-my-pi's entry types without its title slot: one diagnostic says the file is oh-my-pi's and counts them, instead of one unknown-entry-type per entry; pi keeps them and ignores them.")
 # PS02xx
 case("unknown-entry-type",["PS0201"],lines(H(),u,a,{"type":"bookmark","id":"c3d4e5f6","parentId":"b2c3d4e5","timestamp":ts(3)}),"An entry type pi does not know: kept, ignored.")
 case("entry-type-missing",["PS0202"],lines(H(),u,a,{"id":"c3d4e5f6","parentId":"b2c3d4e5","timestamp":ts(3)}),"An entry without a type.")

@@ -306,7 +306,19 @@ catalogue! {
     /// fresh header.
     OhMyPiTitle = "PS0111", "oh-my-pi-title", Error, Truncated,
         title: "oh-my-pi title line: this is oh-my-pi's dialect, not pi's format",
-        help: "open this file with oh-my-pi, or remove the title line to make it a pi session";
+        help: "check it by oh-my-pi's rules with `pi-session validate --dialect omp`, open it with oh-my-pi, or remove the title line to make it a pi session";
+    /// The file is oh-my-pi's without its title slot: its header has a member only oh-my-pi
+    /// writes (`title`, `additionalDirectories`, …) or entries have types only oh-my-pi writes
+    /// (`mode_change`, `reset_boundary`, `model_usage`, …). pi ignores those header members,
+    /// and keeps those entries in the tree but ignores them, so the conversation it resumes
+    /// can differ from oh-my-pi's (a `reset_boundary` does not restart pi's context). One
+    /// diagnostic per file names the sign and counts the entries of each oh-my-pi type, instead
+    /// of one `unknown-entry-type` per entry (a file that starts with the title slot has
+    /// [`Code::OhMyPiTitle`] instead, which counts them the same way); `pi-session validate
+    /// --dialect omp` checks the file by oh-my-pi's rules.
+    OhMyPiDialect = "PS0112", "oh-my-pi-dialect", Warning, Ignored,
+        title: "oh-my-pi file: header members or entry types only oh-my-pi writes",
+        help: "check it by oh-my-pi's rules with `pi-session validate --dialect omp`, or open it with oh-my-pi";
 
     // ---------------------------------------------------------------- entries (PS02xx)
     /// The entry's `type` is not one pi knows. pi keeps the entry in the tree and ignores it

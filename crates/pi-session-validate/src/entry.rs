@@ -6,6 +6,7 @@ use super::catalogue::{Code, PiEffect};
 use super::schema::{LineSchema, escape, json_type};
 use pi_session_format::PiVersion;
 use pi_session_format::date;
+use pi_session_format::dialect::OMP_ENTRY_TYPES;
 use pi_session_format::session::{Key, quoted};
 use serde_json::{Map, Value};
 
@@ -262,7 +263,10 @@ pub(crate) fn check_entry(
     }
     let known = TYPES_073.contains(&type_)
         || (TYPES_087.contains(&type_) && cx.pi.reads_like_0_87())
-        || (type_ == "event" && !v1);
+        || (type_ == "event" && !v1)
+        // oh-my-pi's: known under its rules; under pi's, one diagnostic counts them all
+        // (`dialect.rs`).
+        || OMP_ENTRY_TYPES.contains(&type_);
     if !known {
         let message = if TYPES_087.contains(&type_) {
             format!(

@@ -3,6 +3,10 @@
 //! pi takes the first JSON value of the file (pi 0.87.1: the first truthy one) and requires
 //! an object with `type: "session"` and a string `id`; anything else makes pi overwrite the
 //! file with a new session. The version decides the migrations and the line schema.
+//!
+//! oh-my-pi's files: read as oh-my-pi's, its title slot on line 1 is neither the header nor
+//! an entry ([`Header::slot`]); read as pi's, a file recognisably oh-my-pi's gets one
+//! diagnostic that says so ([`omp_file`]).
 
 use super::Options;
 use super::catalogue::{Code, PiEffect};
@@ -11,7 +15,10 @@ use super::locate::locate;
 use super::parsed::{self, location};
 use super::report::Diagnostic;
 use super::schema::LineSchema;
+use pi_session_format::Dialect;
+use pi_session_format::dialect::{OMP_ENTRY_TYPES, OMP_HEADER_FIELDS};
 use pi_session_format::json::JsValue;
+use pi_session_format::omp::TitleSlot;
 use pi_session_format::read;
 use pi_session_format::session::{self, Key};
 use serde_json::Value;
@@ -21,6 +28,9 @@ use serde_json::Value;
 pub(crate) struct Header {
     /// The first parsed value and where it is.
     pub first: Option<First>,
+    /// The line of oh-my-pi's title slot (line 1), read as oh-my-pi's: not an entry, and
+    /// not the header.
+    pub slot: Option<usize>,
 }
 
 /// The first parsed value of the file.
@@ -74,7 +84,13 @@ impl Header {
 /// Finds the header candidate the way pi's loader does.
 pub(crate) fn find(bytes: &[u8], options: &Options<'_>) -> Header {
     let current = options.pi.reads_like_0_87();
+    // oh-my-pi peels its title slot off before it parses the file.
+    let slot =
+        (options.dialect == Dialect::Omp && TitleSlot::of_file(bytes).is_some()).then_some(1);
     for line in read::lines_with(bytes, !current) {
+        if slot == Some(line.number) {
+            continue;
+        }
         let Ok(parsed) = parsed::parse(&line.text) else {
             continue;
         };
@@ -89,9 +105,10 @@ pub(crate) fn find(bytes: &[u8], options: &Options<'_>) -> Header {
                 len: line.len,
                 value: parsed.value,
             }),
+            slot,
         };
     }
-    Header::default()
+    Header { first: None, slot }
 }
 
 /// Why pi rejects the value as a header, if it does.
@@ -185,11 +202,13 @@ pub(crate) fn check(
         out.push(refused_by_087(d, options, &what));
         return out;
     }
-    if first.line > 1 {
+    // Under oh-my-pi's rules the header follows the title slot.
+    let expected = header.slot.map_or(1, |slot| slot + 1);
+    if first.line > expected {
         out.push(Diagnostic::new(
             Code::HeaderNotFirst,
             Some(whole),
-            format!("the header is on line {}, not line 1: pi opens the file, but `pi -c` does not recognise it", first.line),
+            format!("the header is on line {}, not line {expected}: pi opens the file, but `pi -c` does not recognise it", first.line),
         ));
     } else if first.len > 512 {
         out.push(Diagnostic::new(
@@ -291,4 +310,130 @@ fn version(header: &Header, has_ids: bool, whole: super::Location) -> Option<Dia
 /// A `serde_json` value as the crate's [`JsValue`] (for JavaScript's coercions).
 fn to_js(value: &Value) -> JsValue {
     pi_session_format::json::parse(&value.to_string()).unwrap_or_default()
+}
+
+// ---------------------------------------------------------------- oh-my-pi's files
+//
+// A file of oh-my-pi's dialect checked by pi's rules gets one diagnostic that says what the
+// file is, how it was recognised ([`Dialect::detect`]: the title slot, a header member) and
+// which of oh-my-pi's entry types it holds ([`OMP_ENTRY_TYPES`]), instead of one
+// `unknown-entry-type` per oh-my-pi entry. A file that starts with the title slot already has
+// its PS0111, which gets the count; any other gets PS0112. (Read as oh-my-pi's, the file
+// gets neither: `find` skips the slot, and the entry checks know oh-my-pi's types.)
+
+/// The entries of oh-my-pi's types: each type with its count, in the order of their first
+/// entries, and the first of them.
+#[derive(Debug, Default)]
+struct OmpEntries<'f> {
+    counts: Vec<(&'static str, usize)>,
+    first: Option<&'f Facts>,
+}
+
+impl<'f> OmpEntries<'f> {
+    fn of(facts: &'f [Facts]) -> Self {
+        let mut found = OmpEntries::default();
+        for f in facts.iter().filter(|f| f.kind == LineKind::Entry) {
+            let Some(type_) = f.type_.as_deref() else {
+                continue;
+            };
+            let Some(omp) = OMP_ENTRY_TYPES.into_iter().find(|t| *t == type_) else {
+                continue;
+            };
+            match found.counts.iter_mut().find(|(t, _)| *t == omp) {
+                Some((_, n)) => *n += 1,
+                None => found.counts.push((omp, 1)),
+            }
+            found.first.get_or_insert(f);
+        }
+        found
+    }
+
+    fn total(&self) -> usize {
+        self.counts.iter().map(|(_, n)| n).sum()
+    }
+
+    /// `3 entries of types only oh-my-pi writes (1 `mode_change`, 2 `ttsr_injection`; the
+    /// first on line 4)`.
+    fn describe(&self) -> String {
+        let total = self.total();
+        let each: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(t, n)| format!("{n} `{t}`"))
+            .collect();
+        let line = self.first.map_or(0, |f| f.line);
+        format!(
+            "{total} {} of types only oh-my-pi writes ({}; the first on line {line})",
+            if total == 1 { "entry" } else { "entries" },
+            each.join(", "),
+        )
+    }
+}
+
+/// Amends or adds the diagnostic of a file recognisably oh-my-pi's, read by pi's rules:
+/// `out` holds the header's diagnostics.
+pub(crate) fn omp_file(bytes: &[u8], header: &Header, facts: &[Facts], out: &mut Vec<Diagnostic>) {
+    let entries = OmpEntries::of(facts);
+    let kept = "which pi keeps in the tree and ignores";
+    if let Some(slot) = out.iter_mut().find(|d| d.code == Code::OhMyPiTitle) {
+        if entries.total() > 0 {
+            slot.message
+                .push_str(&format!("; it has {}, {kept}", entries.describe()));
+        }
+        return;
+    }
+    // How the file was recognised: its first lines ([`Dialect::detect`]), or else its
+    // entries.
+    let detection = Dialect::detect(bytes);
+    let sign = match (detection.dialect, detection.sign) {
+        (Dialect::Omp, Some(sign)) => format!(" ({sign})"),
+        _ if entries.total() > 0 => String::new(),
+        _ => return,
+    };
+    let program = Dialect::Omp.program();
+    let message = if entries.total() > 0 {
+        format!(
+            "this is an {program} session file, not pi's{sign}: it has {}, {kept}",
+            entries.describe()
+        )
+    } else {
+        format!(
+            "this is an {program} session file, not pi's{sign}: pi reads it, and ignores the header members only oh-my-pi writes"
+        )
+    };
+    out.push(at_sign(bytes, header, entries.first, message));
+}
+
+/// The diagnostic at the first oh-my-pi entry's `type`, or else at the header's first
+/// oh-my-pi member, or else on the whole file.
+fn at_sign(bytes: &[u8], header: &Header, first: Option<&Facts>, message: String) -> Diagnostic {
+    let line = |line: usize, offset: usize, len: usize, pointer: &str| {
+        let text = String::from_utf8_lossy(&bytes[offset..offset + len]);
+        let range = locate(&text, pointer).unwrap_or(0..text.len());
+        location(bytes, line, offset, &text, range)
+    };
+    if let Some(f) = first {
+        return Diagnostic::new(
+            Code::OhMyPiDialect,
+            Some(line(f.line, f.offset, f.len, "/type")),
+            message,
+        )
+        .at_pointer("/type")
+        .for_entry(f.id_str());
+    }
+    let member = OMP_HEADER_FIELDS
+        .into_iter()
+        .find(|field| header.get(field).is_some());
+    match (header.valid(), member) {
+        (Some(h), Some(field)) => {
+            let pointer = format!("/{field}");
+            Diagnostic::new(
+                Code::OhMyPiDialect,
+                Some(line(h.line, h.offset, h.len, &pointer)),
+                message,
+            )
+            .at_pointer(pointer)
+        }
+        _ => Diagnostic::new(Code::OhMyPiDialect, None, message),
+    }
 }

@@ -37,7 +37,7 @@ pub use catalogue::{Code, CodeInfo, PiEffect, Severity};
 pub use output::{FORMAT_VERSION, FileReport, Summary, Tool, ValidateReport, VerdictMode};
 pub use report::{Diagnostic, Location, Report, Stats, Verdict};
 
-use pi_session_format::PiVersion;
+use pi_session_format::{Dialect, PiVersion};
 use std::path::Path;
 
 /// The longest string Node can make (`0x1fffffe8` UTF-16 units): pi's `readFileSync` throws on
@@ -57,6 +57,11 @@ pub struct Options<'p> {
     /// The text length (in UTF-16 units) above which pi cannot read the file; always
     /// [`PI_MAX_TEXT_UNITS`] except in tests, which cannot hold a 512 MiB file.
     pub max_text_units: usize,
+    /// Whose format the file is checked against: [`Dialect::Pi`] (the default: does pi read
+    /// it?) or [`Dialect::Omp`], where oh-my-pi's title slot, header members and entry types
+    /// are known and every other check is pi's. Read as pi's, a file recognisably oh-my-pi's
+    /// gets one diagnostic that says so (PS0111 or PS0112), not one per oh-my-pi entry.
+    pub dialect: Dialect,
 }
 
 impl Default for Options<'_> {
@@ -66,6 +71,7 @@ impl Default for Options<'_> {
             path: None,
             schema_only: false,
             max_text_units: PI_MAX_TEXT_UNITS,
+            dialect: Dialect::Pi,
         }
     }
 }
@@ -94,7 +100,11 @@ pub fn validate(bytes: &[u8], options: &Options<'_>) -> Report {
     diagnostics.extend(first);
     diagnostics.absorb(scanned.diagnostics);
     if !options.schema_only {
-        diagnostics.extend(header::check(bytes, &header, &scanned.facts, options));
+        let mut of_header = header::check(bytes, &header, &scanned.facts, options);
+        if options.dialect == Dialect::Pi {
+            header::omp_file(bytes, &header, &scanned.facts, &mut of_header);
+        }
+        diagnostics.extend(of_header);
         // Without a header pi discards the file: its tree does not matter.
         if header.valid().is_some() {
             tree::check(bytes, &scanned.facts, &header, options, &mut diagnostics);
@@ -108,7 +118,7 @@ pub fn validate(bytes: &[u8], options: &Options<'_>) -> Report {
         no_leaf(last, &mut diagnostics);
     }
     if !options.schema_only
-        && let Some(d) = resume::check(bytes, options.pi, &diagnostics)
+        && let Some(d) = resume::check(bytes, options, &diagnostics)
     {
         diagnostics.push(d);
     }

@@ -144,6 +144,10 @@ fn blank_lines(bytes: &[u8], previous: (usize, usize), next: usize) -> Option<Di
 }
 
 fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<Diagnostic>) {
+    // oh-my-pi's title slot, read as oh-my-pi's: neither the header nor an entry.
+    if cx.header.slot == Some(line.number) {
+        return (None, Vec::new());
+    }
     let mut out = Vec::new();
     let raw = &cx.bytes[line.offset..line.offset + line.len];
     let text: &str = &line.text;

@@ -6,7 +6,7 @@
 //! members keeps the version; removing or changing the meaning of a member bumps it.
 
 use super::report::{Report, Stats, Verdict};
-use pi_session_format::PiVersion;
+use pi_session_format::{Dialect, PiVersion};
 use pi_session_fs::discover::Target;
 use serde::Serialize;
 
@@ -51,6 +51,11 @@ pub struct ValidateReport {
     /// Whose behaviour the `pi` effects and the pi-loadable verdict describe: `"0.73.1"`,
     /// `"0.87.1"` or `"1.5.2"` (which reads files as 0.87.1 does).
     pub pi: String,
+    /// The dialect the files were checked against (`--dialect`): `"omp"` when oh-my-pi's
+    /// title slot, header members and entry types were known (every other check, and the
+    /// `pi` effects, are pi's); absent for `"pi"`, the default (does pi read them?).
+    #[serde(skip_serializing_if = "is_pi")]
+    pub dialect: String,
     /// The verdict that decides `valid`.
     pub verdict: VerdictMode,
     /// Every file, in order.
@@ -67,11 +72,25 @@ impl ValidateReport {
             format_version: FORMAT_VERSION,
             tool,
             pi: pi.release().to_string(),
+            dialect: Dialect::Pi.name().to_string(),
             verdict,
             files,
             summary,
         }
     }
+
+    /// The report of files checked against `dialect` ([`crate::Options::dialect`]).
+    pub fn with_dialect(self, dialect: Dialect) -> Self {
+        ValidateReport {
+            dialect: dialect.name().to_string(),
+            ..self
+        }
+    }
+}
+
+/// Whether the dialect is pi's, which the report leaves unsaid.
+fn is_pi(dialect: &str) -> bool {
+    dialect == Dialect::Pi.name()
 }
 
 /// The name and version of the program that wrote a report.
@@ -134,6 +153,7 @@ impl FileReport {
             path: absolute.as_deref(),
             schema_only: mode == VerdictMode::SchemaOnly,
             max_text_units: crate::PI_MAX_TEXT_UNITS,
+            dialect: Dialect::Pi,
         };
         match target.read_with(|bytes| crate::validate(bytes, &options)) {
             Ok(report) => FileReport::validated(name, report, mode),
@@ -224,6 +244,10 @@ mod tests {
         };
         let out = ValidateReport::new(tool, PiVersion::V0_87, VerdictMode::Strict, files);
         assert_eq!(out.pi, "0.87.1");
+        assert_eq!(out.dialect, "pi");
+        assert_eq!(out.clone().with_dialect(Dialect::Omp).dialect, "omp");
+        let omp = serde_json::to_value(out.clone().with_dialect(Dialect::Omp)).unwrap();
+        assert_eq!(omp["dialect"], "omp");
         assert_eq!(
             (out.summary.files, out.summary.valid, out.summary.invalid),
             (3, 1, 2)
@@ -233,6 +257,10 @@ mod tests {
         let json = serde_json::to_value(&out).unwrap();
         assert_eq!(json["formatVersion"], 1);
         assert_eq!(json["verdict"], "strict");
+        assert!(
+            json.get("dialect").is_none(),
+            "pi's, the default, is not said"
+        );
         assert!(json["files"][2].get("verdict").is_none());
         assert_eq!(json["files"][0]["verdict"]["piLoadable"], false);
     }

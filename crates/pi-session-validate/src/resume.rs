@@ -4,8 +4,7 @@
 //! without an id (pi's leaf is then `undefined` and the context empty), when the last entry is
 //! not an object, or when shared ids or broken parents send pi down another path.
 
-use crate::{Code, Diagnostic, PiEffect};
-use pi_session_format::PiVersion;
+use crate::{Code, Diagnostic, Options, PiEffect};
 use pi_session_format::context::build_context;
 use pi_session_format::migrate::SequentialIds;
 use pi_session_format::session::{Key, Session};
@@ -25,14 +24,23 @@ const SUSPECT: [Code; 7] = [
 /// The `conversation-not-resumed` diagnostic when pi, opening the file, does not resume the
 /// conversation its last entry ends; `None` when it does, or when pi does not open the file
 /// at all (other diagnostics say so).
-pub(crate) fn check(bytes: &[u8], pi: PiVersion, diagnostics: &[Diagnostic]) -> Option<Diagnostic> {
+pub(crate) fn check(
+    bytes: &[u8],
+    options: &Options<'_>,
+    diagnostics: &[Diagnostic],
+) -> Option<Diagnostic> {
+    let pi = options.pi;
     if !diagnostics.iter().any(|d| SUSPECT.contains(&d.code))
         || diagnostics.iter().any(|d| d.pi >= PiEffect::Truncated)
     {
         return None;
     }
     let mut ids = SequentialIds::default();
-    let session = Session::loader(pi).ids(&mut ids).load(bytes).ok()?;
+    let session = Session::loader(pi)
+        .dialect(options.dialect)
+        .ids(&mut ids)
+        .load(bytes)
+        .ok()?;
     let index = Index::build(&session);
     let own = session
         .entry_records()

@@ -25,7 +25,7 @@ pub(crate) mod targets;
 use crate::display;
 use anstream::ColorChoice;
 use clap::{Args, ValueEnum};
-use pi_session_format::PiVersion;
+use pi_session_format::{Dialect, PiVersion};
 use pi_session_validate::{
     FileReport, Options, PI_MAX_TEXT_UNITS, Summary, Tool, VerdictMode, validate,
 };
@@ -48,6 +48,11 @@ pub(crate) struct ValidateArgs {
     /// Which pi's behaviour the pi-loadable verdict and the `pi` effects describe.
     #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
     pi: PiVersion,
+    /// Whose format to check the files against: `pi` (does pi read them? a file of
+    /// oh-my-pi's gets one diagnostic that says so) or `omp` (oh-my-pi's title slot, header
+    /// members and entry types are known; every other check is pi's).
+    #[arg(long, value_name = "DIALECT", default_value = "pi")]
+    dialect: Dialect,
     /// A file is valid only if it follows the format (no error), not merely if pi loads it
     /// without losing anything (the default verdict, pi-loadable).
     #[arg(long, conflicts_with = "schema_only")]
@@ -159,6 +164,7 @@ struct Checked {
 /// How every file is checked and shown.
 struct Run {
     pi: PiVersion,
+    dialect: Dialect,
     mode: VerdictMode,
     schema_only: bool,
     max_text_units: usize,
@@ -183,6 +189,7 @@ impl Run {
             path: absolute.as_deref(),
             schema_only: self.schema_only,
             max_text_units: self.max_text_units,
+            dialect: self.dialect,
         };
         let bytes = input.bytes();
         let report = FileReport::validated(name, validate(bytes, &options), self.mode);
@@ -264,6 +271,7 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
     };
     let run = Run {
         pi: args.pi,
+        dialect: args.dialect,
         mode,
         schema_only: args.schema_only,
         max_text_units: args.pi_max_text_units.unwrap_or(PI_MAX_TEXT_UNITS),
@@ -281,7 +289,7 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
     };
     let mut writer = match run.format {
         Format::Human | Format::Github => stream::Writer::Text,
-        Format::Json => stream::Writer::json(tool, run.pi, mode),
+        Format::Json => stream::Writer::json(tool, run.pi, run.dialect, mode),
         Format::Sarif => stream::Writer::sarif(version),
     };
     let mut out = stream::Stdout::default();

@@ -1,7 +1,7 @@
 //! The library's errors name themselves with codes the bindings pass on as they are: where a
 //! code is a diagnostic code, it is the catalogue's, for the same failure the validator reports.
 
-use pi_session_format::{PiVersion, Session};
+use pi_session_format::{Dialect, PiVersion, Session};
 use pi_session_validate::{Code, Options, validate};
 
 /// The diagnostic codes the validator reports for `bytes`.
@@ -11,6 +11,7 @@ fn diagnostics(bytes: &[u8]) -> Vec<String> {
         path: None,
         schema_only: false,
         max_text_units: pi_session_validate::PI_MAX_TEXT_UNITS,
+        dialect: Dialect::Pi,
     };
     validate(bytes, &options)
         .diagnostics

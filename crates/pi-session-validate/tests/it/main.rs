@@ -8,5 +8,6 @@ mod schema_property;
 mod schema_support;
 mod schema_validate_cases;
 mod validate_corpus;
+mod validate_dialect;
 mod validate_real;
 mod writer_corpus;

@@ -10,6 +10,7 @@
 //! After a deliberate change, `cargo xtask bless validate` rewrites the `expected.json` files
 //! (it runs this test with `PI_SESSION_BLESS` set); review the diff.
 
+use pi_session_format::Dialect;
 use pi_session_validate::{Code, Options, PI_MAX_TEXT_UNITS, validate};
 use serde::Deserialize;
 use std::collections::BTreeSet;
@@ -77,6 +78,8 @@ fn run(dir: &Path, meta: &CaseMeta) -> pi_session_validate::Report {
         path,
         schema_only: meta.schema_only,
         max_text_units: meta.max_text_units.unwrap_or(PI_MAX_TEXT_UNITS),
+        // The corpus is pi's: what pi makes of each file.
+        dialect: Dialect::Pi,
     };
     validate(&bytes, &options)
 }

@@ -11,7 +11,7 @@
 //!   quietly.
 
 use super::{Checked, sarif};
-use pi_session_format::PiVersion;
+use pi_session_format::{Dialect, PiVersion};
 use pi_session_validate::{Summary, Tool, ValidateReport, VerdictMode};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -149,6 +149,7 @@ pub(super) enum Writer {
         head: String,
         tool: Tool,
         pi: PiVersion,
+        dialect: Dialect,
         mode: VerdictMode,
         any: bool,
     },
@@ -173,8 +174,8 @@ const FILES: &str = "\"files\": [";
 
 impl Writer {
     /// The writer of the `json` report.
-    pub(super) fn json(tool: Tool, pi: PiVersion, mode: VerdictMode) -> Writer {
-        let empty = ValidateReport::new(tool.clone(), pi, mode, Vec::new());
+    pub(super) fn json(tool: Tool, pi: PiVersion, dialect: Dialect, mode: VerdictMode) -> Writer {
+        let empty = ValidateReport::new(tool.clone(), pi, mode, Vec::new()).with_dialect(dialect);
         let text = pretty_at(&empty, 0);
         let head = match text.find(FILES) {
             Some(at) => text[..at + FILES.len()].to_string(),
@@ -184,6 +185,7 @@ impl Writer {
             head,
             tool,
             pi,
+            dialect,
             mode,
             any: false,
         }
@@ -246,10 +248,12 @@ impl Writer {
                 head,
                 tool,
                 pi,
+                dialect,
                 mode,
                 any,
             } => {
-                let mut whole = ValidateReport::new(tool.clone(), *pi, *mode, Vec::new());
+                let mut whole = ValidateReport::new(tool.clone(), *pi, *mode, Vec::new())
+                    .with_dialect(*dialect);
                 whole.summary = summary.clone();
                 let text = pretty_at(&whole, 0);
                 let tail = text.find(FILES).map_or("", |at| &text[at + FILES.len()..]);
@@ -342,16 +346,22 @@ mod tests {
             name: "pi-session".into(),
             version: "9".into(),
         };
-        for n in [0, 1, 3] {
+        for (n, dialect) in [0, 1, 3].into_iter().zip(Dialect::ALL.into_iter().cycle()) {
             let files = files()[..n].to_vec();
             let whole = ValidateReport::new(
                 tool.clone(),
                 PiVersion::V0_73,
                 VerdictMode::PiLoadable,
                 files.clone(),
-            );
+            )
+            .with_dialect(dialect);
             let expected = serde_json::to_string_pretty(&whole).unwrap() + "\n";
-            let writer = Writer::json(tool.clone(), PiVersion::V0_73, VerdictMode::PiLoadable);
+            let writer = Writer::json(
+                tool.clone(),
+                PiVersion::V0_73,
+                dialect,
+                VerdictMode::PiLoadable,
+            );
             assert_eq!(
                 written(writer, &files, &whole.summary),
                 expected,

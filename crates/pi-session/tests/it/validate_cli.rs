@@ -763,3 +763,110 @@ fn the_size_limit_can_be_lowered_for_tests() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&short.stdout).contains("pi-max-text-units"));
 }
+
+/// An oh-my-pi file as omp writes it (title slot, `mode_change`, `ttsr_injection`).
+fn omp_case() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../conformance/cases/omp/mode-change-and-ttsr-rules/session.jsonl")
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// An oh-my-pi file without the slot: only its entry types tell.
+fn omp_without_slot() -> String {
+    format!(
+        "{}{}\n{}\n",
+        good(),
+        r#"{"type":"mode_change","id":"c1b2c3d4","parentId":"b1b2c3d4","timestamp":"2025-01-01T00:00:00.000Z","mode":"plan"}"#,
+        r#"{"type":"reset_boundary","id":"d1b2c3d4","parentId":"c1b2c3d4","timestamp":"2025-01-01T00:00:00.000Z"}"#,
+    )
+}
+
+/// Issue 29: an omp file read as pi's gets one diagnostic that names the dialect, not one
+/// PS0201 per omp entry; `--dialect omp` reads it by omp's rules; a pi file is unchanged.
+#[test]
+fn an_omp_file_gets_one_diagnostic_and_dialect_omp_reads_it_as_omp() {
+    let dir = scratch("dialect");
+    let slotless = write(&dir, "slotless.jsonl", &omp_without_slot());
+    let good = write(&dir, "good.jsonl", &good());
+    let omp = omp_case();
+    let report = |args: &[&str]| json(&validate(&[&["--format", "json"], args].concat()));
+
+    // Read as pi's (the default): one omp diagnostic, no PS0201.
+    let as_pi = report(&[&omp, &slotless, &good]);
+    assert!(
+        as_pi.get("dialect").is_none(),
+        "pi's, the default, is not said"
+    );
+    let files = as_pi["files"].as_array().unwrap();
+    assert_eq!(codes(&files[0]), ["PS0111"]);
+    let message = files[0]["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "it has 3 entries of types only oh-my-pi writes (1 `mode_change`, 2 `ttsr_injection`"
+        ),
+        "{message}"
+    );
+    assert_eq!(codes(&files[1]), ["PS0112"]);
+    let d = &files[1]["diagnostics"][0];
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("this is an oh-my-pi (omp) session file"),
+        "{d}"
+    );
+    assert_eq!(
+        (&d["location"]["line"], &d["pointer"]),
+        (&4.into(), &"/type".into())
+    );
+    // pi keeps omp's entries and ignores them: the file stays pi-loadable; with the slot pi
+    // does not read the file at all.
+    assert_eq!(files[1]["valid"], true);
+    assert_eq!(files[0]["valid"], false);
+    assert!(codes(&files[2]).is_empty());
+
+    // The human report says how to check it by omp's rules, once.
+    let human = stdout(&validate(&["--color", "never", &omp]));
+    assert_eq!(human.matches("--dialect omp").count(), 1, "{human}");
+    assert!(!human.contains("PS0201"), "{human}");
+
+    // Read as omp's: no PS0111, no PS0112, no PS0201; the pi file is as before.
+    let out = validate(&[
+        "--format",
+        "json",
+        "--dialect",
+        "omp",
+        &omp,
+        &slotless,
+        &good,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let as_omp = json(&out);
+    assert_eq!(as_omp["dialect"], "omp");
+    let schema: Value = serde_json::from_str(
+        pi_session_validate::schemas::find("validate-report").expect("the schema is embedded"),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    assert!(validator.is_valid(&as_omp) && validator.is_valid(&as_pi));
+    for (file, pi_file) in as_omp["files"].as_array().unwrap().iter().zip(files) {
+        let found = codes(file);
+        assert!(
+            !found
+                .iter()
+                .any(|c| ["PS0111", "PS0112", "PS0201"].contains(&c.as_str())),
+            "{file}"
+        );
+        assert_eq!(file["valid"], true, "{file}");
+        if file["path"] == good.as_str() {
+            assert_eq!(file, pi_file);
+        }
+    }
+    // An unknown name is a usage error.
+    assert_eq!(
+        validate(&["--dialect", "oh-my-pi", &good]).status.code(),
+        Some(2)
+    );
+}
