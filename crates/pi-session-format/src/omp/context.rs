@@ -230,14 +230,16 @@ fn path<'s, 'b>(
     blobs: Option<&'b Blobs>,
     missing: &'b RefCell<Vec<(usize, String)>>,
 ) -> Vec<PathEntry<'s, 'b>> {
-    let mut seen = rustc_hash::FxHashSet::default();
+    // One flag per record: every record on the path is the one `byId` gives for its id (the
+    // last with that id), so a repeated record is omp's repeated id.
+    let mut seen = vec![false; session.records.len()];
     let mut path = Vec::new();
     let mut current = Some(leaf);
     while let Some(i) = current {
-        let record = &session.records[i];
-        if !seen.insert(record.id.clone()) {
+        if std::mem::replace(&mut seen[i], true) {
             break;
         }
+        let record = &session.records[i];
         path.push(PathEntry {
             record,
             value: OnceCell::new(),
