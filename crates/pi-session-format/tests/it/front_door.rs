@@ -5,8 +5,9 @@
 use pi_session_conformance::corpus::{Expected, INFO_MTIME_MS, Op, load_cases};
 use pi_session_format::context::write_messages;
 use pi_session_format::migrate::SequentialIds;
+use pi_session_format::omp::Blobs;
 use pi_session_format::types::Entry;
-use pi_session_format::{Leaf, LoadError, OpenError, PiVersion, Session};
+use pi_session_format::{Dialect, Leaf, LoadError, OpenError, PiVersion, Session};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -15,9 +16,22 @@ fn corpus() -> PathBuf {
 }
 
 /// What the front door answers for `op`, as the CLI writes it (with its newline), or `None`
-/// when `op` fails.
-fn answer(session: &Session<'_>, op: Op, leaf: &Leaf) -> Option<Vec<u8>> {
+/// when `op` fails. An omp session answers as omp (`blobs`: the case's blob store).
+fn answer(session: &Session<'_>, op: Op, leaf: &Leaf, blobs: Option<&Blobs>) -> Option<Vec<u8>> {
     let mut out = Vec::new();
+    if session.dialect == Dialect::Omp {
+        match op {
+            Op::Context => session
+                .omp_context(leaf.clone(), blobs)
+                .ok()?
+                .write_json(&mut out)
+                .ok()?,
+            Op::Tree => session.write_omp_tree(&mut out).ok()?,
+            Op::Llm | Op::Info | Op::Migrate => return None,
+        }
+        out.push(b'\n');
+        return Some(out);
+    }
     match op {
         Op::Context => session
             .context(leaf.clone())
@@ -52,7 +66,10 @@ fn every_corpus_case_answers_what_pi_computed() {
         let leaf = case.meta.leaf.clone().map_or(Leaf::Current, Leaf::Id);
         let bytes = std::fs::read(case.session_path()).expect("the session file reads");
         // The corpus's v1 files were migrated by a pi whose ids count up from 00000001.
+        let dialect: Dialect = case.dialect().parse().expect("the case names a dialect");
+        let blobs = case.blobs_dir().map(Blobs::new);
         let loaded = Session::loader(pi)
+            .dialect(dialect)
             .ids(&mut SequentialIds::default())
             .load(&bytes)
             .map(|s| s.with_mtime(mtime));
@@ -61,7 +78,10 @@ fn every_corpus_case_answers_what_pi_computed() {
                 continue;
             }
             let expected = case.expected(op).expect("the expected output reads");
-            let actual = loaded.as_ref().ok().and_then(|s| answer(s, op, &leaf));
+            let actual = loaded
+                .as_ref()
+                .ok()
+                .and_then(|s| answer(s, op, &leaf, blobs.as_ref()));
             match (expected, actual) {
                 (Some(Expected::Output(want)), Some(got)) => assert!(
                     want == got,
