@@ -179,11 +179,11 @@ pub fn build(
     let missing = RefCell::new(Vec::new());
     let path = path(session, index, leaf, blobs, &missing);
     let mut context = OmpContext::empty();
-    let settings = context.read_settings(&path);
-    check_supported(&path, settings.compaction)?;
+    let compaction = context.read_settings(&path);
+    check_supported(&path, compaction)?;
 
     let reset = path.iter().rposition(|e| e.type_is("reset_boundary"));
-    let compaction_at = settings.compaction.and_then(|c| {
+    let compaction_at = compaction.and_then(|c| {
         let id = path[c].id();
         path.iter()
             .position(|e| e.type_is("compaction") && same(e.id(), id))
@@ -193,7 +193,7 @@ pub fn build(
         for entry in &path[reset + 1..] {
             append_message(&mut messages, entry);
         }
-    } else if let (Some(c), Some(at)) = (settings.compaction, compaction_at) {
+    } else if let (Some(c), Some(at)) = (compaction, compaction_at) {
         let compaction = &path[c];
         messages.push(compaction_summary(compaction));
         let first_kept = compaction.get("firstKeptEntryId");
@@ -294,12 +294,6 @@ fn same(a: &Key, b: &Key) -> bool {
     !matches!(a, Key::Unique(_)) && a == b
 }
 
-/// What the settings walk found besides the context's own fields.
-struct Settings {
-    /// The index on the path of the latest compaction.
-    compaction: Option<usize>,
-}
-
 impl OmpContext {
     fn empty() -> OmpContext {
         OmpContext {
@@ -316,7 +310,8 @@ impl OmpContext {
     }
 
     /// The settings loop of `buildSessionContext`: the latest of each kind of change.
-    fn read_settings(&mut self, path: &[PathEntry<'_, '_>]) -> Settings {
+    /// Returns the index on the path of the latest compaction.
+    fn read_settings(&mut self, path: &[PathEntry<'_, '_>]) -> Option<usize> {
         let mut compaction = None;
         let mut explicit_default = false;
         let mut models = JsObject::new();
@@ -389,7 +384,7 @@ impl OmpContext {
         }
         self.models = JsValue::Object(models);
         self.injected_ttsr_rules = rules.into_iter().map(|(_, name)| name).collect();
-        Settings { compaction }
+        compaction
     }
 
     /// Writes the context as omp's `JSON.stringify(context)` shows it.
