@@ -35,13 +35,15 @@ export type ErrorCode =
 	| "io"
 	// Reading: no session header (PS0101), a first value that is not one (PS0102), a parent
 	// cycle where pi loops forever (PS0213; PS0214 an entry that is its own parent), an entry
-	// the typed model does not read, what pi throws a TypeError on.
+	// the typed model does not read, what pi throws a TypeError on, an oh-my-pi (omp) file (the
+	// binding reads pi's dialect).
 	| "PS0101"
 	| "PS0102"
 	| "PS0213"
 	| "PS0214"
 	| "entry-not-typed"
 	| "type-error"
+	| "wrong-dialect"
 	// Writing (the writer is unchanged after each).
 	| "entry-not-found"
 	| "not-on-branch"
@@ -347,15 +349,43 @@ export interface PiSessionStats {
 	cost: number | null;
 }
 
+/** What oh-my-pi's `/session` (`getSessionStats()`) shows for an omp file (its resumed context,
+ *  subagents' usage and the `model_usage` entries of the active window). */
+export interface OmpSessionStats {
+	userMessages: number;
+	assistantMessages: number;
+	toolCalls: number;
+	toolResults: number;
+	totalMessages: number;
+	tokens: {
+		input: number | null;
+		output: number | null;
+		reasoning: number | null;
+		cacheRead: number | null;
+		cacheWrite: number | null;
+		total: number | null;
+	};
+	cost: number | null;
+	premiumRequests: number | null;
+	credits?: { cost: number | null; committedCost: number | null; acuCost: number | null };
+	routedModels?: Record<string, number>;
+}
+
 export interface StatsGroup extends Tally {
 	/** The group: a path, a cwd, `provider/model`, a provider, a day or a month (`-`: none). */
 	name: string;
-	/** With `by: "session"`: the header's id, cwd and creation time, and pi's own numbers. */
+	/** With `by: "session"`: the header's id, cwd and creation time, the file's dialect, and
+	 *  its program's own numbers: pi's (`pi`), or oh-my-pi's (`omp`; `ompError` where they are
+	 *  not reproduced for the file). */
 	id?: string;
 	cwd?: string;
 	created?: string;
+	dialect?: "pi" | "omp";
 	pi?: PiSessionStats;
 	piUnreadable?: number;
+	omp?: OmpSessionStats;
+	ompUnreadable?: number;
+	ompError?: string;
 }
 
 /** The report `pi-session stats --format json` prints. */

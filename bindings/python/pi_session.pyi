@@ -29,7 +29,8 @@ class PiSessionError(Exception):
     """Why: the validator's diagnostic code where the catalogue names the failure
     (`PS0101` no header, `PS0102` not a session header, `PS0213` a parent cycle, `PS0214` an
     entry that is its own parent), otherwise the kind of error (`not-found`, `not-a-file`,
-    `is-a-directory`, `permission-denied`, `io`, `entry-not-typed`, `locked`, `read-only`,
+    `is-a-directory`, `permission-denied`, `io`, `entry-not-typed`, `wrong-dialect` (an oh-my-pi
+    file: the binding reads pi's dialect), `locked`, `read-only`,
     `bad-entry`, `bad-message`, `entry-not-found`, …)."""
 
 class PiSessionWarning(UserWarning):
@@ -186,16 +187,37 @@ class PiSessionStats(TypedDict):
     tokens: Dict[str, Optional[float]]
     cost: Optional[float]
 
+class OmpSessionStats(TypedDict):
+    """What oh-my-pi's `/session` (`getSessionStats()`) shows for an omp file: its resumed
+    context, subagents' usage and the `model_usage` entries of the active window."""
+
+    userMessages: int
+    assistantMessages: int
+    toolCalls: int
+    toolResults: int
+    totalMessages: int
+    tokens: Dict[str, Optional[float]]
+    cost: Optional[float]
+    premiumRequests: Optional[float]
+    credits: NotRequired[Dict[str, Optional[float]]]
+    routedModels: NotRequired[Dict[str, int]]
+
 class StatsGroup(Tally):
     """One group: a path, a cwd, `provider/model`, a provider, a day or a month (`-`: none);
-    with `by="session"` also the header's `id`, `cwd`, `created` and pi's own numbers."""
+    with `by="session"` also the header's `id`, `cwd`, `created`, the file's `dialect` and its
+    program's own numbers: pi's (`pi`), or oh-my-pi's (`omp`; `ompError` where they are not
+    reproduced for the file)."""
 
     name: str
     id: NotRequired[str]
     cwd: NotRequired[str]
     created: NotRequired[str]
+    dialect: NotRequired[str]
     pi: NotRequired[PiSessionStats]
     piUnreadable: NotRequired[int]
+    omp: NotRequired[OmpSessionStats]
+    ompUnreadable: NotRequired[int]
+    ompError: NotRequired[str]
 
 class StatsError(TypedDict):
     path: str

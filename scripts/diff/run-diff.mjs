@@ -38,10 +38,14 @@
 // --dialect omp (fetch omp and Bun first: node conformance/reference/omp/fetch-omp.mjs):
 // 1. Generates N sessions with conformance/reference/omp/omp-gen.ts (seeded; written by omp's own
 //    SessionManager under the pinned Bun, conformance/reference/vendor/omp/bun/bin/bun).
-// 2. For every file, op context only:
+// 2. For every file, ops context, tree, stats and info (--ops to choose):
 //      ref:   omp-ref.ts batch  {"op":"context","file":F[,"leaf":ID]}  (open → interrupted-turn
-//             recovery as sdk.ts does it → buildSessionContext, JSON.stringify'd)
-//      ours:  BIN context --dialect omp F [--leaf ID]
+//             recovery as sdk.ts does it → buildSessionContext, JSON.stringify'd); "tree" (getTree);
+//             "stats" (getSessionStats of the resumed session, without the context-size estimate);
+//             {"op":"info","file":F,"mtime":T} (scanSessionFile, the listing entry)
+//      ours:  BIN context --dialect omp F [--leaf ID]; BIN tree --dialect omp F;
+//             BIN stats --dialect omp --format json F, of which the session's `omp` numbers;
+//             BIN info --dialect omp --mtime T F
 //    The reference runs in one long-lived `omp-ref.ts batch` process under Bun (restarted after a
 //    timeout: omp hangs on duplicate-id cycles and ignores SIGTERM, so it gets SIGKILL, as pi does).
 // 3. As for pi; a mismatch's report also names the JSON path of the first difference
@@ -63,7 +67,7 @@
 //                     directory gets failing.txt, the names of the failing sessions one per line
 //   --input DIR       skip generation; use DIR/*.jsonl (with optional DIR/<name>.args.json)
 //   --ops LIST        comma list of context,llm,migrate,tree,info (default: context,llm,migrate;
-//                     omp: context, the only one)
+//                     omp: context,tree,stats,info, all of them)
 //   --no-leaf         ignore the --leaf choices of the .args.json files (each file's own leaf only)
 //   --timeout-ms MS   per-invocation timeout (default 5000; omp: +10 s for the first request of a
 //                     batch process, which loads omp's ~525 modules)
@@ -87,7 +91,7 @@ const GEN = join(HERE, "gen-sessions.mjs");
 const BUN = join(REF_DIR, "vendor", "omp", "bun", "bin", process.platform === "win32" ? "bun.exe" : "bun");
 const OMP_REF = join(REF_DIR, "omp", "omp-ref.ts");
 const OMP_GEN = join(REF_DIR, "omp", "omp-gen.ts");
-const ALL_OPS = ["context", "llm", "migrate", "tree", "info"];
+const ALL_OPS = ["context", "llm", "migrate", "tree", "info", "stats"];
 // `info` (buildSessionInfo) falls back to the file's mtime for `modified`: both sides get this one
 // (2000-01-01T00:00:00.000Z, as in the conformance corpus).
 const INFO_MTIME_MS = 946_684_800_000;
@@ -136,8 +140,8 @@ function parseArgs(argv) {
 	if (!dialect) throw new Error(`unknown --dialect: ${a.dialect} (use pi or omp)`);
 	a.ops ??= dialect.defaultOps;
 	for (const op of a.ops) if (!ALL_OPS.includes(op)) throw new Error(`unknown op in --ops: ${op}`);
+	for (const op of a.ops) if (!dialect.ops.includes(op)) throw new Error(`--dialect ${a.dialect} compares ${dialect.ops.join(",")} only, not ${op}`);
 	if (a.dialect === "omp") {
-		for (const op of a.ops) if (!dialect.ops.includes(op)) throw new Error(`--dialect omp compares ${dialect.ops.join(",")} only, not ${op}`);
 		if (a.piGiven) throw new Error("--pi is for --dialect pi");
 		if (a.bin.startsWith("ref:")) throw new Error("--bin ref:V is for --dialect pi");
 		if (a.noHang) throw new Error("--no-hang is for --dialect pi");
@@ -266,9 +270,21 @@ function refRequest(op, file, leaf, pi) {
 	return { op: "context", file, leaf: leaf ?? null, llm: op === "llm", pi };
 }
 function ompOursArgs(op, file, leaf) {
+	if (op === "stats") return ["stats", "--dialect", "omp", "--format", "json", file];
+	if (op === "tree") return ["tree", "--dialect", "omp", file];
+	if (op === "info") return ["info", "--dialect", "omp", "--mtime", String(INFO_MTIME_MS), file];
 	return [op, "--dialect", "omp", file, ...(leaf !== null ? ["--leaf", leaf] : [])];
 }
+/** What omp's getSessionStats gives, out of our stats report: the session's `omp` numbers
+ *  (JSON.stringify of them, as omp-ref.ts prints them). */
+function ompOursOutput(op, output) {
+	if (op !== "stats") return output;
+	const group = JSON.parse(output.toString("utf8")).groups[0];
+	if (group?.omp === undefined) throw new Error(`no omp numbers in the report: ${output.toString("utf8").slice(0, 300)}`);
+	return Buffer.from(`${JSON.stringify(group.omp)}\n`);
+}
 function ompRefRequest(op, file, leaf) {
+	if (op === "info") return { op, file, mtime: INFO_MTIME_MS };
 	return { op, file, leaf };
 }
 function runOurs(bin, args, timeoutMs) {
@@ -425,7 +441,7 @@ const OMP_VERSION = JSON.parse(readFileSync(join(REF_DIR, "omp", "packages.json"
 ).version;
 const DIALECTS = {
 	pi: {
-		ops: ALL_OPS,
+		ops: ["context", "llm", "migrate", "tree", "info"],
 		defaultOps: ["context", "llm", "migrate"],
 		ref: { name: "reference", command: process.execPath, args: [PI_REF, "batch"], firstRequestExtraMs: 0 },
 		refLabel: (args) => `pi ${args.pi}`,
@@ -454,8 +470,8 @@ const DIALECTS = {
 		summaryNote: null,
 	},
 	omp: {
-		ops: ["context"],
-		defaultOps: ["context"],
+		ops: ["context", "tree", "stats", "info"],
+		defaultOps: ["context", "tree", "stats", "info"],
 		ref: { name: "omp-ref", command: BUN, args: [OMP_REF, "batch"], cwd: REF_DIR, firstRequestExtraMs: 10_000 },
 		refLabel: () => `omp ${OMP_VERSION}`,
 		notInstalled: () =>
@@ -471,6 +487,7 @@ const DIALECTS = {
 		}),
 		refRequest: ompRefRequest,
 		oursArgs: ompOursArgs,
+		oursOutput: ompOursOutput,
 		refHangs: null,
 		// omp features our binary does not reproduce yet (omp-gen.ts does not generate them).
 		oursRefuses: (ref, ours) =>
@@ -495,7 +512,7 @@ async function main() {
 		process.stderr.write(
 			"usage: node scripts/diff/run-diff.mjs --seed S --count N [--bin PATH|ref:0.87] [--keep DIR] [--input DIR]\n" +
 				"       [--pi 0.73|0.87] [--ops context,llm,migrate,tree,info] [--timeout-ms MS] [--no-hang] [--strict] [--max-report N] [--quiet]\n" +
-				"       [--dialect pi|omp] [--no-leaf]   (--dialect omp: context only; no --pi, ref:V or --no-hang)\n",
+				"       [--dialect pi|omp] [--no-leaf]   (--dialect omp: --ops context,tree,stats,info; no --pi, ref:V or --no-hang)\n",
 		);
 		process.exit(2);
 	}
@@ -592,6 +609,13 @@ async function main() {
 				oursRes = r.ok ? { ok: true, output: refBytes(r) } : r;
 			} else {
 				oursRes = runOurs(args.bin, dialect.oursArgs(op, file, leaf, args), args.timeoutMs);
+				if (oursRes.ok && dialect.oursOutput) {
+					try {
+						oursRes = { ok: true, output: dialect.oursOutput(op, oursRes.output) };
+					} catch (e) {
+						oursRes = { ok: false, error: e.message };
+					}
+				}
 			}
 			oursMs += Date.now() - to;
 			const c = classify(op, refRes, oursRes, dialect);

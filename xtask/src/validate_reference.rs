@@ -1,6 +1,8 @@
 //! `cargo xtask conformance validate-reference [--check]`: what the pinned pi does with each
 //! case of `conformance/validate/` — drops lines, rewrites or overwrites the file, throws or
-//! hangs — recorded in the case's `pi.json` by `conformance/reference/pi-load.mjs`.
+//! hangs — recorded in the case's `pi.json` by `conformance/reference/pi-load.mjs`; for the
+//! cases checked by oh-my-pi's rules (`"dialect": "omp"`), whether oh-my-pi resumes the file,
+//! in its `omp.json` (`omp-ref.ts context`).
 //!
 //! The validator's pi-loadable verdict is tested against these files
 //! (`crates/pi-session-validate/tests/it/validate_corpus.rs`); `--check` recomputes them and fails
@@ -20,10 +22,16 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     };
     reference::ensure_installed()?;
     let mut by_pi: Vec<(String, Vec<PathBuf>)> = Vec::new();
+    let mut omp = Vec::new();
     for dir in cases()? {
         let meta: Value = read_json(&dir.join("case.json"))?;
         // The lowered size limit and --schema-only are not pi's behaviour.
         if meta.get("schemaOnly").is_some() || meta.get("maxTextUnits").is_some() {
+            continue;
+        }
+        // Checked by oh-my-pi's rules: what oh-my-pi does with the file.
+        if meta.get("dialect").and_then(Value::as_str) == Some("omp") {
+            omp.push(dir);
             continue;
         }
         let pi = meta
@@ -78,6 +86,7 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
             count += 1;
         }
     }
+    count += record_omp(&omp, write, &mut stale)?;
     if !stale.is_empty() {
         return Err(format!(
             "{} pi.json files differ from the reference:\n{}\nregenerate with `cargo xtask conformance validate-reference` and review",
@@ -94,6 +103,51 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
         }
     );
     Ok(())
+}
+
+/// What oh-my-pi does with each `--dialect omp` case, in its `omp.json`: whether it resumes
+/// the file (`omp-ref.ts context`: opens it and builds the context, with the case's `blobs/`
+/// as its blob store) or the error it throws. Returns how many cases it recorded or checked.
+fn record_omp(dirs: &[PathBuf], write: bool, stale: &mut Vec<String>) -> Result<usize, String> {
+    let files: Vec<PathBuf> = dirs.iter().map(|d| d.join("session.jsonl")).collect();
+    let requests: Vec<reference::Request<'_>> = dirs
+        .iter()
+        .zip(&files)
+        .map(|(dir, file)| reference::Request {
+            op: "context",
+            file,
+            leaf: None,
+            llm: false,
+            pi: "0.87",
+            dialect: "omp",
+            blobs: Some(dir.join("blobs")).filter(|b| b.is_dir()),
+        })
+        .collect();
+    let answers = reference::batch(&requests)?;
+    let root_text = root().display().to_string();
+    for (dir, answer) in dirs.iter().zip(answers) {
+        let observed = match answer {
+            // oh-my-pi resumes at the file's last entry: a file it opens is resumed.
+            Ok(_) => serde_json::json!({
+                "loadable": true,
+                "resumes": true,
+                "what": ["oh-my-pi opened the file and built the context of its last entry"],
+            }),
+            Err(e) => serde_json::json!({
+                "loadable": false,
+                "resumes": false,
+                "what": [e.replace(&root_text, ".")],
+            }),
+        };
+        let text = serde_json::to_string_pretty(&observed).map_err(|e| e.to_string())? + "\n";
+        let path = dir.join("omp.json");
+        if write {
+            std::fs::write(&path, &text).map_err(|e| format!("{}: {e}", path.display()))?;
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(&text) {
+            stale.push(format!("{}: omp now says {}", path.display(), text.trim()));
+        }
+    }
+    Ok(dirs.len())
 }
 
 /// The case directories of `conformance/validate/`, sorted.

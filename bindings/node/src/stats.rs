@@ -51,6 +51,6 @@ pub fn stats_json(
             until_ms: range.until_ms,
             no_dedupe: !dedupe.unwrap_or(true),
         };
-        Ok(StatsReport::of_targets(&collected.targets, pi, options).to_json())
+        Ok(StatsReport::of_targets(&collected.targets, pi, None, options).to_json())
     })
 }

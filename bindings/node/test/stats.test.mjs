@@ -36,6 +36,26 @@ test("each session's own numbers are pi's, for every pi", () => {
 	assert.ok(compared > 800, `${compared} comparisons`);
 });
 
+// oh-my-pi's own numbers (conformance/stats/omp.json, recorded from omp 18.3.4) for the omp
+// corpus sessions the file tells apart as omp's (title slot, header members, entry types).
+test("an omp file's own numbers are omp's", () => {
+	const omp = JSON.parse(readFileSync(join(root, "conformance", "stats", "omp.json"), "utf8"));
+	const ompFiles = Object.keys(omp).map((id) => ({ id, file: join(root, "conformance", "cases", id, "session.jsonl") }));
+	const report = piSession.stats(ompFiles.map((f) => f.file));
+	const byName = new Map(report.groups.map((g) => [g.name, g]));
+	let compared = 0;
+	for (const { id, file } of ompFiles) {
+		const group = byName.get(file);
+		assert.ok(group, `${id}: not counted`);
+		if (group.dialect !== "omp") continue;
+		assert.equal(group.pi, undefined, id);
+		assert.deepStrictEqual(group.omp, omp[id]["18.3"], id);
+		assert.equal(group.ompUnreadable, 0, id);
+		compared++;
+	}
+	assert.ok(compared > 20, `${compared} omp sessions`);
+});
+
 const user = (id, parent, t) => ({ type: "message", id, parentId: parent, timestamp: t, message: { role: "user", content: "hi", timestamp: 0 } });
 const assistant = (id, parent, t, cost) => ({
 	type: "message",

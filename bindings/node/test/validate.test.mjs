@@ -20,7 +20,14 @@ test("the validator's corpus is there", () => {
 for (const c of cases) {
 	// `path` (checks of the file's name and place) and `maxTextUnits` (a lowered size limit)
 	// are options of the library the package does not offer.
-	const skip = c.spec.path ? "validated as if at another path" : c.spec.maxTextUnits ? "a lowered size limit" : false;
+	// `dialect` (oh-my-pi's rules) too: the package checks pi's format.
+	const skip = c.spec.path
+		? "validated as if at another path"
+		: c.spec.maxTextUnits
+			? "a lowered size limit"
+			: c.spec.dialect
+				? "checked by oh-my-pi's rules"
+				: false;
 	test(`validate/${c.name}`, { skip }, () => {
 		const report = piSession.validate(join(c.dir, "session.jsonl"), {
 			pi: c.spec.pi ?? "0.73",

@@ -86,7 +86,7 @@ pub(crate) fn stats<'py>(
             until_ms: range.until_ms,
             no_dedupe: !dedupe,
         };
-        let report = StatsReport::of_targets(&targets, pi, options);
+        let report = StatsReport::of_targets(&targets, pi, None, options);
         notes.extend(
             report
                 .skipped

@@ -46,6 +46,25 @@ def test_each_session_s_own_numbers_are_pi_s(pi: str) -> None:
     assert compared > 250
 
 
+def test_an_omp_file_s_own_numbers_are_omp_s() -> None:
+    """oh-my-pi's numbers (conformance/stats/omp.json, recorded from omp 18.3.4) for the omp
+    corpus sessions the file tells apart as omp's."""
+    omp: Dict[str, Any] = json.loads((ROOT / "conformance" / "stats" / "omp.json").read_text())
+    paths = [str(CASES / case / "session.jsonl") for case in omp]
+    report = pi_session.stats(paths)
+    groups = {g["name"]: g for g in report["groups"]}
+    compared = 0
+    for case, path in zip(omp, paths):
+        group = groups[path]
+        if group["dialect"] != "omp":
+            continue
+        assert "pi" not in group, case
+        assert group["omp"] == omp[case]["18.3"], case
+        assert group["ompUnreadable"] == 0, case
+        compared += 1
+    assert compared > 20
+
+
 def user(id: str, parent: Optional[str], t: str) -> Dict[str, Any]:
     return {"type": "message", "id": id, "parentId": parent, "timestamp": t,
             "message": {"role": "user", "content": "hi", "timestamp": 0}}

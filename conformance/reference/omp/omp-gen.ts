@@ -223,7 +223,7 @@ function assistantMessage(forced?: { stopReason?: string; emptyError?: boolean }
 			lastAbortedThinking = { provider, model, blockCount: k };
 		}
 	}
-	const m: Record<string, unknown> = { role: "assistant", content, api, provider, model, usage: tokenUsage(), stopReason };
+	const m: Record<string, unknown> = { role: "assistant", content, api, provider, model, usage: ompUsage(), stopReason };
 	if ((stopReason === "error" || stopReason === "aborted") && chance(0.85)) {
 		m.errorMessage =
 			stopReason === "aborted"
@@ -258,6 +258,14 @@ function assistantMessage(forced?: { stopReason?: string; emptyError?: boolean }
 	if (stopReason !== "aborted") lastAbortedThinking = null;
 	return m;
 }
+/** A usage with omp's extra members now and then (reasoning, premium requests, credits). */
+function ompUsage(): Record<string, unknown> {
+	const u: Record<string, unknown> = tokenUsage();
+	if (chance(0.2)) u.reasoningTokens = int(0, 4000);
+	if (chance(0.1)) u.premiumRequests = int(0, 3);
+	if (chance(0.1)) u.credits = { cost: int(0, 100) / 100, ...(chance(0.5) ? { committedCost: int(0, 100) / 100 } : {}), ...(chance(0.3) ? { acuCost: int(0, 9) / 10 } : {}) };
+	return u;
+}
 function toolResultMessage() {
 	const call =
 		pending.length > 0 && chance(0.9)
@@ -266,7 +274,10 @@ function toolResultMessage() {
 	const content: unknown[] = [];
 	for (let i = chance(0.1) ? 0 : int(1, 2); i > 0; i--) content.push(chance(0.9) ? { type: "text", text: text(25) } : imageBlock());
 	const m: Record<string, unknown> = { role: "toolResult", toolCallId: call.id, toolName: call.name, content };
-	if (chance(0.35)) m.details = chance(0.5) ? { diff: text(8), firstChangedLine: int(1, 500) } : anyValue();
+	if (call.name === "task" && chance(0.7)) {
+		// A subagent's run: omp's /session adds its usage (complete or not).
+		m.details = { usage: chance(0.85) ? ompUsage() : { ...tokenUsage(), totalTokens: chance(0.5) ? "12" : undefined } };
+	} else if (chance(0.35)) m.details = chance(0.5) ? { diff: text(8), firstChangedLine: int(1, 500) } : anyValue();
 	m.isError = chance(0.15);
 	if (chance(0.05)) m.prunedAt = clock;
 	m.timestamp = clock;
@@ -506,7 +517,7 @@ async function driveSession(workDir: string, calls: Record<string, number>): Pro
 					api,
 					provider: p,
 					model: pick(ms),
-					usage: tokenUsage(),
+					usage: ompUsage(),
 					stopReason: pick(["stop", "error"]),
 				};
 				if (u.stopReason === "error") u.errorMessage = text(3);

@@ -199,6 +199,36 @@ async function opTree(req: Request): Promise<Result> {
 	}
 }
 
+/** `AgentSession.getSessionStats()` of the resumed session: omp's own SessionStatsTracker on a
+ *  host holding what sdk.ts gives a resumed agent (`agent.replaceMessages(context.messages)`, the
+ *  session manager); its context-usage estimate (a tokenizer and a model) is left out. */
+async function opStats(req: Request): Promise<Result> {
+	const omp = await loadOmp();
+	const o = await openCopy(omp, req.file);
+	try {
+		const recovered = req.recovery !== false ? applyRecovery(omp, o.sm) : false;
+		const messages = o.sm.buildSessionContext().messages;
+		const host = {
+			agent: { state: { messages } },
+			sessionManager: o.sm,
+			sessionId: () => o.sm.getSessionId(),
+			model: () => undefined,
+			modelRegistry: undefined,
+			session: {},
+		};
+		const tracker = new omp.SessionStatsTracker(host);
+		// The one method replaced: the estimate of the context's size needs a tokenizer and a model.
+		tracker.getContextUsage = () => undefined;
+		const { sessionFile: _file, sessionId: _id, contextUsage: _usage, ...stats } = tracker.getSessionStats();
+		return { output: `${JSON.stringify(stats)}\n`, rewritten: false, recovered };
+	} catch (e) {
+		throw withCallerPath(e, o.copy, req.file);
+	} finally {
+		await closeQuietly(o.sm);
+		cleanup(o.dir);
+	}
+}
+
 const INFO_MTIME_MS = 946_684_800_000;
 
 async function opInfo(req: Request): Promise<Result> {
@@ -227,6 +257,7 @@ const OPS: Record<string, (req: Request) => Promise<Result>> = {
 	migrate: opMigrate,
 	tree: opTree,
 	info: opInfo,
+	stats: opStats,
 };
 
 export async function run(req: Request): Promise<Result> {

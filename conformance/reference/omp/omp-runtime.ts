@@ -125,12 +125,19 @@ export function setupOmp(options: SetupOptions = {}): void {
 
 	// ---- shims ----
 	const nativesLoader = path.join(SHIMS, "pi-natives-loader.js");
+	const authStorageTail = path.join(SHIMS, "auth-storage-tail.ts");
 	plugin({
 		name: "omp-ref-shims",
 		setup(build) {
 			build.onLoad({ filter: /[\\/]@oh-my-pi[\\/]pi-natives[\\/]native[\\/]loader-state\.js$/ }, () => ({
 				contents: fs.readFileSync(nativesLoader, "utf8"),
 				loader: "js",
+			}));
+			// pi-ai 18.2.x predates the constant 18.3.4's settings registry (session/settings.ts,
+			// which session-stats.ts imports for its context-size estimate) reads as a default.
+			build.onLoad({ filter: /[\\/]@oh-my-pi[\\/]pi-ai[\\/]src[\\/]auth-storage\.ts$/ }, (args) => ({
+				contents: `${fs.readFileSync(args.path, "utf8")}\n${fs.readFileSync(authStorageTail, "utf8")}`,
+				loader: "ts",
 			}));
 		},
 	});
@@ -143,6 +150,7 @@ export interface Omp {
 	buildSessionContext: (...args: unknown[]) => any;
 	listSessions: (dir: string, storage: unknown) => Promise<any[]>;
 	FileSessionStorage: any;
+	SessionStatsTracker: any;
 	logger: any;
 }
 
@@ -166,6 +174,7 @@ export async function loadOmp(): Promise<Omp> {
 	const ctx = await src("session/session-context.ts");
 	const listing = await src("session/session-listing.ts");
 	const storage = await src("session/session-storage.ts");
+	const stats = await src("session/session-stats.ts");
 	const { logger } = await import(path.join(VENDOR, "node_modules", "@oh-my-pi", "pi-utils", "src", "index.ts"));
 	logger.setTransports({ file: false, console: false });
 	logger.registerLogSink((e: { level: string; message: string; context?: unknown }) => {
@@ -186,6 +195,7 @@ export async function loadOmp(): Promise<Omp> {
 		buildSessionContext: ctx.buildSessionContext,
 		listSessions: listing.listSessions,
 		FileSessionStorage: storage.FileSessionStorage,
+		SessionStatsTracker: stats.SessionStatsTracker,
 		logger,
 	};
 	return omp;

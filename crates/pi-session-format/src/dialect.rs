@@ -42,6 +42,16 @@ pub const OMP_HEADER_FIELDS: [&str; 5] = [
     "providerPromptCacheKey",
 ];
 
+/// The header members that tell an omp file: [`OMP_HEADER_FIELDS`] but `title`, which pi files
+/// are known to carry too (other tools name sessions with it; the corpus case
+/// `header/unknown-header-fields-kept` is one) and which omp 18.3 keeps in its title slot.
+pub const OMP_HEADER_SIGNS: [&str; 4] = [
+    "titleSource",
+    "additionalDirectories",
+    "previousSessionFiles",
+    "providerPromptCacheKey",
+];
+
 /// Entry types only omp writes.
 pub const OMP_ENTRY_TYPES: [&str; 8] = [
     "model_usage",
@@ -128,7 +138,7 @@ fn omp_header_field(line: &[u8]) -> Option<&'static str> {
     if value.get("type").and_then(|t| t.as_str()) != Some("session") {
         return None;
     }
-    OMP_HEADER_FIELDS
+    OMP_HEADER_SIGNS
         .into_iter()
         .find(|field| value.get(field).is_some())
 }
@@ -196,12 +206,15 @@ mod tests {
         assert_eq!(d.dialect, Dialect::Omp);
         assert_eq!(d.sign.as_deref(), Some("line 1 is omp's title slot"));
 
-        let header = HEADER.replace(r#""cwd":"/""#, r#""cwd":"/","title":"x""#);
+        let header = HEADER.replace(r#""cwd":"/""#, r#""cwd":"/","titleSource":"auto""#);
         let d = Dialect::detect(format!("\n{header}\n").as_bytes());
         assert_eq!(
             d.sign.as_deref(),
-            Some("the header has omp's `title` member")
+            Some("the header has omp's `titleSource` member")
         );
+        // A `title` alone is no sign: pi files carry it too.
+        let header = HEADER.replace(r#""cwd":"/""#, r#""cwd":"/","title":"x""#);
+        assert_eq!(Dialect::detect(header.as_bytes()).dialect, Dialect::Pi);
     }
 
     #[test]

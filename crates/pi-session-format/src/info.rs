@@ -20,7 +20,7 @@
 //! [`oracle`] is the former whole-file implementation, the reference the tests compare with.
 
 mod entry;
-mod lines;
+pub(crate) mod lines;
 pub mod list;
 pub mod oracle;
 mod walk;

@@ -4,6 +4,8 @@
 //! - [`slot`]: the fixed-width title slot on a file's first line;
 //! - [`context`]: omp's `buildSessionContext`, what it sends to the model on resume;
 //! - [`tree`]: omp's `getTree()`;
+//! - [`stats`]: omp's `getSessionStats()`, the numbers of `/session`;
+//! - [`info`]: omp's listing entry (`scanSessionFile`), read from two windows of the file;
 //! - [`blobs`]: images kept in omp's blob store, put back as omp does on open.
 //!
 //! A session is read in omp's dialect by loading it with [`crate::Dialect::Omp`]
@@ -12,10 +14,13 @@
 
 pub mod blobs;
 pub mod context;
+pub mod info;
 pub mod slot;
+pub mod stats;
 pub mod tree;
 
 pub use blobs::Blobs;
 pub use context::{OmpContext, OmpContextError};
 pub use slot::TitleSlot;
+pub use stats::OmpStats;
 pub use tree::OmpTreeError;

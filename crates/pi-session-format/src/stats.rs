@@ -78,7 +78,7 @@ impl Usage {
 
 /// What `total + value` adds to a number in JavaScript: the number, 0 for `null`, 0 or 1 for
 /// a boolean, NaN for a missing member; `None` for a value `+` concatenates as a string.
-fn js_number(value: Option<&JsValue>) -> Option<f64> {
+pub(crate) fn js_number(value: Option<&JsValue>) -> Option<f64> {
     match value {
         None => Some(f64::NAN),
         Some(JsValue::Number(n)) => Some(*n),

@@ -135,6 +135,13 @@ impl OmpStore {
     pub fn blobs_dir(&self) -> PathBuf {
         self.data_dir.join("blobs")
     }
+
+    /// The blob store of this environment's omp ([`OmpStore::from_env`]), when it exists:
+    /// where the commands look up `blob:sha256:` references unless told another directory.
+    pub fn existing_blobs_dir() -> Option<PathBuf> {
+        let dir = OmpStore::from_env().ok()?.blobs_dir();
+        dir.is_dir().then_some(dir)
+    }
 }
 
 /// The active profile (`OMP_PROFILE` first, even empty; else `PI_PROFILE`), trimmed, as

@@ -358,10 +358,12 @@ fn open(target: &Target) -> Result<Input, String> {
     target.open().map_err(|e| e.to_string())
 }
 
-/// Loads a session for its keys, letting go of the pages of a mapped file as the loader is
-/// done with them (so that a large session does not stay resident as a whole).
+/// Loads a session in its own dialect (pi's or oh-my-pi's, detected), letting go of the
+/// pages of a mapped file as the loader is done with them (so that a large session does not
+/// stay resident as a whole).
 fn load_releasing(input: &Input, pi: PiVersion) -> Result<Session<'_>, String> {
     Session::loader(pi)
+        .detect_dialect()
         .releasing(&|range| input.release(range))
         .load(input.bytes())
         .map_err(|e| e.to_string())
@@ -496,9 +498,14 @@ impl<'a> Work<'a> {
         let session = if input.bytes().len() >= LARGE {
             load_releasing(&input, pi)
         } else {
-            Session::from_bytes(input.bytes(), pi).map_err(|e| e.to_string())
+            Session::loader(pi)
+                .detect_dialect()
+                .load(input.bytes())
+                .map_err(|e| e.to_string())
         }
         .map_err(Failure::File)?;
+        // The verdicts are `pi-session validate`'s: whether pi reads the file (an oh-my-pi
+        // file is said to be one, PS0111/PS0112).
         let verdicts = self
             .export
             .validate

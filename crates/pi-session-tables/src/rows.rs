@@ -14,7 +14,7 @@ use pi_session_format::session::Key;
 use pi_session_format::stats::Usage;
 use pi_session_format::stats::ledger::{self, Fact};
 use pi_session_format::tree::Leaf;
-use pi_session_format::{Index, Session, date};
+use pi_session_format::{Dialect, Index, Session, date};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
 
@@ -280,10 +280,11 @@ pub fn write_session<S: RowSink + ?Sized>(
                     line.id_span,
                     line.timestamp_span,
                     record.message.as_ref(),
+                    session.dialect,
                 )
             })
             .flatten()
-            .or_else(|| ledger::fact_of_record(record, &mut scanner));
+            .or_else(|| ledger::fact_of_record(record, session.dialect, &mut scanner));
         let key = match &fact {
             Some(f) => f.key,
             None => ledger::record_identity(record, &mut scanner),
@@ -457,26 +458,34 @@ pub fn write_session<S: RowSink + ?Sized>(
                     is_copy: Some(is_copy),
                 },
             )?,
-            Some("usage") => sink.usage_entry(
-                &partition,
-                &UsageEntryRow {
-                    file: file.clone(),
-                    session_id: session_id.clone(),
-                    entry_id,
-                    timestamp,
-                    kind: line.kind,
-                    provider: line.provider,
-                    model: line.model,
-                    input,
-                    output,
-                    cache_read,
-                    cache_write,
-                    total_tokens,
-                    cost_total,
-                    usage_unreadable: Some(unreadable),
-                    is_copy: Some(is_copy),
-                },
-            )?,
+            // omp's `model_usage` entries are its `usage` entries (counted as `stats` counts
+            // them).
+            Some("usage") | Some("model_usage")
+                if fact
+                    .as_ref()
+                    .is_some_and(|f| f.kind == ledger::Kind::UsageEntry) =>
+            {
+                sink.usage_entry(
+                    &partition,
+                    &UsageEntryRow {
+                        file: file.clone(),
+                        session_id: session_id.clone(),
+                        entry_id,
+                        timestamp,
+                        kind: line.kind,
+                        provider: line.provider,
+                        model: line.model,
+                        input,
+                        output,
+                        cache_read,
+                        cache_write,
+                        total_tokens,
+                        cost_total,
+                        usage_unreadable: Some(unreadable),
+                        is_copy: Some(is_copy),
+                    },
+                )?
+            }
             _ => {}
         }
     }
@@ -493,7 +502,7 @@ pub fn write_session<S: RowSink + ?Sized>(
                 file,
                 session_id,
                 cwd: Some(Cow::Borrowed(&cwd)),
-                name: pi_session_format::tree::session_name(session).map(Cow::Owned),
+                name: session_name(session).map(Cow::Owned),
                 parent_session: header
                     .get("parentSession")
                     .and_then(JsValue::as_str)
@@ -501,6 +510,7 @@ pub fn write_session<S: RowSink + ?Sized>(
                 created: time(created),
                 modified: time(if latest.is_finite() { latest } else { created }),
                 version: header.get("version").and_then(as_f64).and_then(time),
+                dialect: Some(Cow::Borrowed(session.dialect.name())),
                 entries: Some(session.entries.len() as i64),
                 dropped_lines: Some(session.dropped.len() as i64),
                 copied_entries: Some(copies as i64),
@@ -517,4 +527,21 @@ pub fn write_session<S: RowSink + ?Sized>(
     }
     sink.relieve()?;
     Ok(written)
+}
+
+/// The session's name: pi's (the last `session_info` name), or an oh-my-pi file's title (its
+/// title slot's when not empty, else the header's `title`).
+fn session_name(session: &Session<'_>) -> Option<String> {
+    if session.dialect != Dialect::Omp {
+        return pi_session_format::tree::session_name(session);
+    }
+    let slot = session.title_slot.as_ref().map(|slot| slot.title.clone());
+    slot.filter(|title| !title.is_empty()).or_else(|| {
+        session
+            .header()
+            .value()
+            .get("title")
+            .and_then(JsValue::as_str)
+            .map(str::to_owned)
+    })
 }

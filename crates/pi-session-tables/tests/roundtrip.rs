@@ -386,8 +386,9 @@ fn facts_from_the_line_read_are_the_facts_stats_finds() {
                     line.id_span,
                     line.timestamp_span,
                     record.message.as_ref(),
+                    session.dialect,
                 );
-                let expected = ledger::fact_of_record(record, &mut scanner);
+                let expected = ledger::fact_of_record(record, session.dialect, &mut scanner);
                 if let Some(fact) = from_parts {
                     assert_eq!(
                         format!("{fact:?}"),

@@ -319,6 +319,21 @@ catalogue! {
     OhMyPiDialect = "PS0112", "oh-my-pi-dialect", Warning, Ignored,
         title: "oh-my-pi file: header members or entry types only oh-my-pi writes",
         help: "check it by oh-my-pi's rules with `pi-session validate --dialect omp`, or open it with oh-my-pi";
+    /// `--dialect omp`: the first line is a `title` object that oh-my-pi does not take for its
+    /// title slot (`v` is not 1, `title`, `updatedAt` or `pad` is not a string, `source` is
+    /// neither `auto` nor `user`, or the line is not valid JSON). oh-my-pi then reads it as the
+    /// header, which it is not, and refuses to resume the session ("the session header is
+    /// missing or malformed").
+    OmpTitleSlotUnread = "PS0113", "omp-title-slot-unread", Error, Unreadable,
+        title: "oh-my-pi does not read this title line as its title slot",
+        help: "write the slot as oh-my-pi does: `{\"type\":\"title\",\"v\":1,\"title\":…,\"updatedAt\":…,\"pad\":…}`, space-padded to 256 bytes with its newline, or remove the line";
+    /// `--dialect omp`: the title slot is not 256 bytes long with its newline. oh-my-pi reads
+    /// it, but changes a title by overwriting the file's first 256 bytes in place: a shorter
+    /// slot then loses the start of the header (oh-my-pi can no longer resume the file), a
+    /// longer one leaves the rest of the old slot on the header's line.
+    OmpTitleSlotWidth = "PS0114", "omp-title-slot-width", Warning, Altered,
+        title: "oh-my-pi title slot not 256 bytes long",
+        help: "pad the slot's `pad` member with spaces so that the line is exactly 255 bytes plus its newline";
 
     // ---------------------------------------------------------------- entries (PS02xx)
     /// The entry's `type` is not one pi knows. pi keeps the entry in the tree and ignores it
@@ -460,6 +475,27 @@ catalogue! {
     ConversationNotResumed = "PS0226", "conversation-not-resumed", Error, Altered,
         title: "pi does not resume the conversation the file holds",
         help: "end the file with the entry the conversation ends with (an entry with a unique id whose parents lead to the root): `pi-session repair` moves lines without an id at the end to a rejects file, mends shared ids and, with --reattach, broken parents";
+    /// `--dialect omp`: a `model_change` entry without a `model` string (`"provider/id"`),
+    /// such as pi's `{provider, modelId}` form. oh-my-pi keeps it but ignores it: the model of
+    /// its role does not change when the session resumes. (Without a `role`, the change is the
+    /// default role's, as oh-my-pi reads it.)
+    OmpModelChangeWithoutModel = "PS0227", "omp-model-change-without-model", Warning, Ignored,
+        title: "oh-my-pi model change without a model",
+        help: "write oh-my-pi's form: `\"model\":\"<provider>/<model id>\"` (and `\"role\"`, default `default`)";
+    /// `--dialect omp`: a usage oh-my-pi adds up when it opens the file (an assistant
+    /// message's `usage`, a `model_usage` entry's, a `task` tool result's `details.usage`) has
+    /// no `cost`. oh-my-pi throws while opening the file (`usage.cost.total`) and cannot
+    /// resume it.
+    OmpUsageWithoutCost = "PS0228", "omp-usage-without-cost", Error, Crash,
+        title: "oh-my-pi usage without cost",
+        help: "give the usage a `cost` object (`{\"input\":0,\"output\":0,\"cacheRead\":0,\"cacheWrite\":0,\"total\":0}` when unknown)";
+    /// `--dialect omp` with a blob store (`--blobs DIR`, or oh-my-pi's own): an image's
+    /// `blob:sha256:<hex>` reference names a blob the store does not hold. oh-my-pi leaves the
+    /// reference in place of the image's data (and logs a warning), so the model is sent a
+    /// string that is not an image.
+    OmpBlobMissing = "PS0229", "omp-blob-missing", Warning, Altered,
+        title: "oh-my-pi image blob missing from the blob store",
+        help: "copy the blob (a file named by its sha256) into the store's directory, or point `--blobs` at the store that has it";
 
     // ---------------------------------------------------------------- file (PS03xx)
     /// The file is larger than pi can read: Node's `readFileSync` cannot make a string of more

@@ -4,10 +4,10 @@
 
 use super::catalogue::{Code, PiEffect};
 use super::schema::{LineSchema, escape, json_type};
-use pi_session_format::PiVersion;
 use pi_session_format::date;
 use pi_session_format::dialect::OMP_ENTRY_TYPES;
 use pi_session_format::session::{Key, quoted};
+use pi_session_format::{Dialect, PiVersion};
 use serde_json::{Map, Value};
 
 /// What one line found: a code, where (a JSON pointer) and what.
@@ -188,6 +188,8 @@ pub(crate) struct EntryContext {
     pub schema: LineSchema,
     /// Whose types and roles are known.
     pub pi: PiVersion,
+    /// Whose format the entry is checked against (oh-my-pi's adds its own checks).
+    pub dialect: Dialect,
 }
 
 /// Checks of an entry line; fills `facts`.
@@ -247,6 +249,7 @@ pub(crate) fn check_entry(
         }
         "label" => facts.target_id = Some(key_of(entry.get("targetId"), unique + 2)),
         "usage" => usage(entry.get("usage"), "/usage", &mut out),
+        "model_change" if cx.dialect == Dialect::Omp => omp_model_change(entry, &mut out),
         "model_change" if !v1 && entry.contains_key("model") && !entry.contains_key("provider") => {
             out.push(Finding::new(
                 Code::LegacyField,
@@ -278,6 +281,71 @@ pub(crate) fn check_entry(
         out.push(Finding::new(Code::UnknownEntryType, "/type", message));
     }
     out
+}
+
+/// oh-my-pi's `model_change`: `{model: "provider/id", role?}`.
+fn omp_model_change(entry: &Map<String, Value>, out: &mut Vec<Finding>) {
+    if matches!(entry.get("model"), Some(Value::String(m)) if !m.is_empty()) {
+        return;
+    }
+    let pi_form = entry.contains_key("provider") || entry.contains_key("modelId");
+    let what = match entry.get("model") {
+        None if pi_form => "the entry has pi's `provider`/`modelId` but no `model`".to_owned(),
+        None => "the entry has no `model`".to_owned(),
+        Some(other) => format!(
+            "`model` is {}, not a \"provider/id\" string",
+            json_type(other)
+        ),
+    };
+    out.push(Finding::new(
+        Code::OmpModelChangeWithoutModel,
+        if entry.contains_key("model") { "/model" } else { "" },
+        format!("{what}: oh-my-pi ignores the change, so its role's model stays as it was when the session resumes"),
+    ));
+}
+
+/// The usages oh-my-pi adds up when it opens the file (`entryUsage` in its session manager):
+/// one without `cost` makes it throw, so it cannot resume the file.
+pub(crate) fn omp_usage(entry: &Map<String, Value>, out: &mut Vec<Finding>) {
+    let message = entry.get("message");
+    let role = message.and_then(|m| m.get("role")).and_then(Value::as_str);
+    let (usage, pointer) = match entry.get("type").and_then(Value::as_str) {
+        Some("model_usage") => (entry.get("usage"), "/usage"),
+        Some("message") if role == Some("assistant") => {
+            (message.and_then(|m| m.get("usage")), "/message/usage")
+        }
+        Some("message")
+            if role == Some("toolResult")
+                && message
+                    .and_then(|m| m.get("toolName"))
+                    .and_then(Value::as_str)
+                    == Some("task") =>
+        {
+            // `taskUsageFrom`: only an object counts.
+            let usage = message
+                .and_then(|m| m.get("details"))
+                .and_then(|d| d.get("usage"))
+                .filter(|u| u.is_object());
+            (usage, "/message/details/usage")
+        }
+        _ => return,
+    };
+    let truthy = match usage {
+        None | Some(Value::Null | Value::Bool(false)) => false,
+        Some(Value::Number(n)) => n.as_f64() != Some(0.0),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(_) => true,
+    };
+    let has_cost = usage
+        .and_then(|u| u.get("cost"))
+        .is_some_and(|c| !c.is_null());
+    if truthy && !has_cost {
+        out.push(Finding::new(
+            Code::OmpUsageWithoutCost,
+            pointer,
+            "the usage has no `cost`: oh-my-pi throws while opening the file (adding up `usage.cost.total`) and cannot resume it",
+        ));
+    }
 }
 
 /// `id` and `parentId` of a version-2 or -3 entry.
@@ -499,6 +567,7 @@ mod tests {
         let cx = EntryContext {
             schema: LineSchema::V3,
             pi: PiVersion::V0_73,
+            dialect: Dialect::Pi,
         };
         let found = check_entry(value.as_object().unwrap(), cx, &mut facts);
         (found.into_iter().map(|f| f.code).collect(), facts)

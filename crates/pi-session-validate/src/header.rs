@@ -16,9 +16,10 @@ use super::parsed::{self, location};
 use super::report::Diagnostic;
 use super::schema::LineSchema;
 use pi_session_format::Dialect;
-use pi_session_format::dialect::{OMP_ENTRY_TYPES, OMP_HEADER_FIELDS};
+use pi_session_format::dialect::{OMP_ENTRY_TYPES, OMP_HEADER_SIGNS};
 use pi_session_format::json::JsValue;
 use pi_session_format::omp::TitleSlot;
+use pi_session_format::omp::slot::SLOT_BYTES;
 use pi_session_format::read;
 use pi_session_format::session::{self, Key};
 use serde_json::Value;
@@ -176,6 +177,17 @@ pub(crate) fn check(
     let whole = location(bytes, first.line, first.offset, &text, 0..text.len());
     if let Some(reason) = invalid_reason(&first.value) {
         let title = first.value.get("type").and_then(Value::as_str) == Some("title");
+        if title && options.dialect == Dialect::Omp {
+            out.push(Diagnostic::new(
+                Code::OmpTitleSlotUnread,
+                Some(whole),
+                format!(
+                    "the first line is a `title` object oh-my-pi does not take for its title slot ({}): oh-my-pi reads it as the header and refuses to resume the session (\"the session header is missing or malformed\")",
+                    slot_fault(&first.value)
+                ),
+            ));
+            return out;
+        }
         let code = if title {
             Code::OhMyPiTitle
         } else {
@@ -202,7 +214,26 @@ pub(crate) fn check(
         out.push(refused_by_087(d, options, &what));
         return out;
     }
-    // Under oh-my-pi's rules the header follows the title slot.
+    // Under oh-my-pi's rules the header follows the title slot, which is rewritten in place.
+    if let Some(slot) = header.slot.and_then(|_| TitleSlot::of_file(bytes))
+        && slot.len != SLOT_BYTES
+    {
+        let len = slot.len - 1;
+        let text = String::from_utf8_lossy(&bytes[..len]);
+        let effect = if slot.len < SLOT_BYTES {
+            "cuts the start of the header, and oh-my-pi can no longer resume the file"
+        } else {
+            "leaves the rest of this line in front of the header"
+        };
+        out.push(Diagnostic::new(
+            Code::OmpTitleSlotWidth,
+            Some(location(bytes, 1, 0, &text, 0..text.len())),
+            format!(
+                "the title slot is {} bytes long with its newline, not {SLOT_BYTES}: oh-my-pi changes a title by overwriting the file's first {SLOT_BYTES} bytes, which {effect}",
+                slot.len
+            ),
+        ));
+    }
     let expected = header.slot.map_or(1, |slot| slot + 1);
     if first.line > expected {
         out.push(Diagnostic::new(
@@ -227,6 +258,23 @@ pub(crate) fn check(
     });
     out.extend(version(header, has_ids, at_version));
     out
+}
+
+/// Why a `title` first line is not oh-my-pi's title slot (`parseTitleSlotObject`).
+fn slot_fault(value: &Value) -> String {
+    let string = |key: &str| matches!(value.get(key), Some(Value::String(_)));
+    if value.get("v").and_then(Value::as_f64) != Some(1.0) {
+        return "its `v` is not 1".into();
+    }
+    for key in ["title", "updatedAt", "pad"] {
+        if !string(key) {
+            return format!("its `{key}` is not a string");
+        }
+    }
+    match value.get("source").map(Value::as_str) {
+        None | Some(Some("auto" | "user")) => "no newline ends it".into(),
+        Some(_) => "its `source` is neither \"auto\" nor \"user\"".into(),
+    }
 }
 
 /// pi 0.87.1 does not overwrite a file without a valid header: it refuses to open it.
@@ -421,7 +469,7 @@ fn at_sign(bytes: &[u8], header: &Header, first: Option<&Facts>, message: String
         .at_pointer("/type")
         .for_entry(f.id_str());
     }
-    let member = OMP_HEADER_FIELDS
+    let member = OMP_HEADER_SIGNS
         .into_iter()
         .find(|field| header.get(field).is_some());
     match (header.valid(), member) {

@@ -62,6 +62,9 @@ pub struct Options<'p> {
     /// are known and every other check is pi's. Read as pi's, a file recognisably oh-my-pi's
     /// gets one diagnostic that says so (PS0111 or PS0112), not one per oh-my-pi entry.
     pub dialect: Dialect,
+    /// With [`Dialect::Omp`]: the blob store the file's `blob:sha256:` image references are
+    /// looked up in (each one it lacks is [`Code::OmpBlobMissing`]); `None`: not checked.
+    pub blobs: Option<&'p pi_session_format::omp::Blobs>,
 }
 
 impl Default for Options<'_> {
@@ -72,6 +75,7 @@ impl Default for Options<'_> {
             schema_only: false,
             max_text_units: PI_MAX_TEXT_UNITS,
             dialect: Dialect::Pi,
+            blobs: None,
         }
     }
 }

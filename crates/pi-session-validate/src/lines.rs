@@ -14,8 +14,10 @@ use super::report::{Diagnostic, Location};
 use super::schema::{self, LineSchema};
 use super::{Options, PiVersion};
 use chunks::Pieces;
+use pi_session_format::Dialect;
 use pi_session_format::json::ParseError;
 use pi_session_format::migrate::lossy::{self, LossyKind};
+use pi_session_format::omp::blobs::{Blobs, Resolved};
 use pi_session_format::read::{self, Line};
 use rayon::prelude::*;
 use serde_json::Value;
@@ -319,14 +321,28 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
         let cx_entry = EntryContext {
             schema: cx.schema,
             pi: cx.options.pi,
+            dialect: cx.options.dialect,
         };
-        let own = entry::check_entry(object, cx_entry, &mut facts);
+        let mut own = entry::check_entry(object, cx_entry, &mut facts);
+        if cx.options.dialect == Dialect::Omp {
+            entry::omp_usage(object, &mut own);
+        }
         if let Some(rest) = rest
             && entry::is_assistant_message(object)
         {
             facts.tool_calls.extend(rest.tool_calls);
         }
         let message_missing = own.iter().any(|f| f.code == Code::MessageMissing);
+        // Under oh-my-pi's rules, its own checks stand for the schema's: a `model_change` is
+        // `{model, role}`, and a usage without `cost` makes it throw.
+        let omp = cx.options.dialect == Dialect::Omp;
+        let omp_model_change =
+            omp && object.get("type").and_then(Value::as_str) == Some("model_change");
+        let costless: Vec<String> = own
+            .iter()
+            .filter(|f| f.code == Code::OmpUsageWithoutCost)
+            .map(|f| format!("{}/cost", f.pointer))
+            .collect();
         let mut findings: Vec<Finding> = violations
             .into_iter()
             .filter(|v| {
@@ -334,7 +350,9 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
                 !(v.pointer == "/id"
                     || v.pointer == "/parentId"
                     || (message_missing && v.pointer == "/message")
-                    || v.pointer == "/message/role")
+                    || v.pointer == "/message/role"
+                    || (omp_model_change && v.pointer != "/timestamp")
+                    || costless.contains(&v.pointer))
             })
             .map(|v| Finding {
                 code: v.code,
@@ -344,10 +362,54 @@ fn check_line(cx: &Context<'_, '_, '_>, line: Line<'_>) -> (Option<Facts>, Vec<D
             })
             .collect();
         findings.extend(own);
+        if let Some(blobs) = cx
+            .options
+            .blobs
+            .filter(|_| cx.options.dialect == Dialect::Omp)
+        {
+            out.extend(missing_blobs(text, blobs, &at, entry_id));
+        }
         findings
     };
     out.extend(findings.into_iter().map(diagnose));
     (Some(facts), out)
+}
+
+/// [`Code::OmpBlobMissing`]: the `blob:sha256:` image references of an entry line (`text`)
+/// that `blobs` does not hold, each at its place in the line.
+fn missing_blobs(
+    text: &str,
+    blobs: &Blobs,
+    at: &dyn Fn(Range<usize>) -> Location,
+    entry_id: Option<&str>,
+) -> Vec<Diagnostic> {
+    const PREFIX: &str = "blob:sha256:";
+    if memchr::memmem::find(text.as_bytes(), PREFIX.as_bytes()).is_none() {
+        return Vec::new();
+    }
+    let Ok(mut value) = pi_session_format::json::parse(text) else {
+        return Vec::new();
+    };
+    let mut resolved = Resolved::default();
+    blobs.resolve(&mut value, &mut resolved);
+    resolved
+        .missing
+        .iter()
+        .map(|hash| {
+            let reference = format!("{PREFIX}{hash}");
+            let range = text
+                .find(&reference)
+                .map_or(0..text.len(), |start| start..start + reference.len());
+            Diagnostic::new(
+                Code::OmpBlobMissing,
+                Some(at(range)),
+                format!(
+                    "image blob {hash} is not in the blob store: oh-my-pi leaves the reference in place of the image's data"
+                ),
+            )
+            .for_entry(entry_id)
+        })
+        .collect()
 }
 
 /// What the pieces of a long line after the first say (see `chunks`).

@@ -154,6 +154,7 @@ impl FileReport {
             schema_only: mode == VerdictMode::SchemaOnly,
             max_text_units: crate::PI_MAX_TEXT_UNITS,
             dialect: Dialect::Pi,
+            blobs: None,
         };
         match target.read_with(|bytes| crate::validate(bytes, &options)) {
             Ok(report) => FileReport::validated(name, report, mode),

@@ -330,11 +330,15 @@ pub(crate) fn main(command: Command) -> ExitCode {
             },
         ),
         Command::Impl { op, dialect, .. }
-            if dialect == Dialect::Omp && !matches!(op, ProtocolOp::Context | ProtocolOp::Tree) =>
+            if dialect == Dialect::Omp
+                && !matches!(
+                    op,
+                    ProtocolOp::Context | ProtocolOp::Tree | ProtocolOp::Info
+                ) =>
         {
             // The protocol's "not supported" status: not scored, not a failure.
             eprintln!(
-                "pi-session: {}: not supported for omp sessions yet (`context` and `tree` are)",
+                "pi-session: {}: not supported for omp sessions yet (`context`, `tree` and `info` are)",
                 op.name()
             );
             ExitCode::from(3)

@@ -13,7 +13,9 @@ use crate::display;
 use crate::input::Input;
 use clap::{Args, ValueEnum};
 use pi_session_format::export::{Transcript, html, markdown};
-use pi_session_format::{Leaf, PiVersion, Session, SessionWriter, WriterConfig};
+use pi_session_format::omp::Blobs;
+use pi_session_format::{Dialect, Leaf, PiVersion, Session, SessionWriter, WriterConfig};
+use pi_session_fs::omp_store::OmpStore;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -37,6 +39,14 @@ pub(crate) struct ExportArgs {
     /// Which pi to follow where versions differ.
     #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
     pi: PiVersion,
+    /// The file's dialect, `pi` or `omp` (oh-my-pi); default: the file's own (see
+    /// docs/dialects.md). `--format parquet` reads each file in its own.
+    #[arg(long, value_name = "DIALECT")]
+    dialect: Option<Dialect>,
+    /// oh-my-pi's blob store, where an omp session's `blob:sha256:` images are found
+    /// (default: omp's own, when it exists).
+    #[arg(long, value_name = "DIR")]
+    blobs: Option<PathBuf>,
     /// Replace OUT when it exists (atomically); without it an existing OUT is left alone.
     #[arg(long)]
     force: bool,
@@ -111,9 +121,28 @@ fn export_one(args: &ExportArgs, file: &Path) -> Result<(), String> {
         Format::Jsonl => jsonl(args, file)?,
         Format::Markdown | Format::Html => {
             let input = Input::open(file).map_err(|e| e.to_string())?;
-            let session = Session::from_bytes(input.bytes(), args.pi).map_err(|e| e.to_string())?;
+            let session = Session::loader(args.pi)
+                .with_dialect(args.dialect)
+                .load(input.bytes())
+                .map_err(|e| e.to_string())?;
             let leaf = args.leaf.clone().map_or(Leaf::Current, Leaf::Id);
-            let transcript = Transcript::of(&session, &leaf).map_err(|e| e.to_string())?;
+            let mut transcript = Transcript::of(&session, &leaf).map_err(|e| e.to_string())?;
+            // An oh-my-pi session's images come back from its blob store, as omp puts them back.
+            if session.dialect == Dialect::Omp
+                && let Some(blobs) = args
+                    .blobs
+                    .clone()
+                    .or_else(OmpStore::existing_blobs_dir)
+                    .map(Blobs::new)
+            {
+                for hash in transcript.resolve_blobs(&blobs) {
+                    eprintln!(
+                        "pi-session: {}: warning: blob sha256:{hash} is not in the blob store {}; the image is left as its reference",
+                        display::path(file),
+                        display::path(blobs.dir())
+                    );
+                }
+            }
             let mut out = Vec::with_capacity(input.bytes().len() / 2);
             let written = if args.format == Format::Html {
                 html::write(&transcript, &mut out)
@@ -137,6 +166,18 @@ fn export_one(args: &ExportArgs, file: &Path) -> Result<(), String> {
 fn jsonl(args: &ExportArgs, file: &Path) -> Result<Vec<u8>, String> {
     if file == Path::new("-") {
         return Err("--format jsonl reads a file, not standard input".to_owned());
+    }
+    let input = Input::open(file).map_err(|e| e.to_string())?;
+    let dialect = args
+        .dialect
+        .unwrap_or_else(|| Dialect::detect(input.bytes()).dialect);
+    drop(input);
+    if dialect == Dialect::Omp {
+        return Err(
+            "--format jsonl is pi's `/export FILE.jsonl`; for an oh-my-pi session it is not \
+             reproduced yet (use --format markdown or html)"
+                .to_owned(),
+        );
     }
     if args.pi == PiVersion::V0_73 {
         return Err("pi 0.73.1's session manager has no JSONL export \

@@ -80,12 +80,15 @@ enum Command {
     },
     /// Print the session's listing entry as pi's `buildSessionInfo` makes it: `{"id","cwd",
     /// "name"?,"parentSessionPath"?,"created","modified","messageCount","firstMessage",
-    /// "allMessagesText"}`, or `null` when pi leaves the file out of session lists.
+    /// "allMessagesText"}`, or `null` when pi leaves the file out of session lists; for an omp
+    /// file (`--dialect omp`, or detected), omp's `scanSessionFile`: `{"id","cwd","title"?,
+    /// "parentSessionPath"?,"created","modified","messageCount","assistantTurns","size",
+    /// "firstMessage","allMessagesText","status"}` or `null`.
     Info {
         #[command(flatten)]
         file: FileArgs,
         /// The file modification time to use (milliseconds since 1970), pi's last fallback
-        /// for `modified`; default: the file's own (0 for standard input).
+        /// for `modified` (omp's `modified`); default: the file's own (0 for standard input).
         #[arg(long, value_name = "MS")]
         mtime: Option<i64>,
     },
@@ -265,12 +268,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
                     ops::Access::ReadAt(&read_at)
                 };
                 let blobs = blobs
-                    .or_else(|| {
-                        let dir = pi_session_fs::omp_store::OmpStore::from_env()
-                            .ok()?
-                            .blobs_dir();
-                        dir.is_dir().then_some(dir)
-                    })
+                    .or_else(pi_session_fs::omp_store::OmpStore::existing_blobs_dir)
                     .map(Blobs::new);
                 ops::context(
                     input.bytes(),

@@ -6,6 +6,7 @@ use pi_session_format::info::{session_info_json, write_session_info};
 use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
 use pi_session_format::omp::Blobs;
+use pi_session_format::omp::info::{info_json as omp_info_json, write_info as write_omp_info};
 use pi_session_format::session::{ChangeKind, Changes, Key, ReadAt, Session, quoted};
 use pi_session_format::tree::{self, Leaf};
 use pi_session_format::{Dialect, PiVersion};
@@ -153,32 +154,6 @@ pub(crate) fn context<'a>(
         std::mem::forget(session);
     }
     Ok(warnings)
-}
-
-/// Refuses an operation whose omp answer is not reproduced yet, for a file read as omp's
-/// (given, or detected when no dialect was given), instead of giving pi's answer for it.
-fn refuse_omp(bytes: &[u8], settings: Settings, op: &str, what: &str) -> Result<(), Rejected> {
-    let dialect = settings
-        .dialect
-        .unwrap_or_else(|| Dialect::detect(bytes).dialect);
-    if dialect == Dialect::Omp {
-        let why = match settings.dialect {
-            Some(_) => "--dialect omp".to_owned(),
-            None => Dialect::detect(bytes)
-                .sign
-                .map_or_else(|| "omp".to_owned(), |s| format!("an omp file: {s}")),
-        };
-        // pi's rules cannot read a file that starts with omp's title slot.
-        let instead = if pi_session_format::omp::TitleSlot::of_file(bytes).is_some() {
-            ""
-        } else {
-            ", or pass `--dialect pi` to read this one by pi's rules"
-        };
-        return Err(Rejected(format!(
-            "{op} ({why}): omp's {what} is not reproduced yet; `pi-session context` reads omp files{instead}"
-        )));
-    }
-    Ok(())
 }
 
 /// What [`migrate`] did.
@@ -368,10 +343,15 @@ pub(crate) fn tree<'a>(
     Ok(Output { bytes, warnings })
 }
 
-/// The listing entry (`buildSessionInfo`), `null` when pi leaves the file out of lists, with
-/// its newline.
+/// The listing entry, with its newline: pi's (`buildSessionInfo`), or omp's (`scanSessionFile`)
+/// for a file read as omp's (given, or detected when no dialect was given); `null` when the
+/// program leaves the file out of lists.
 pub(crate) fn info(bytes: &[u8], mtime_ms: f64, settings: Settings) -> Output {
-    let mut out = session_info_json(bytes, mtime_ms, settings.pi);
+    let mut out = if dialect_of(bytes, settings) == Dialect::Omp {
+        omp_info_json(bytes, mtime_ms)
+    } else {
+        session_info_json(bytes, mtime_ms, settings.pi)
+    };
     out.push(b'\n');
     Output {
         bytes: out,
@@ -379,9 +359,9 @@ pub(crate) fn info(bytes: &[u8], mtime_ms: f64, settings: Settings) -> Output {
     }
 }
 
-/// [`info`] streamed to `out` (the texts of the messages, which can be as big as the file,
-/// are never held whole); `read_at` reads the file through small buffers, as for
-/// [`context`].
+/// [`info`] streamed to `out` (pi's texts of the messages, which can be as big as the file,
+/// are never held whole; omp reads only two windows of the file); `read_at` reads the file
+/// through small buffers, as for [`context`].
 pub(crate) fn info_to(
     bytes: &[u8],
     read_at: Option<&ReadAt<'_>>,
@@ -389,8 +369,18 @@ pub(crate) fn info_to(
     settings: Settings,
     out: &mut dyn Write,
 ) -> Result<(), Rejected> {
-    refuse_omp(bytes, settings, "info", "session listing")?;
-    write_session_info(bytes, read_at, mtime_ms, settings.pi, out)?;
+    if dialect_of(bytes, settings) == Dialect::Omp {
+        write_omp_info(bytes, read_at, mtime_ms, out)?;
+    } else {
+        write_session_info(bytes, read_at, mtime_ms, settings.pi, out)?;
+    }
     out.write_all(b"\n")?;
     Ok(())
+}
+
+/// The dialect an operation reads `bytes` in: the one given, else the file's own.
+fn dialect_of(bytes: &[u8], settings: Settings) -> Dialect {
+    settings
+        .dialect
+        .unwrap_or_else(|| Dialect::detect(bytes).dialect)
 }

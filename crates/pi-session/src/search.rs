@@ -8,7 +8,7 @@ use crate::display;
 use crate::validate::targets::{self, Target};
 use clap::{Args, ValueEnum};
 use pi_session_format::search::{self, Match, Pattern, Role};
-use pi_session_format::{PiVersion, Session};
+use pi_session_format::{Dialect, PiVersion, Session};
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -41,6 +41,10 @@ pub(crate) struct SearchArgs {
     /// Whose reading rules decide the branch pi resumes (`*` in the output).
     #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
     pi: PiVersion,
+    /// Read every file as `pi`'s or `omp`'s (oh-my-pi); default: each file's own (an omp
+    /// file's title slot is not a session line; see docs/dialects.md).
+    #[arg(long, value_name = "DIALECT")]
+    dialect: Option<Dialect>,
     /// Follow symbolic links to directories while walking a directory.
     #[arg(long)]
     follow: bool,
@@ -125,7 +129,10 @@ pub(crate) fn main(args: SearchArgs) -> ExitCode {
         .map(|target| {
             let found = (|| {
                 let input = target.open().map_err(|e| e.to_string())?;
-                let session = Session::from_bytes(input.bytes(), pi).map_err(|e| e.to_string())?;
+                let session = Session::loader(pi)
+                    .with_dialect(args.dialect)
+                    .load(input.bytes())
+                    .map_err(|e| e.to_string())?;
                 let role = args.role.map(Role::from);
                 // `-l` needs one match of a file, not all of them.
                 let hits = if args.files_with_matches {

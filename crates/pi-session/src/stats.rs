@@ -7,9 +7,9 @@
 use crate::display;
 use crate::validate::targets;
 use clap::{Args, ValueEnum};
-use pi_session_format::PiVersion;
 use pi_session_format::stats::ledger::{GroupBy, Options, Tally};
 use pi_session_format::stats::report::{Counted, RangeError, Skipped, StatsReport, TimeRange};
+use pi_session_format::{Dialect, PiVersion};
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -20,7 +20,8 @@ use std::process::ExitCode;
 #[command(after_help = AFTER_HELP)]
 pub(crate) struct StatsArgs {
     /// Session files or directories (every `*.jsonl` under them); default: pi's session
-    /// directory (`$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`).
+    /// directory (`$PI_CODING_AGENT_DIR/sessions` or `~/.pi/agent/sessions`), or with
+    /// `--dialect omp` omp's (`~/.omp/agent/sessions` and the places omp moves it to).
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// What a row adds up.
@@ -44,6 +45,11 @@ pub(crate) struct StatsArgs {
     /// the current branch, 0.87.1 and later every entry.
     #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
     pi: PiVersion,
+    /// Read every file as `pi`'s or `omp`'s (oh-my-pi); default: each file's own, told by
+    /// omp's title slot, header members and entry types (see docs/dialects.md). An omp
+    /// file's own numbers (`omp` in the JSON report) are what omp's `/session` shows.
+    #[arg(long, value_name = "DIALECT")]
+    dialect: Option<Dialect>,
     /// Follow symbolic links to directories while walking a directory.
     #[arg(long)]
     follow: bool,
@@ -134,8 +140,15 @@ pub(crate) fn main(args: StatsArgs) -> ExitCode {
         Ok(range) => range,
         Err(error) => return usage(&range_error(&error)),
     };
+    let paths = match (&args.paths[..], args.dialect) {
+        ([], Some(Dialect::Omp)) => match omp_sessions_dir() {
+            Ok(dir) => vec![dir],
+            Err(message) => return usage(&message),
+        },
+        _ => args.paths.clone(),
+    };
     let collected = match targets::collect_said(
-        &args.paths,
+        &paths,
         targets::Walk {
             follow: args.follow,
             include_archived: args.include_archived,
@@ -144,13 +157,13 @@ pub(crate) fn main(args: StatsArgs) -> ExitCode {
         Ok(collected) => collected,
         Err(code) => return code,
     };
-    let pi = args.pi;
+    let (pi, dialect) = (args.pi, args.dialect);
     let progress = crate::validate::progress_bar(collected.targets.len(), "reading");
     let results: Vec<Result<Counted, Skipped>> = collected
         .targets
         .par_iter()
         .map(|target| {
-            let read = Counted::read_target(target, pi);
+            let read = Counted::read_target(target, pi, dialect);
             if let Some(bar) = &progress {
                 bar.inc(1);
             }
@@ -198,6 +211,22 @@ pub(crate) fn main(args: StatsArgs) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// omp's directory of sessions, found by omp's rules (`pi_session_fs::omp_store`); an error
+/// that says what to pass when it does not exist.
+fn omp_sessions_dir() -> Result<PathBuf, String> {
+    let dir = pi_session_fs::omp_store::OmpStore::from_env()
+        .map_err(|e| e.to_string())?
+        .sessions_dir();
+    if dir.is_dir() {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "no path given and omp's session directory {} does not exist (pass files or directories)",
+            display::path(&dir)
+        ))
     }
 }
 

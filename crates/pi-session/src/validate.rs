@@ -25,7 +25,9 @@ pub(crate) mod targets;
 use crate::display;
 use anstream::ColorChoice;
 use clap::{Args, ValueEnum};
+use pi_session_format::omp::Blobs;
 use pi_session_format::{Dialect, PiVersion};
+use pi_session_fs::omp_store::OmpStore;
 use pi_session_validate::{
     FileReport, Options, PI_MAX_TEXT_UNITS, Summary, Tool, VerdictMode, validate,
 };
@@ -53,6 +55,11 @@ pub(crate) struct ValidateArgs {
     /// members and entry types are known; every other check is pi's).
     #[arg(long, value_name = "DIALECT", default_value = "pi")]
     dialect: Dialect,
+    /// With `--dialect omp`: the blob store in which the files' `blob:sha256:` image
+    /// references must be found (default: oh-my-pi's own, `~/.omp/agent/blobs` or where omp's
+    /// environment puts it, when it exists; else references are not checked).
+    #[arg(long, value_name = "DIR")]
+    blobs: Option<PathBuf>,
     /// A file is valid only if it follows the format (no error), not merely if pi loads it
     /// without losing anything (the default verdict, pi-loadable).
     #[arg(long, conflicts_with = "schema_only")]
@@ -165,6 +172,8 @@ struct Checked {
 struct Run {
     pi: PiVersion,
     dialect: Dialect,
+    /// Where `blob:sha256:` references are looked up (`--dialect omp`).
+    blobs: Option<Blobs>,
     mode: VerdictMode,
     schema_only: bool,
     max_text_units: usize,
@@ -190,6 +199,7 @@ impl Run {
             schema_only: self.schema_only,
             max_text_units: self.max_text_units,
             dialect: self.dialect,
+            blobs: self.blobs.as_ref(),
         };
         let bytes = input.bytes();
         let report = FileReport::validated(name, validate(bytes, &options), self.mode);
@@ -269,9 +279,14 @@ pub(crate) fn main(args: ValidateArgs) -> ExitCode {
     } else {
         VerdictMode::PiLoadable
     };
+    let blobs = (args.dialect == Dialect::Omp)
+        .then(|| args.blobs.clone().or_else(OmpStore::existing_blobs_dir))
+        .flatten()
+        .map(Blobs::new);
     let run = Run {
         pi: args.pi,
         dialect: args.dialect,
+        blobs,
         mode,
         schema_only: args.schema_only,
         max_text_units: args.pi_max_text_units.unwrap_or(PI_MAX_TEXT_UNITS),

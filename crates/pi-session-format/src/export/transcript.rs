@@ -194,6 +194,33 @@ impl fmt::Display for TranscriptError {
 impl std::error::Error for TranscriptError {}
 
 impl Transcript {
+    /// Puts back the images of an oh-my-pi session that its blob store holds (`data` that is
+    /// a `blob:sha256:` reference, [`crate::omp::Blobs`]), as omp does when it opens the file;
+    /// returns the hashes of the blobs the store lacks, whose references stay.
+    pub fn resolve_blobs(&mut self, blobs: &crate::omp::Blobs) -> Vec<String> {
+        let mut missing = Vec::new();
+        for item in &mut self.items {
+            let blocks = match &mut item.body {
+                Body::User { blocks, .. }
+                | Body::Assistant { blocks, .. }
+                | Body::ToolResult { blocks, .. }
+                | Body::Custom { blocks, .. }
+                | Body::System { blocks, .. } => blocks,
+                _ => continue,
+            };
+            for block in blocks {
+                if let Block::Image { data, .. } = block {
+                    match blobs.image_base64(data) {
+                        Some(Ok(image)) => *data = image,
+                        Some(Err(hash)) => missing.push(hash),
+                        None => {}
+                    }
+                }
+            }
+        }
+        missing
+    }
+
     /// The branch of `session` ending at `leaf`, as pi's `getBranch` walks it.
     pub fn of(session: &Session<'_>, leaf: &Leaf) -> Result<Transcript, TranscriptError> {
         let index = session.index();

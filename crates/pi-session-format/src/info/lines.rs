@@ -14,7 +14,7 @@ const CHUNK: usize = 128 << 10;
 
 /// Where the bytes come from.
 #[derive(Clone)]
-pub(super) struct Source<'a> {
+pub(crate) struct Source<'a> {
     /// The whole input (read only when `read_at` fails or is absent).
     pub bytes: &'a [u8],
     /// Positioned reads of the input, when it is a file.
@@ -28,7 +28,7 @@ pub(super) struct Source<'a> {
 
 impl Source<'_> {
     /// Fills `dest` with the input's bytes from `at`.
-    pub(super) fn read(&self, dest: &mut [u8], at: usize) {
+    pub(crate) fn read(&self, dest: &mut [u8], at: usize) {
         if !self.read_at.is_some_and(|read_at| read_at(dest, at)) {
             let end = (at + dest.len()).min(self.bytes.len());
             let from = self.bytes.get(at..end).unwrap_or_default();
@@ -47,7 +47,7 @@ impl Source<'_> {
 
     /// Calls `f(offset, raw)` for each line that starts in `piece` (a range of the region),
     /// in order; `raw` is the line without its separator. `buf` is the reading buffer.
-    pub(super) fn lines(
+    pub(crate) fn lines(
         &self,
         piece: Range<usize>,
         buf: &mut Vec<u8>,

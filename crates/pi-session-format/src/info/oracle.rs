@@ -204,7 +204,7 @@ fn extract_text(content: Option<&JsValue>) -> Option<Vec<u8>> {
 }
 
 /// `Date.prototype.toJSON`: the ISO string, or `null` for an invalid date.
-pub(super) fn iso_or_null(t: f64) -> JsValue {
+pub(crate) fn iso_or_null(t: f64) -> JsValue {
     if t.is_nan() {
         JsValue::Null
     } else {

@@ -75,6 +75,19 @@ impl Blobs {
         }
     }
 
+    /// The image a `blob:sha256:<hex>` reference names, as base64 (how omp puts an image's
+    /// `data` back): `None` when `reference` is not a well-formed reference (left as it is),
+    /// `Some(Err(hash))` when the store lacks the blob.
+    pub fn image_base64(&self, reference: &str) -> Option<Result<String, String>> {
+        let mut value = JsValue::string(reference);
+        let mut out = Resolved::default();
+        self.put_back(&mut value, Form::Base64, &mut out);
+        if let Some(hash) = out.missing.pop() {
+            return Some(Err(hash));
+        }
+        (out.resolved == 1).then(|| Ok(value.as_str().unwrap_or_default().to_owned()))
+    }
+
     /// Replaces a reference string with its blob, in `form`.
     fn put_back(&self, value: &mut JsValue, form: Form, out: &mut Resolved) {
         let Some(hash) = value.as_str().and_then(|s| s.strip_prefix(BLOB_PREFIX)) else {

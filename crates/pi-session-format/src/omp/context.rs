@@ -108,7 +108,7 @@ const CONTEXT_NOTES: &str = "experimental_context_notes";
 
 /// An entry on the path: its record, and its value, parsed when first needed (the settings
 /// walk looks at the skeleton's types; only the entries that matter are parsed).
-struct PathEntry<'s, 'b> {
+pub(super) struct PathEntry<'s, 'b> {
     record: &'s Record<'s>,
     value: OnceCell<JsValue>,
     /// The blob store, and the references it did not have.
@@ -121,11 +121,11 @@ impl<'s, 'b> PathEntry<'s, 'b> {
         self.record.line
     }
 
-    fn id(&self) -> &Key {
+    pub(super) fn id(&self) -> &Key {
         &self.record.id
     }
 
-    fn type_is(&self, t: &str) -> bool {
+    pub(super) fn type_is(&self, t: &str) -> bool {
         self.record.entry_type() == Some(t)
     }
 
@@ -147,7 +147,7 @@ impl<'s, 'b> PathEntry<'s, 'b> {
         })
     }
 
-    fn get(&self, key: &str) -> Option<&JsValue> {
+    pub(super) fn get(&self, key: &str) -> Option<&JsValue> {
         self.value().get(key)
     }
 
@@ -223,7 +223,7 @@ pub fn build(
 
 /// The walk from `leaf` to its root, stopping at the first repeated id (omp's `pathTo`),
 /// root first.
-fn path<'s, 'b>(
+pub(super) fn path<'s, 'b>(
     session: &'s Session<'_>,
     index: &Index,
     leaf: usize,
@@ -290,7 +290,7 @@ fn strip_copilot_replay(entry: &mut JsValue) {
 }
 
 /// `===` between two ids: objects and arrays are never equal (each is its own value).
-fn same(a: &Key, b: &Key) -> bool {
+pub(super) fn same(a: &Key, b: &Key) -> bool {
     !matches!(a, Key::Unique(_)) && a == b
 }
 

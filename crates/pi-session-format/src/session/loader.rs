@@ -88,8 +88,9 @@ impl<'a, 'r> Loader<'a, 'r> {
         self
     }
 
-    /// [`Loader::dialect`] when `Some`, [`Loader::detect_dialect`] when `None`.
-    pub(super) fn with_dialect(mut self, dialect: Option<Dialect>) -> Self {
+    /// [`Loader::dialect`] when `Some`, [`Loader::detect_dialect`] when `None` (a command's
+    /// `--dialect`, given or not).
+    pub fn with_dialect(mut self, dialect: Option<Dialect>) -> Self {
         self.dialect = dialect;
         self
     }
@@ -127,7 +128,10 @@ impl<'a, 'r> Loader<'a, 'r> {
         let mut session = with_ids(self.ids, |ids| {
             Session::load_from(bytes, LoadOptions { ids, pi, dialect }, pieces)
         })?;
-        if detect && omp_entry_type(session.entry_records()).is_some() {
+        if detect
+            && session.dialect == Dialect::Pi
+            && omp_entry_type(session.entry_records()).is_some()
+        {
             session.dialect = Dialect::Omp;
         }
         Ok(session)

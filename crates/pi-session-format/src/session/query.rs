@@ -13,7 +13,7 @@ use crate::info::{mtime_ms, write_session_info};
 use crate::json::{self, JsValue};
 use crate::omp::{OmpContext, OmpContextError};
 use crate::tree::{CycleError, Index, Leaf, Tree};
-use crate::{llm, types};
+use crate::{Dialect, llm, types};
 use std::fmt;
 use std::io::{self, Write};
 use std::time::SystemTime;
@@ -69,6 +69,14 @@ impl<'a> Session<'a> {
         crate::omp::context::build(self, &leaf, blobs)
     }
 
+    /// What omp's `getSessionStats()` (`/session`) gives for the session omp resumes: the
+    /// messages of [`Session::omp_context`], `task` subagents' usage and the `model_usage`
+    /// entries of the active window ([`crate::omp::stats`] says where it differs from pi's).
+    /// Fails where the context does.
+    pub fn omp_stats(&self) -> Result<crate::omp::OmpStats, OmpContextError> {
+        crate::omp::stats::stats(self)
+    }
+
     /// omp's `getTree()` of the session as JSON (`[{"id","type","label"?,"children"}]`), written
     /// to `out` ([`crate::omp::tree`] says where it differs from pi's); a tree omp would never
     /// finish writing is refused ([`crate::omp::OmpTreeError`]).
@@ -97,7 +105,8 @@ impl<'a> Session<'a> {
 
     /// The listing entry pi shows for the file (`SessionManager.list()`, `pi --resume`):
     /// `{id, cwd, name?, parentSessionPath?, created, modified, messageCount, firstMessage,
-    /// allMessagesText}`, or `None` when pi leaves the file out of lists.
+    /// allMessagesText}`, or `None` when pi leaves the file out of lists; for a session read
+    /// in omp's dialect, omp's entry ([`crate::omp::info`]).
     ///
     /// pi's last fallback for `modified` is the file's modification time: the one
     /// [`Session::open`] read, or the one given to [`Session::with_mtime`], else the Unix
@@ -113,15 +122,14 @@ impl<'a> Session<'a> {
     }
 
     /// [`Session::info`] written as `JSON.stringify` shows it (`null` when pi leaves the
-    /// file out of lists), streamed: memory holds pieces of the file, not its texts.
+    /// file out of lists), streamed: memory holds pieces of the file, not its texts. A
+    /// session read in omp's dialect gets omp's listing entry ([`crate::omp::info`]).
     pub fn write_info(&self, out: &mut dyn Write) -> io::Result<()> {
-        write_session_info(
-            self.source,
-            None,
-            self.mtime_ms.unwrap_or(0.0),
-            self.pi,
-            out,
-        )
+        let mtime_ms = self.mtime_ms.unwrap_or(0.0);
+        match self.dialect {
+            Dialect::Omp => crate::omp::info::write_info(self.source, None, mtime_ms, out),
+            Dialect::Pi => write_session_info(self.source, None, mtime_ms, self.pi, out),
+        }
     }
 
     /// The session with `mtime` as the file's modification time ([`Session::info`]).

@@ -11,10 +11,17 @@
 //! Every entry of a file counts, on every branch, as pi 0.87.1 and later count for `/session`
 //! ([`crate::Session::stats`]): abandoned branches were paid for too. A usage number that is
 //! missing counts as 0 ([`Usage::missing_as_zero`]; pi's own sum becomes NaN).
+//!
+//! An oh-my-pi file ([`Dialect::Omp`]) counts what omp's `/session` adds up
+//! ([`crate::omp::stats`]): its `model_usage` entries (calls beside the conversation) as
+//! `usage` entries, the usage of the subagent a `task` tool result ran (`details.usage`)
+//! instead of a tool result's own `usage`, and assistant messages without a usage as
+//! readable.
 
 use super::{SessionStats, Usage};
-use crate::date;
 use crate::json::{self, JsValue, LineScanner, MessageScan, Role as ScanRole, Span};
+use crate::omp::stats::{OmpStats, read_usage};
+use crate::{Dialect, date};
 use crate::{Record, Session};
 use rustc_hash::FxHashSet;
 use std::borrow::Cow;
@@ -158,7 +165,7 @@ pub enum Kind {
     Compaction,
     /// A `branch_summary` entry.
     BranchSummary,
-    /// A `usage` entry.
+    /// A `usage` entry (an omp `model_usage` entry).
     UsageEntry,
 }
 
@@ -276,15 +283,26 @@ impl Fact {
         }
     }
 
-    /// Fills in what a message (its value) says: role, tool calls, usage, model.
-    fn message(&mut self, message: &JsValue) {
-        let mut one = SessionStats::default();
-        self.unreadable = !one.count_message(message, true);
+    /// Fills in what a message (its value) says, by `dialect`'s rules: role, tool calls,
+    /// usage, model.
+    fn message(&mut self, message: &JsValue, dialect: Dialect) {
+        let (tool_calls, usage) = match dialect {
+            Dialect::Pi => {
+                let mut one = SessionStats::default();
+                self.unreadable = !one.count_message(message, true);
+                (one.tool_calls, one.usage)
+            }
+            Dialect::Omp => {
+                let mut one = OmpStats::default();
+                self.unreadable = !one.count_message(message);
+                (one.tool_calls, one.usage.counts())
+            }
+        };
         let role = role_of(message);
         self.kind = Kind::Message(role);
-        self.tool_calls = u32::try_from(one.tool_calls).unwrap_or(u32::MAX);
-        if one.usage != Usage::default() {
-            self.usage = Some(one.usage);
+        self.tool_calls = u32::try_from(tool_calls).unwrap_or(u32::MAX);
+        if usage != Usage::default() {
+            self.usage = Some(usage);
         }
         if role == Role::Assistant {
             self.provider = string_of(message.get("provider"));
@@ -374,18 +392,22 @@ impl Fact {
         true
     }
 
-    /// Fills in what an entry other than a message says (its value).
-    fn entry(&mut self, value: &JsValue) {
+    /// Fills in what an entry other than a message says (its value), by `dialect`'s rules
+    /// (omp adds the usage of no compaction or branch summary).
+    fn entry(&mut self, value: &JsValue, dialect: Dialect) {
         let usage = value.get("usage");
         match self.kind {
             Kind::UsageEntry => {
-                self.usage = Usage::of(usage);
+                self.usage = match dialect {
+                    Dialect::Pi => Usage::of(usage),
+                    Dialect::Omp => read_usage(usage).map(|(u, _)| u.counts()),
+                };
                 self.unreadable = self.usage.is_none();
                 self.provider = string_of(value.get("provider"));
                 self.model = string_of(value.get("model"));
             }
             _ => {
-                if usage.is_some_and(JsValue::is_truthy) {
+                if dialect == Dialect::Pi && usage.is_some_and(JsValue::is_truthy) {
                     self.usage = Usage::of(usage);
                     self.unreadable = self.usage.is_none();
                 }
@@ -415,7 +437,7 @@ fn names_usage(body: &str) -> bool {
 
 /// The fact of an entry read from its value (migrated records, and entries other than
 /// messages).
-fn fact_of_value(kind: Kind, entry_type: &str, value: &JsValue) -> Fact {
+fn fact_of_value(kind: Kind, entry_type: &str, value: &JsValue, dialect: Dialect) -> Fact {
     let text = |key: &str| value.get(key).map(json::to_string).unwrap_or_default();
     let key = value
         .get("id")
@@ -423,10 +445,10 @@ fn fact_of_value(kind: Kind, entry_type: &str, value: &JsValue) -> Fact {
     let mut fact = Fact::new(kind, key, date::date_parse(value.get("timestamp")));
     match kind {
         Kind::Message(_) => match value.get("message") {
-            Some(message) if !matches!(message, JsValue::Null) => fact.message(message),
+            Some(message) if !matches!(message, JsValue::Null) => fact.message(message, dialect),
             _ => fact.unreadable = true,
         },
-        _ => fact.entry(value),
+        _ => fact.entry(value, dialect),
     }
     fact
 }
@@ -434,20 +456,22 @@ fn fact_of_value(kind: Kind, entry_type: &str, value: &JsValue) -> Fact {
 /// The fact of a message entry as it is in the file: its id, timestamp and role from the line
 /// scanner, and only the messages that can carry usage (an assistant's, a tool result that
 /// names `usage`) parsed. `None` when the line needs the slow path.
-fn fact_of_message_text(scanner: &mut LineScanner, text: &str) -> Option<Fact> {
+fn fact_of_message_text(scanner: &mut LineScanner, text: &str, dialect: Dialect) -> Option<Fact> {
     let raw = scanner.scan(text.as_bytes()).ok()?;
-    fact_of_message_parts(text, raw.id, raw.timestamp, raw.message.as_ref())
+    fact_of_message_parts(text, raw.id, raw.timestamp, raw.message.as_ref(), dialect)
 }
 
 /// [`fact_of_record`] of a message entry line `text` that was not rewritten, for a reader
 /// that already knows where the line's members are: the ranges of its raw `id` and
 /// `timestamp` values and the scan of its `message` (the loader's, [`Record::message`]), the
-/// last of each as `JSON.parse` keeps it. `None` when the line needs the slow path.
+/// last of each as `JSON.parse` keeps it; `dialect` says whose rules count it. `None` when
+/// the line needs the slow path.
 pub fn fact_of_message_parts(
     text: &str,
     id: Option<Span>,
     timestamp: Option<Span>,
     message: Option<&MessageScan>,
+    dialect: Dialect,
 ) -> Option<Fact> {
     let span = |s: Option<Span>| s.and_then(|(a, b)| text.get(a..b)).unwrap_or("");
     let key = id.and_then(|_| identity_of_raw("message", span(id), span(timestamp)));
@@ -468,7 +492,8 @@ pub fn fact_of_message_parts(
         return Some(fact);
     }
     let body = text.get(m.start..m.end)?;
-    if m.role == ScanRole::Assistant && fact.assistant(body) {
+    // The text-only reading of an assistant message knows pi's rules only.
+    if m.role == ScanRole::Assistant && dialect == Dialect::Pi && fact.assistant(body) {
         return Some(fact);
     }
     let parse = match m.role {
@@ -477,7 +502,7 @@ pub fn fact_of_message_parts(
         _ => false,
     };
     if parse {
-        fact.message(&json::parse(body).ok()?);
+        fact.message(&json::parse(body).ok()?, dialect);
     } else {
         fact.kind = Kind::Message(match m.role {
             ScanRole::User => Role::User,
@@ -497,25 +522,31 @@ pub fn fact_of_message_parts(
     Some(fact)
 }
 
-/// The fact of one entry record, as the totals count it: `None` for entries that do not
-/// count (anything but messages, compactions, branch summaries and `usage` entries).
-/// `scanner` is reused from entry to entry.
-pub fn fact_of_record(record: &Record<'_>, scanner: &mut LineScanner) -> Option<Fact> {
-    let kind = match record.entry_type() {
-        Some("message") => Kind::Message(Role::Other),
-        Some("compaction") => Kind::Compaction,
-        Some("branch_summary") => Kind::BranchSummary,
-        Some("usage") => Kind::UsageEntry,
+/// The fact of one entry record of a file in `dialect`, as the totals count it: `None` for
+/// entries that do not count (anything but messages, compactions, branch summaries and
+/// `usage` entries, omp's `model_usage` entries in its dialect). `scanner` is reused from
+/// entry to entry.
+pub fn fact_of_record(
+    record: &Record<'_>,
+    dialect: Dialect,
+    scanner: &mut LineScanner,
+) -> Option<Fact> {
+    let kind = match (record.entry_type(), dialect) {
+        (Some("message"), _) => Kind::Message(Role::Other),
+        (Some("compaction"), _) => Kind::Compaction,
+        (Some("branch_summary"), _) => Kind::BranchSummary,
+        (Some("usage"), Dialect::Pi) | (Some("model_usage"), Dialect::Omp) => Kind::UsageEntry,
         _ => return None,
     };
     let fast = (matches!(kind, Kind::Message(_)) && !record.is_rewritten())
-        .then(|| fact_of_message_text(scanner, record.text()))
+        .then(|| fact_of_message_text(scanner, record.text(), dialect))
         .flatten();
     Some(fast.unwrap_or_else(|| {
         fact_of_value(
             kind,
             record.entry_type().unwrap_or_default(),
             &record.value(),
+            dialect,
         )
     }))
 }
@@ -550,7 +581,7 @@ impl SessionFacts {
         let mut scanner = LineScanner::default();
         let facts = session
             .entry_records()
-            .filter_map(|record| fact_of_record(record, &mut scanner))
+            .filter_map(|record| fact_of_record(record, session.dialect, &mut scanner))
             .collect();
         SessionFacts {
             path: path.to_owned(),
@@ -711,266 +742,4 @@ pub fn report(mut sessions: Vec<SessionFacts>, options: &Options) -> Report {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use crate::PiVersion;
-
-    /// A version 3 session: its header (`parent`: its `parentSession`), then `entries`.
-    pub(crate) fn session(
-        id: &str,
-        created: &str,
-        parent: Option<&str>,
-        entries: &[&str],
-    ) -> Vec<u8> {
-        let parent = parent.map_or(String::new(), |p| format!(r#","parentSession":"{p}""#));
-        let mut text = format!(
-            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"{created}","cwd":"/w"{parent}}}"#
-        );
-        for e in entries {
-            text.push('\n');
-            text.push_str(e);
-        }
-        text.push('\n');
-        text.into_bytes()
-    }
-
-    pub(crate) const USER: &str = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#;
-    pub(crate) const REPLY: &str = r#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"ls","arguments":{}}],"provider":"anthropic","model":"claude","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"total":0.5}},"stopReason":"toolUse","timestamp":2}}"#;
-    const LATER: &str = r#"{"type":"message","id":"b3","parentId":"a2","timestamp":"2026-01-02T00:00:03.000Z","message":{"role":"assistant","content":[],"provider":"openai","model":"gpt","responseModel":"gpt-5","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"total":0.25}},"stopReason":"stop","timestamp":3}}"#;
-
-    fn facts(bytes: &[u8], path: &str) -> SessionFacts {
-        let s = Session::from_bytes(bytes, PiVersion::V0_87).expect("loads");
-        SessionFacts::of(&s, path)
-    }
-
-    fn two_sessions() -> Vec<SessionFacts> {
-        let parent = session("p", "2026-01-01T00:00:00.000Z", None, &[USER, REPLY]);
-        let fork = session(
-            "f",
-            "2026-01-02T00:00:00.000Z",
-            Some("/s/parent.jsonl"),
-            &[USER, REPLY, LATER],
-        );
-        // Given newest first: the order of the input does not matter.
-        vec![
-            facts(&fork, "/s/fork.jsonl"),
-            facts(&parent, "/s/parent.jsonl"),
-        ]
-    }
-
-    /// The facts read from the text (the line scanner, assistant messages scanned member by
-    /// member) give what the value-based count gives, on the shapes where they could differ.
-    #[test]
-    fn facts_from_text_agree_with_values() {
-        let odd = [
-            // A null block: pi throws; usage left out, tool calls too.
-            r#"{"type":"message","id":"o1","parentId":"a2","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"toolCall"},null],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":1}},"timestamp":3}}"#,
-            // Usage pi cannot add (a string), tool calls still counted; escaped keys; a
-            // repeated key (the last wins).
-            r#"{"type":"message","id":"o2","parentId":"o1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"t\u0079pe":"toolCall"},{"type":"text","type":"toolCall"}],"usage":{"input":"1","output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":1}},"timestamp":4}}"#,
-            // No content, a missing count (NaN), a responseModel that is not a string.
-            r#"{"type":"message","id":"o3","parentId":"o2","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"assistant","usage":{"input":2,"cacheRead":1,"cacheWrite":0,"cost":{"total":0.5}},"responseModel":7,"model":"m","timestamp":5}}"#,
-            // A tool result with usage, a message that is not an object, one without message.
-            r#"{"type":"message","id":"o4","parentId":"o3","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"toolResult","toolCallId":"c","content":[],"usage":{"input":3,"output":0,"cacheRead":0,"cacheWrite":0,"cost":{"total":0.25}},"timestamp":6}}"#,
-            r#"{"type":"message","id":"o5","parentId":"o4","timestamp":"2026-01-01T00:00:07.000Z","message":"text"}"#,
-            r#"{"type":"message","id":"o6","parentId":"o5","timestamp":"2026-01-01T00:00:08.000Z"}"#,
-        ];
-        let mut entries = vec![USER, REPLY, LATER];
-        entries.extend(odd);
-        let bytes = session("s", "2026-01-01T00:00:00.000Z", None, &entries);
-        let s = Session::from_bytes(&bytes, PiVersion::V0_87).expect("loads");
-        let from_values = s.stats().expect("no cycle");
-        let from_text = SessionFacts::of(&s, "s").pi_stats();
-        assert_eq!(from_text.tool_calls, from_values.tool_calls);
-        assert_eq!(from_text.unreadable, from_values.unreadable);
-        assert_eq!(from_text.total_messages, from_values.total_messages);
-        assert_eq!(from_text.to_json(), from_values.to_json());
-    }
-
-    /// An assistant message read from its text, in one pass, gives the fact its parsed
-    /// value gives, on every combination of the shapes where the two could differ.
-    #[test]
-    fn an_assistant_read_from_text_is_the_parsed_message() {
-        let contents = [
-            None,
-            Some(r#""text""#),
-            Some("[]"),
-            Some(r#"[{"type":"toolCall"},{"type":"text","text":"a\"b"}]"#),
-            Some(r#"[ {"type" : "toolCall" } , null ]"#),
-            Some(r#"[{"t\u0079pe":"toolCall"},{"type":"text","type":"toolCall"},7,"x",[null]]"#),
-            Some(
-                r#"[{"type":"toolC\u0061ll"},{"type":{"a":1}},{"type":"toolCall","type":"text"}]"#,
-            ),
-        ];
-        let usages = [
-            None,
-            Some("null"),
-            Some(r#"{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"cost":{"total":0.5}}"#),
-            Some(r#"{"input":"1","output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":1}}"#),
-            Some(r#"{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"cost":{"total":0}}"#),
-        ];
-        let names = [
-            "",
-            r#","provider":"p","model":"m""#,
-            r#","provider":7,"model":"m","responseModel":null"#,
-            r#","model":"m","responseModel":"r\u00e9","timestamp":12"#,
-            r#","model":"m","responseModel":["r"],"timestamp":"x""#,
-        ];
-        let mut checked = 0;
-        for content in contents {
-            for usage in usages {
-                for names in names {
-                    let mut body = String::from(r#"{"role":"assistant""#);
-                    if let Some(c) = content {
-                        body += &format!(r#","content":{c}"#);
-                    }
-                    if let Some(u) = usage {
-                        body += &format!(r#","usage":{u}"#);
-                    }
-                    body += names;
-                    // A repeated content: the last one counts.
-                    if content == Some("[]") {
-                        body += r#","content":[{"type":"toolCall"},{"type":"toolCall"}]"#;
-                    }
-                    body += "}";
-                    let mut from_text = Fact::new(Kind::Message(Role::Other), None, f64::NAN);
-                    assert!(from_text.assistant(&body), "{body}");
-                    let mut from_value = Fact::new(Kind::Message(Role::Other), None, f64::NAN);
-                    from_value.message(&json::parse(&body).expect("valid"));
-                    assert_eq!(
-                        format!("{from_text:?}"),
-                        format!("{from_value:?}"),
-                        "{body}"
-                    );
-                    checked += 1;
-                }
-            }
-        }
-        assert_eq!(checked, 175);
-        for broken in [
-            r#"{"role":"assistant","content":[}"#,
-            r#"{"role":"assistant"} x"#,
-        ] {
-            let mut fact = Fact::new(Kind::Message(Role::Other), None, f64::NAN);
-            assert!(!fact.assistant(broken), "{broken}");
-        }
-    }
-
-    #[test]
-    fn a_usage_spelled_with_escapes_is_found() {
-        assert!(names_usage(r#"{"role":"toolResult","usage":{}}"#));
-        assert!(names_usage(r#"{"role":"toolResult","\u0075sage":{}}"#));
-        assert!(!names_usage(
-            r#"{"role":"toolResult","content":"\u0075sage"}"#
-        ));
-        assert!(!names_usage(r#"{"role":"toolResult","content":"plain"}"#));
-    }
-
-    /// The identity of any record is the key the facts give the records that count, so
-    /// that other readers (the Parquet tables) own entries exactly as the report does.
-    #[test]
-    fn record_identity_is_the_fact_key() {
-        let other = r#"{"type":"model_change","id":"m1","parentId":"a2","timestamp":"2026-01-01T00:00:04.000Z","provider":"p","modelId":"m"}"#;
-        let escaped = r#"{"type":"message","id":"\u0061\u0031","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#;
-        let bytes = session(
-            "s",
-            "2026-01-01T00:00:00.000Z",
-            None,
-            &[USER, REPLY, other, escaped],
-        );
-        let s = Session::from_bytes(&bytes, PiVersion::V0_87).expect("loads");
-        let mut scanner = LineScanner::default();
-        let mut keys = Vec::new();
-        for record in s.entry_records() {
-            let key = record_identity(record, &mut scanner);
-            if let Some(fact) = fact_of_record(record, &mut scanner) {
-                assert_eq!(key, fact.key, "line {}", record.line);
-            }
-            keys.push(key);
-        }
-        assert!(keys.iter().all(Option::is_some));
-        assert_ne!(keys[2], keys[0]);
-    }
-
-    /// An entry whose id or timestamp is spelled with escapes, or whose number is spelled
-    /// otherwise, is the same entry as a copy that writes them as `JSON.stringify` does (what
-    /// pi's fork writes): one identity, read from the line or from the value.
-    #[test]
-    fn spelling_does_not_change_an_identity() {
-        let plain = r#"{"type":"message","id":"b7d20e4a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#;
-        let spelled = [
-            plain.replace(r#""b7d20e4a""#, r#""b7d2\u0030e4a""#),
-            plain.replace(r#"01.000Z""#, r#"01\u002e000Z""#),
-            plain.replace(r#""id":"b7d20e4a""#, r#""id" : "b7d20e4a" "#),
-        ];
-        let numbered = plain.replace(r#""id":"b7d20e4a""#, r#""id":1.50"#);
-        let number = plain.replace(r#""id":"b7d20e4a""#, r#""id":1.5"#);
-        let key_of = |line: &str| {
-            let bytes = session("s", "2026-01-01T00:00:00.000Z", None, &[line]);
-            let s = Session::from_bytes(&bytes, PiVersion::V0_87).expect("loads");
-            let record = s.entry_records().next().expect("an entry");
-            let mut scanner = LineScanner::default();
-            let key = record_identity(record, &mut scanner);
-            let fact = fact_of_record(record, &mut scanner).expect("a message counts");
-            assert_eq!(key, fact.key, "{line}");
-            let by_value = fact_of_value(Kind::Message(Role::User), "message", &record.value());
-            assert_eq!(key, by_value.key, "{line}");
-            key
-        };
-        let key = key_of(plain);
-        assert!(key.is_some());
-        for line in &spelled {
-            assert_eq!(key_of(line), key, "{line}");
-        }
-        assert_eq!(key_of(&numbered), key_of(&number));
-        assert_ne!(key_of(&number), key);
-    }
-
-    #[test]
-    fn a_fork_counts_only_what_it_added() {
-        let r = report(two_sessions(), &Options::default());
-        let names: Vec<_> = r.groups.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["/s/parent.jsonl", "/s/fork.jsonl"]);
-        let (parent, fork) = (&r.groups[0].1, &r.groups[1].1);
-        assert_eq!((parent.messages, parent.message_usage.cost), (2, 0.5));
-        assert_eq!((fork.messages, fork.message_usage.cost), (1, 0.25));
-        assert_eq!((r.copies.messages, r.copies.message_usage.cost), (2, 0.5));
-        assert_eq!(r.total.usage().cost, 0.75);
-        assert_eq!((r.total.sessions, r.forked_sessions), (2, 1));
-    }
-
-    #[test]
-    fn no_dedupe_adds_every_copy() {
-        let options = Options {
-            no_dedupe: true,
-            ..Options::default()
-        };
-        let r = report(two_sessions(), &options);
-        assert_eq!(r.total.usage().cost, 1.25);
-        assert_eq!(r.copies, Report::default().copies);
-    }
-
-    #[test]
-    fn groups_by_model_day_and_range() {
-        let by_model = report(
-            two_sessions(),
-            &Options {
-                by: GroupBy::Model,
-                ..Options::default()
-            },
-        );
-        let names: Vec<_> = by_model.groups.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["-", "anthropic/claude", "openai/gpt-5"]);
-        let by_day = report(
-            two_sessions(),
-            &Options {
-                by: GroupBy::Day,
-                since_ms: Some(date::parse_date("2026-01-02")),
-                ..Options::default()
-            },
-        );
-        assert_eq!(by_day.groups.len(), 1);
-        assert_eq!(by_day.groups[0].0, "2026-01-02");
-        assert_eq!(by_day.total.assistant_messages, 1);
-    }
-}
+pub(crate) mod tests;

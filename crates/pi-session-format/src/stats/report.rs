@@ -9,50 +9,75 @@ use super::SessionStats;
 use super::ledger::{self, GroupBy, Options, Report, SessionFacts, Tally};
 use crate::date;
 use crate::json::{self, JsonWriter};
+use crate::omp::{OmpContextError, OmpStats};
 use crate::stats::Usage;
 use crate::tree::CycleError;
-use crate::{PiVersion, Session};
+use crate::{Dialect, PiVersion, Session};
 use pi_session_fs::discover::Target;
 use std::collections::HashMap;
 
-/// One session as the report counts it: the facts of its entries, and the numbers pi gives
-/// for it alone.
+/// A session's own numbers, as the program that wrote it shows them for `/session`.
+#[derive(Debug, Clone)]
+pub enum OwnStats {
+    /// pi's `getSessionStats()`, with the session's pi rules: 0.73.1 counts its current
+    /// branch ([`Session::stats`]), 0.87.1 and later every entry (the facts,
+    /// [`SessionFacts::pi_stats`]).
+    Pi(SessionStats),
+    /// omp's `getSessionStats()` of an oh-my-pi file ([`Session::omp_stats`]), or why it is
+    /// not reproduced for this file (its entries still count in the totals).
+    Omp(Result<OmpStats, OmpContextError>),
+}
+
+/// One session as the report counts it: the facts of its entries, and the numbers its own
+/// program gives for it alone.
 #[derive(Debug, Clone)]
 pub struct Counted {
     /// The facts the totals add up.
     pub facts: SessionFacts,
-    /// What pi's `getSessionStats()` gives for the file, with the session's pi rules: 0.73.1
-    /// counts its current branch ([`Session::stats`]), 0.87.1 and later every entry (the
-    /// facts, [`SessionFacts::pi_stats`]).
-    pub pi: SessionStats,
+    /// What `/session` shows for the file.
+    pub own: OwnStats,
 }
 
 impl Counted {
-    /// Counts `session`, named `path` in the report. Fails only where pi 0.73.1's numbers
-    /// need the context and the parents form a cycle.
+    /// Counts `session`, named `path` in the report, by the rules of its dialect
+    /// ([`Session::dialect`]). Fails only where pi 0.73.1's numbers need the context and the
+    /// parents form a cycle.
     pub fn of(session: &Session<'_>, path: &str) -> Result<Counted, CycleError> {
         let facts = SessionFacts::of(session, path);
-        let pi = if session.pi.reads_like_0_87() {
-            facts.pi_stats()
-        } else {
-            session.stats()?
+        let own = match session.dialect {
+            Dialect::Omp => OwnStats::Omp(session.omp_stats()),
+            Dialect::Pi if session.pi.reads_like_0_87() => OwnStats::Pi(facts.pi_stats()),
+            Dialect::Pi => OwnStats::Pi(session.stats()?),
         };
-        Ok(Counted { facts, pi })
+        Ok(Counted { facts, own })
     }
 
-    /// Loads the session of `bytes` with `pi`'s rules and counts it; a file that is not a
+    /// Loads the session of `bytes` with `pi`'s rules in `dialect` (`None`: the file's own,
+    /// [`crate::session::Loader::detect_dialect`]) and counts it; a file that is not a
     /// session (or whose parents form a cycle, for pi 0.73.1) is [`Skipped`] with the reason.
-    pub fn read(bytes: &[u8], pi: PiVersion, path: &str) -> Result<Counted, Skipped> {
-        let session = Session::from_bytes(bytes, pi).map_err(|e| Skipped::new(path, e))?;
+    pub fn read(
+        bytes: &[u8],
+        pi: PiVersion,
+        dialect: Option<Dialect>,
+        path: &str,
+    ) -> Result<Counted, Skipped> {
+        let session = Session::loader(pi)
+            .with_dialect(dialect)
+            .load(bytes)
+            .map_err(|e| Skipped::new(path, e))?;
         Counted::of(&session, path).map_err(|e| Skipped::new(path, e))
     }
 
     /// Reads `target` (as the command line reads it) and counts it ([`Counted::read`]); a
     /// file that cannot be read, or that shrank while it was read, is [`Skipped`].
-    pub fn read_target(target: &Target, pi: PiVersion) -> Result<Counted, Skipped> {
+    pub fn read_target(
+        target: &Target,
+        pi: PiVersion,
+        dialect: Option<Dialect>,
+    ) -> Result<Counted, Skipped> {
         let path = target.display();
         target
-            .read_with(|bytes| Counted::read(bytes, pi, &path))
+            .read_with(|bytes| Counted::read(bytes, pi, dialect, &path))
             .unwrap_or_else(|e| Err(Skipped::new(&path, e)))
     }
 }
@@ -67,8 +92,8 @@ pub struct SessionSummary {
     pub cwd: String,
     /// The header's `timestamp` (ms since the epoch; NaN when it is not a date).
     pub created_ms: f64,
-    /// pi's own numbers for the file ([`Counted::pi`]).
-    pub pi: SessionStats,
+    /// The numbers `/session` shows for the file ([`Counted::own`]).
+    pub own: OwnStats,
 }
 
 /// A file that could not be counted, and why.
@@ -111,14 +136,14 @@ impl StatsReport {
     pub fn new(counted: Vec<Counted>, skipped: Vec<Skipped>, options: Options) -> StatsReport {
         let mut sessions = HashMap::with_capacity(counted.len());
         let mut facts = Vec::with_capacity(counted.len());
-        for Counted { facts: f, pi } in counted {
+        for Counted { facts: f, own } in counted {
             sessions.insert(
                 f.path.clone(),
                 SessionSummary {
                     id: f.id.clone(),
                     cwd: f.cwd.clone(),
                     created_ms: f.created_ms,
-                    pi,
+                    own,
                 },
             );
             facts.push(f);
@@ -135,11 +160,16 @@ impl StatsReport {
     /// Reads and counts `targets` on every core ([`Counted::read_target`]) and adds them up
     /// with `options`: the files that cannot be counted are [`StatsReport::skipped`], in the
     /// order of `targets`.
-    pub fn of_targets(targets: &[Target], pi: PiVersion, options: Options) -> StatsReport {
+    pub fn of_targets(
+        targets: &[Target],
+        pi: PiVersion,
+        dialect: Option<Dialect>,
+        options: Options,
+    ) -> StatsReport {
         use rayon::prelude::*;
         let (counted, skipped): (Vec<Counted>, Vec<Skipped>) = targets
             .par_iter()
-            .map(|target| Counted::read_target(target, pi))
+            .map(|target| Counted::read_target(target, pi, dialect))
             .partition_map(|read| match read {
                 Ok(c) => rayon::iter::Either::Left(c),
                 Err(s) => rayon::iter::Either::Right(s),
@@ -150,8 +180,10 @@ impl StatsReport {
     /// The report as one JSON object:
     /// `{"formatVersion":1,"by","dedupe","groups":[…],"total","copies","forkedSessions",
     /// "errors"}`. A group of [`GroupBy::Session`] also has the session's `id`, `cwd`,
-    /// `created` and `pi` (what pi's `/session` shows for the file, every copy included) with
-    /// `piUnreadable`; a number that is not finite is `null`, as `JSON.stringify` writes it.
+    /// `created` and `dialect`, and what its program's `/session` shows for the file (every
+    /// copy included): `pi` with `piUnreadable`, or for an oh-my-pi file `omp` with
+    /// `ompUnreadable` (`ompError` instead where it is not reproduced); a number that is not
+    /// finite is `null`, as `JSON.stringify` writes it.
     pub fn to_json(&self) -> String {
         let mut w = JsonWriter::new();
         w.begin_object();
@@ -175,10 +207,25 @@ impl StatsReport {
             }
             write_tally(&mut w, tally);
             if let Some(s) = session {
-                w.key("pi")
-                    .value(&json::parse(&s.pi.to_json()).unwrap_or_default());
-                // Entries of the file on which pi's getSessionStats throws (then `pi` is ours).
-                w.key("piUnreadable").uint(s.pi.unreadable);
+                match &s.own {
+                    OwnStats::Pi(pi) => {
+                        w.key("dialect").string(Dialect::Pi.name());
+                        w.key("pi")
+                            .value(&json::parse(&pi.to_json()).unwrap_or_default());
+                        // Entries of the file on which pi's getSessionStats throws (then `pi`
+                        // is ours).
+                        w.key("piUnreadable").uint(pi.unreadable);
+                    }
+                    OwnStats::Omp(Ok(omp)) => {
+                        w.key("dialect").string(Dialect::Omp.name());
+                        w.key("omp").value(&omp.to_json());
+                        w.key("ompUnreadable").uint(omp.unreadable);
+                    }
+                    OwnStats::Omp(Err(e)) => {
+                        w.key("dialect").string(Dialect::Omp.name());
+                        w.key("ompError").string(&e.to_string());
+                    }
+                }
             }
             w.end_object();
         }
@@ -505,8 +552,11 @@ mod tests {
     fn pi_0_73_counts_the_branch() {
         let a = session("a", "2026-01-01T00:00:00.000Z", None, &[USER, ASSISTANT]);
         let c = counted(&a, "a.jsonl", PiVersion::V0_73);
-        assert_eq!(c.pi.total_messages, 2);
-        assert_eq!(c.pi.tool_calls, 1);
+        let OwnStats::Pi(pi) = c.own else {
+            panic!("a pi file gets pi's numbers")
+        };
+        assert_eq!(pi.total_messages, 2);
+        assert_eq!(pi.tool_calls, 1);
     }
 
     #[test]

@@ -27,7 +27,8 @@ fn answer(session: &Session<'_>, op: Op, leaf: &Leaf, blobs: Option<&Blobs>) -> 
                 .write_json(&mut out)
                 .ok()?,
             Op::Tree => session.write_omp_tree(&mut out).ok()?,
-            Op::Llm | Op::Info | Op::Migrate => return None,
+            Op::Info => session.write_info(&mut out).ok()?,
+            Op::Llm | Op::Migrate => return None,
         }
         out.push(b'\n');
         return Some(out);

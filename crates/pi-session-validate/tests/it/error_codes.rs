@@ -12,6 +12,7 @@ fn diagnostics(bytes: &[u8]) -> Vec<String> {
         schema_only: false,
         max_text_units: pi_session_validate::PI_MAX_TEXT_UNITS,
         dialect: Dialect::Pi,
+        blobs: None,
     };
     validate(bytes, &options)
         .diagnostics

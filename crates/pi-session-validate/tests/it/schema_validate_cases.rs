@@ -32,6 +32,10 @@ fn schema_level_invalid_cases_fail_for_the_right_reason() {
         };
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         let meta = read_json(&case.join("case.json"));
+        // The committed schemas are pi's format; oh-my-pi's cases are checked by its rules.
+        if meta.get("dialect").and_then(Value::as_str) == Some("omp") {
+            continue;
+        }
         let expected = read_json(&case.join("expected.json"));
         let text = String::from_utf8_lossy(&bytes);
         let lines: Vec<&str> = text.split('\n').collect();

@@ -11,6 +11,7 @@
 //! (it runs this test with `PI_SESSION_BLESS` set); review the diff.
 
 use pi_session_format::Dialect;
+use pi_session_format::omp::Blobs;
 use pi_session_validate::{Code, Options, PI_MAX_TEXT_UNITS, validate};
 use serde::Deserialize;
 use std::collections::BTreeSet;
@@ -29,6 +30,20 @@ struct CaseMeta {
     max_text_units: Option<usize>,
     #[serde(default)]
     schema_only: bool,
+    /// `"omp"`: checked by oh-my-pi's rules (`--dialect omp`), with the case's `blobs/`
+    /// directory, when it has one, as the blob store. Default: pi's.
+    #[serde(default)]
+    dialect: Option<String>,
+}
+
+impl CaseMeta {
+    fn dialect(&self) -> Dialect {
+        match self.dialect.as_deref() {
+            None | Some("pi") => Dialect::Pi,
+            Some("omp") => Dialect::Omp,
+            Some(other) => panic!("unknown dialect {other}"),
+        }
+    }
 }
 
 /// What pi did with the file (`pi.json`).
@@ -67,6 +82,9 @@ fn meta(dir: &Path) -> CaseMeta {
 fn run(dir: &Path, meta: &CaseMeta) -> pi_session_validate::Report {
     let bytes = std::fs::read(dir.join("session.jsonl")).unwrap();
     let path = meta.path.as_deref().map(Path::new);
+    let blobs = Some(dir.join("blobs"))
+        .filter(|d| meta.dialect() == Dialect::Omp && d.is_dir())
+        .map(Blobs::new);
     let options = Options {
         // The corpus's default is 0.73.1, the documented format (not the tools' current pi).
         pi: meta
@@ -78,8 +96,9 @@ fn run(dir: &Path, meta: &CaseMeta) -> pi_session_validate::Report {
         path,
         schema_only: meta.schema_only,
         max_text_units: meta.max_text_units.unwrap_or(PI_MAX_TEXT_UNITS),
-        // The corpus is pi's: what pi makes of each file.
-        dialect: Dialect::Pi,
+        // What pi makes of each file, or for the `omp-*` cases oh-my-pi.
+        dialect: meta.dialect(),
+        blobs: blobs.as_ref(),
     };
     validate(&bytes, &options)
 }
@@ -167,9 +186,15 @@ fn the_pi_loadable_verdict_agrees_with_pi() {
         if meta.schema_only || meta.max_text_units.is_some() {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(dir.join("pi.json")) else {
+        // Under oh-my-pi's rules the verdict says whether oh-my-pi resumes the file.
+        let observed_by = if meta.dialect() == Dialect::Omp {
+            "omp.json"
+        } else {
+            "pi.json"
+        };
+        let Ok(text) = std::fs::read_to_string(dir.join(observed_by)) else {
             failures.push(format!(
-                "{name}: pi.json is missing (cargo xtask conformance validate-reference --bless)"
+                "{name}: {observed_by} is missing (cargo xtask conformance validate-reference)"
             ));
             continue;
         };

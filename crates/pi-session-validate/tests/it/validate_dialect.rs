@@ -145,11 +145,11 @@ fn an_omp_header_member_says_how_the_file_was_recognised() {
     let d = &report.diagnostics[0];
     assert!(
         d.message
-            .starts_with("this is an oh-my-pi (omp) session file, not pi's (the header has omp's `title` member): pi reads it"),
+            .starts_with("this is an oh-my-pi (omp) session file, not pi's (the header has omp's `titleSource` member): pi reads it"),
         "{}",
         d.message
     );
-    assert_eq!(d.pointer.as_deref(), Some("/title"));
+    assert_eq!(d.pointer.as_deref(), Some("/titleSource"));
     // With entries too, the sign is the header's and the entries are counted.
     let report = check(omp_entries(&[&header]), Dialect::Pi);
     assert_eq!(
@@ -159,7 +159,7 @@ fn an_omp_header_member_says_how_the_file_was_recognised() {
     assert!(
         report.diagnostics[0]
             .message
-            .contains("(the header has omp's `title` member): it has 3 entries")
+            .contains("(the header has omp's `titleSource` member): it has 3 entries")
     );
 }
 

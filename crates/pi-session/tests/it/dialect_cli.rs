@@ -1,6 +1,8 @@
 //! oh-my-pi files on the command line: the dialect detected or given, one clear message when
-//! a file is read as the other dialect, omp's blob store, and the commands that refuse omp
-//! files rather than answer as pi. (What omp computes is pinned by the `omp/` corpus cases.)
+//! a file is read as the other dialect, omp's blob store, omp's listing entry on hostile files,
+//! and the commands that refuse omp files rather than answer as pi. (What omp computes is
+//! pinned by the `omp/` corpus cases; the expected outputs here are omp's too, from
+//! `omp-ref.ts info FILE`.)
 
 use crate::support::{self, write_str as write};
 use std::path::{Path, PathBuf};
@@ -110,8 +112,6 @@ fn commands_without_omp_rules_refuse_omp_files() {
         &format!("{}{HEADER}\n{USER}\n", slot("")),
     );
     for args in [
-        vec!["info", file.as_str()],
-        vec!["info", file.as_str(), "--dialect", "omp"],
         vec!["tree", file.as_str(), "--format", "text"],
         vec!["context", file.as_str(), "--llm"],
     ] {
@@ -134,6 +134,116 @@ fn commands_without_omp_rules_refuse_omp_files() {
     );
     let pi = write(&dir, "pi.jsonl", &format!("{HEADER}\n{USER}\n"));
     assert_eq!(pi_session(&["tree", &pi], &[]).status.code(), Some(0));
+}
+
+const ASSISTANT: &str = r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"yo"}],"stopReason":"stop","timestamp":2}}"#;
+
+/// `pi-session info --mtime 946684800000 ARGS…`: its exit status, stdout and stderr.
+fn info(args: &[&str]) -> (Option<i32>, String, String) {
+    let mut all = vec!["info", "--mtime", "946684800000"];
+    all.extend(args);
+    let out = pi_session(&all, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out.status.code(), stdout, stderr(&out))
+}
+
+#[test]
+fn info_lists_an_omp_file_as_omp_does() {
+    let dir = scratch("info");
+    let file = write(
+        &dir,
+        "omp.jsonl",
+        &format!("{}{HEADER}\n{USER}\n{ASSISTANT}\n", slot("T")),
+    );
+    let expected = r#"{"id":"s","cwd":"/w","title":"T","created":"2026-01-01T00:00:00.000Z","modified":"2000-01-01T00:00:00.000Z","messageCount":2,"assistantTurns":1,"size":671,"firstMessage":"hi","allMessagesText":"hi yo","status":"complete"}
+"#;
+    // Detected (the slot) or told.
+    assert_eq!(
+        info(&[&file]),
+        (Some(0), expected.to_owned(), String::new())
+    );
+    assert_eq!(info(&["--dialect", "omp", &file]).1, expected);
+    // A file without omp's signs is pi's unless told; told, it is listed as omp lists it.
+    let plain = write(&dir, "plain.jsonl", &format!("{HEADER}\n{USER}\n"));
+    let (code, as_pi, _) = info(&[&plain]);
+    assert_eq!(code, Some(0));
+    assert!(
+        as_pi.contains(r#""messageCount":1,"firstMessage":"hi""#),
+        "{as_pi}"
+    );
+    assert!(
+        info(&["--dialect", "omp", &plain])
+            .1
+            .contains(r#""assistantTurns":0"#)
+    );
+
+    // omp leaves an empty file and a file that is only a title slot out of its list.
+    let empty = write(&dir, "empty.jsonl", "");
+    assert_eq!(info(&["--dialect", "omp", &empty]).1, "null\n");
+    let only_slot = write(&dir, "slot.jsonl", &slot("T"));
+    assert_eq!(info(&[&only_slot]).1, "null\n");
+
+    // A first line of 1 MiB: the header is cut by the 4096-byte window and read as text (the
+    // cwd up to the window's edge; the slot's title lost: the slot line's first "title" is its
+    // type's value); the messages are seen only in the last window.
+    let huge_header = HEADER.replace(
+        r#""cwd":"/w""#,
+        &format!(r#""cwd":"/{}""#, "w".repeat(1 << 20)),
+    );
+    let huge = write(
+        &dir,
+        "huge.jsonl",
+        &format!("{}{huge_header}\n{USER}\n{ASSISTANT}\n", slot("Big")),
+    );
+    let (code, out, _) = info(&[&huge]);
+    assert_eq!(code, Some(0));
+    let cwd = format!("/{}", "w".repeat(3754));
+    assert_eq!(
+        out,
+        format!(
+            r#"{{"id":"s","cwd":"{cwd}","created":"2026-01-01T00:00:00.000Z","modified":"2000-01-01T00:00:00.000Z","messageCount":0,"assistantTurns":1,"size":1049246,"firstMessage":"(no messages)","allMessagesText":"","status":"complete"}}
+"#
+        )
+    );
+
+    // Invalid UTF-8 is decoded with replacement characters, as TextDecoder decodes it.
+    let mut bad = format!("{}{HEADER}\n", slot("")).into_bytes();
+    bad.extend(b"{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"caf\xc3 \xff\xfe ok\",\"timestamp\":1}}\n");
+    bad.extend(format!("{ASSISTANT}\n").bytes());
+    let bad = support::write(&dir, "bad.jsonl", &bad);
+    let bad = bad.to_str().unwrap();
+    assert_eq!(
+        info(&[bad]).1,
+        "{\"id\":\"s\",\"cwd\":\"/w\",\"created\":\"2026-01-01T00:00:00.000Z\",\"modified\":\"2000-01-01T00:00:00.000Z\",\"messageCount\":2,\"assistantTurns\":1,\"size\":679,\"firstMessage\":\"caf\u{fffd} \u{fffd}\u{fffd} ok\",\"allMessagesText\":\"caf\u{fffd} \u{fffd}\u{fffd} ok yo\",\"status\":\"complete\"}\n"
+    );
+}
+
+#[test]
+fn info_of_omp_files_fails_as_pi_s_does() {
+    let dir = scratch("info-errors");
+    // A missing file and a directory: the same message and status as pi's listing.
+    let missing = dir.join("missing.jsonl");
+    let missing = missing.to_str().unwrap();
+    for path in [missing, dir.to_str().unwrap()] {
+        let (omp_code, omp_out, omp_err) = info(&["--dialect", "omp", path]);
+        let (pi_code, _, pi_err) = info(&["--dialect", "pi", path]);
+        assert_eq!((omp_code, omp_out.as_str()), (Some(1), ""));
+        assert_eq!((omp_code, &omp_err), (pi_code, &pi_err));
+    }
+    // A FIFO is read to its end, like a file: the same entry, its size the bytes read.
+    let text = format!("{}{HEADER}\n{USER}\n{ASSISTANT}\n", slot("T"));
+    let file = write(&dir, "file.jsonl", &text);
+    let fifo = dir.join("fifo.jsonl");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(&fifo, text))
+    };
+    let from_fifo = info(&[fifo.to_str().unwrap()]);
+    writer.join().unwrap().unwrap();
+    assert_eq!(from_fifo, info(&[&file]));
 }
 
 #[test]

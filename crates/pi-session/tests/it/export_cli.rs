@@ -434,3 +434,48 @@ fn real_sessions_export_every_entry_of_their_branch() {
         );
     }
 }
+
+/// An oh-my-pi session is exported in its dialect, its images put back from the blob store
+/// (`--blobs`, else omp's own) as omp puts them back; a blob the store lacks is said and its
+/// reference stays. pi's JSONL export of it is refused rather than written by pi's rules.
+#[test]
+fn an_omp_session_is_exported_with_its_images() {
+    let case = root().join("conformance/cases/omp/image-blob-restored");
+    let file = case.join("session.jsonl");
+    let blobs = case.join("blobs");
+    let hash = std::fs::read_dir(&blobs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name()
+        .into_string()
+        .unwrap();
+    // Without the blob, the reference stays (the page shows no image) and is said.
+    let empty = scratch("export-omp-no-blobs");
+    let without = export(&["--format", "html", "--blobs", s(&empty), s(&file)]);
+    without.assert_code(0);
+    assert!(without.stderr.contains(&hash), "{}", without.stderr);
+    assert!(!without.stdout_text().contains("<img"));
+    // A store whose blob is a PNG image (the case's blob is noise, which the page names only).
+    let store = scratch("export-omp-png-store");
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    png.extend_from_slice(&[0; 48]);
+    std::fs::write(store.join(&hash), &png).unwrap();
+    let r = export(&["--format", "html", "--blobs", s(&store), s(&file)]);
+    r.assert_code(0);
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+    assert!(
+        r.stdout_text()
+            .contains(r#"<img alt="image" src="data:image/png;base64,"#),
+        "the image is embedded"
+    );
+    let r = export(&["--format", "markdown", "--blobs", s(&blobs), s(&file)]);
+    r.assert_code(0);
+    // The reference is 76 characters; the image's base64 is not.
+    assert!(r.stdout_text().contains("*[image: image/png, "));
+    assert!(!r.stdout_text().contains("76 bytes of base64"));
+    let r = export(&["--format", "jsonl", s(&file)]);
+    r.assert_code(1);
+    assert!(r.stderr.contains("oh-my-pi"), "{}", r.stderr);
+}

@@ -223,3 +223,19 @@ fn many_matches_in_one_text_keep_their_snippets() {
         assert_eq!(got, expected, "{pattern}");
     }
 }
+
+/// An oh-my-pi file is searched in its dialect: its title slot (line 1) is not taken for a
+/// broken header, and lines keep their numbers in the file.
+#[test]
+fn an_omp_file_is_searched_in_its_dialect() {
+    let file = root().join("conformance/cases/omp/title-slot-is-not-an-entry/session.jsonl");
+    let (found, r) = hits(&["login bug", s(&file)]);
+    r.assert_code(0);
+    assert_eq!(found.len(), 1, "{}", r.stderr);
+    assert_eq!(found[0]["line"], 3, "the slot is line 1, the header line 2");
+    assert_eq!(found[0]["role"], "user");
+    // Read as pi's, the file is not a session: said, exit 2.
+    let (found, r) = hits(&["--dialect", "pi", "login bug", s(&file)]);
+    assert!(found.is_empty());
+    assert!(r.stderr.contains("oh-my-pi"), "{}", r.stderr);
+}

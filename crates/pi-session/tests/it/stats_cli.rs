@@ -24,29 +24,36 @@ fn stats_json(args: &[&str]) -> (Value, Run) {
     (value, r)
 }
 
-#[test]
-fn each_session_s_own_numbers_are_pi_s() {
+/// The corpus sessions `conformance/stats/<program>.json` records, with their files.
+fn recorded(program: &str) -> Vec<(String, Value, String)> {
     let recorded: Value = serde_json::from_str(
-        &fs::read_to_string(root().join("conformance/stats/pi.json")).unwrap(),
+        &fs::read_to_string(root().join(format!("conformance/stats/{program}.json"))).unwrap(),
     )
     .unwrap();
-    let cases: Vec<(&String, &Value)> = recorded.as_object().unwrap().iter().collect();
-    assert!(cases.len() > 200, "the whole corpus: {}", cases.len());
-    let files: Vec<String> = cases
+    recorded
+        .as_object()
+        .unwrap()
         .iter()
-        .map(|(id, _)| {
-            root()
+        .map(|(id, per_version)| {
+            let file = root()
                 .join("conformance/cases")
                 .join(id)
                 .join("session.jsonl")
                 .to_string_lossy()
-                .into_owned()
+                .into_owned();
+            (id.clone(), per_version.clone(), file)
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn each_session_s_own_numbers_are_pi_s() {
+    let cases = recorded("pi");
+    assert!(cases.len() > 200, "the whole corpus: {}", cases.len());
     let mut compared = 0;
     for pi in ["0.73", "0.87", "1.5"] {
         let mut args = vec!["--pi", pi];
-        args.extend(files.iter().map(String::as_str));
+        args.extend(cases.iter().map(|(_, _, file)| file.as_str()));
         let (report, _) = stats_json(&args);
         let groups = report["groups"].as_array().unwrap();
         let skipped: Vec<&str> = report["errors"]
@@ -55,7 +62,7 @@ fn each_session_s_own_numbers_are_pi_s() {
             .iter()
             .map(|e| e["path"].as_str().unwrap())
             .collect();
-        for ((id, per_pi), file) in cases.iter().zip(&files) {
+        for (id, per_pi, file) in &cases {
             let expected = &per_pi[pi];
             let group = groups.iter().find(|g| g["name"] == file.as_str());
             if expected.get("error").is_some() {
@@ -74,6 +81,7 @@ fn each_session_s_own_numbers_are_pi_s() {
                 continue;
             }
             let group = group.unwrap_or_else(|| panic!("{id} (pi {pi}): not counted"));
+            assert_eq!(group["dialect"], "pi", "{id}");
             assert_eq!(
                 group["pi"], *expected,
                 "{id} (pi {pi}): our getSessionStats differs from pi's"
@@ -83,6 +91,130 @@ fn each_session_s_own_numbers_are_pi_s() {
         }
     }
     assert!(compared > 800, "{compared} comparisons");
+}
+
+#[test]
+fn each_omp_session_s_own_numbers_are_omp_s() {
+    let cases = recorded("omp");
+    assert!(cases.len() > 30, "the omp corpus: {}", cases.len());
+    // The dialect given, and detected from each file (a file without omp's title slot,
+    // header members or entry types is pi's unless told).
+    for dialect in [Some("omp"), None] {
+        let mut args: Vec<&str> = dialect.map_or(vec![], |d| vec!["--dialect", d]);
+        args.extend(cases.iter().map(|(_, _, file)| file.as_str()));
+        let (report, r) = stats_json(&args);
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        let groups = report["groups"].as_array().unwrap();
+        let mut detected = 0;
+        for (id, per_version, file) in &cases {
+            let group = groups
+                .iter()
+                .find(|g| g["name"] == file.as_str())
+                .unwrap_or_else(|| panic!("{id}: not counted"));
+            if dialect.is_none() && group["dialect"] == "pi" {
+                continue;
+            }
+            detected += 1;
+            assert_eq!(group["dialect"], "omp", "{id} ({dialect:?})");
+            if per_version["18.3"].get("error").is_some() {
+                // omp throws: we say that it cannot add the numbers.
+                assert!(group["ompUnreadable"].as_u64() > Some(0), "{id}");
+                continue;
+            }
+            assert_eq!(
+                group["omp"], per_version["18.3"],
+                "{id}: our getSessionStats differs from omp's"
+            );
+            assert_eq!(group["ompUnreadable"], 0, "{id}");
+            assert!(
+                group.get("pi").is_none(),
+                "{id}: an omp file has no pi numbers"
+            );
+        }
+        assert!(detected > 20, "{detected} omp files ({dialect:?})");
+    }
+}
+
+#[test]
+fn omp_model_usage_and_subagents_count_in_the_totals() {
+    let file = scratch("stats-omp-totals").join("omp.jsonl");
+    let usage = |input: u32, cost: f64| {
+        format!(
+            r#"{{"input":{input},"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":{},"cost":{{"total":{cost}}}}}"#,
+            input + 1
+        )
+    };
+    let lines = [
+        r#"{"type":"session","version":3,"id":"019a0000-0000-7000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w","title":"t"}"#.to_owned(),
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"go","timestamp":1}}"#.to_owned(),
+        format!(
+            r#"{{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c1","name":"task","arguments":{{}}}}],"provider":"p","model":"m","usage":{},"stopReason":"toolUse","timestamp":2}}}}"#,
+            usage(10, 0.5)
+        ),
+        format!(
+            r#"{{"type":"message","id":"t1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","message":{{"role":"toolResult","toolCallId":"c1","toolName":"task","content":[],"details":{{"usage":{}}},"isError":false,"timestamp":3}}}}"#,
+            usage(100, 2.0)
+        ),
+        format!(
+            r#"{{"type":"model_usage","id":"m1","parentId":"t1","timestamp":"2026-01-01T00:00:04.000Z","purpose":"title","api":"a","provider":"p","model":"small","usage":{},"stopReason":"stop"}}"#,
+            usage(1000, 4.0)
+        ),
+    ];
+    fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let path = file.to_string_lossy().into_owned();
+    let (report, r) = stats_json(&[&path]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let total = &report["total"];
+    assert_eq!(total["usageEntries"], 1);
+    assert_eq!(total["usageEntryUsage"]["input"], 1000.0);
+    assert_eq!(total["messageUsage"]["input"], 110.0);
+    assert_eq!(total["usage"]["cost"], 6.5);
+    let group = &report["groups"][0];
+    assert_eq!(group["dialect"], "omp");
+    assert_eq!(group["omp"]["tokens"]["input"], 1110.0);
+    assert_eq!(group["omp"]["tokens"]["total"], 1113.0);
+    assert_eq!(group["omp"]["cost"], 6.5);
+    // Read as pi's, the same file counts neither (pi knows no `model_usage`, and counts a
+    // tool result's own `usage`, not its subagent's).
+    let (report, r) = stats_json(&["--dialect", "pi", &path]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(report["total"]["usageEntries"], 0);
+    assert_eq!(report["total"]["usage"]["cost"], 0.5);
+    assert_eq!(report["groups"][0]["dialect"], "pi");
+}
+
+/// A deliberate divergence (docs/divergences.md): omp cannot open a file whose usage has no
+/// cost (`SessionManager.open` throws adding it up); we count the entry as unreadable.
+#[test]
+fn omp_usage_without_cost_is_unreadable() {
+    let file = scratch("stats-omp-costless").join("omp.jsonl");
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w","titleSource":"auto"}"#,
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"go","timestamp":1}}"#,
+        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2},"stopReason":"stop","timestamp":2}}"#,
+    ];
+    fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let path = file.to_string_lossy().into_owned();
+    let (report, r) = stats_json(&[&path]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let group = &report["groups"][0];
+    assert_eq!(group["dialect"], "omp");
+    assert_eq!(group["ompUnreadable"], 1);
+    assert_eq!(group["omp"]["assistantMessages"], 1);
+    assert_eq!(report["total"]["unreadable"], 1);
+    // The context omp would build without the throw.
+    let r = run(&["context", &path], T);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+}
+
+#[test]
+fn an_omp_file_read_as_pi_s_is_skipped_with_its_dialect_named() {
+    let file = root().join("conformance/cases/omp/title-slot-is-not-an-entry/session.jsonl");
+    let path = file.to_string_lossy().into_owned();
+    let (report, r) = stats_json(&["--dialect", "pi", &path]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stderr.contains("oh-my-pi"), "{}", r.stderr);
+    assert_eq!(report["errors"][0]["path"], path.as_str());
 }
 
 /// A recorded session with branches, and a fork of one of its branches made as pi makes it.

@@ -184,6 +184,49 @@ fn corpus_tables_add_up_to_stats() {
     );
 }
 
+/// An oh-my-pi file is exported in its dialect: `sessions.dialect` says so, its name is its
+/// title, its `model_usage` entries are rows of `usage_entries`, and the totals are `stats`'s.
+#[test]
+fn omp_sessions_are_exported_in_their_dialect() {
+    let corpus = root().join("conformance/cases/omp");
+    let out = scratch("tables-omp").join("out");
+    let r = export(&[s(&corpus)], &out, &[]);
+    r.assert_code(0);
+    let report = stats(&[s(&corpus)], &[]);
+    assert_totals_match(&out, &report["total"]);
+    let sessions = read(&out, "sessions");
+    let mut by_dialect = std::collections::BTreeMap::new();
+    let mut titled = 0;
+    for b in &sessions {
+        let dialects = b.column_by_name("dialect").unwrap().as_string::<i32>();
+        let names = b.column_by_name("name").unwrap().as_string::<i32>();
+        let files = b.column_by_name("file").unwrap().as_string::<i32>();
+        for row in 0..b.num_rows() {
+            *by_dialect
+                .entry(dialects.value(row).to_owned())
+                .or_insert(0) += 1;
+            if files.value(row).contains("title-slot-is-not-an-entry") {
+                assert!(!names.is_null(row), "an omp file's title is its name");
+                titled += 1;
+            }
+        }
+    }
+    assert_eq!(titled, 1);
+    assert!(by_dialect["omp"] > 20, "{by_dialect:?}");
+    let usage = read(&out, "usage_entries");
+    assert_eq!(
+        rows(&usage),
+        report["total"]["usageEntries"].as_u64().unwrap()
+    );
+    // The omp corpus's six `model_usage` entries, counted once (cases made alike share some).
+    let copies = report["copies"]["usageEntries"].as_u64().unwrap();
+    assert_eq!(
+        rows(&usage) + copies,
+        6,
+        "omp's model_usage entries are rows"
+    );
+}
+
 /// `--validate` fills the verdict columns with what `validate --format json` says of each
 /// file (the corpus of broken files, under both pi versions); without it they are null.
 #[test]

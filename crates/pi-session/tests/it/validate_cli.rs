@@ -870,3 +870,59 @@ fn an_omp_file_gets_one_diagnostic_and_dialect_omp_reads_it_as_omp() {
         Some(2)
     );
 }
+
+/// `--dialect omp` looks up `blob:sha256:` image references in the store given with `--blobs`,
+/// or else in oh-my-pi's own (found by its environment, here `PI_CODING_AGENT_DIR`); without
+/// either, references are not checked.
+#[test]
+fn omp_blob_references_are_looked_up_in_the_store() {
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/validate/omp-blob-missing");
+    let file = case.join("session.jsonl");
+    let file = file.to_str().unwrap();
+    let codes = |out: &Output| -> Vec<String> {
+        let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        report["files"][0]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let blobs = case.join("blobs");
+    let out = validate(&[
+        "--dialect",
+        "omp",
+        "--format",
+        "json",
+        "--blobs",
+        blobs.to_str().unwrap(),
+        file,
+    ]);
+    assert_eq!(codes(&out), ["PS0229"], "{}", stderr(&out));
+    // A store that has the blob.
+    let store = scratch("omp-blob-store");
+    let hash = "ab".repeat(32);
+    std::fs::write(store.join(&hash), b"png").unwrap();
+    let out = validate(&[
+        "--dialect",
+        "omp",
+        "--format",
+        "json",
+        "--blobs",
+        store.to_str().unwrap(),
+        file,
+    ]);
+    assert!(codes(&out).is_empty(), "{}", stdout(&out));
+    // oh-my-pi's own store, where its environment puts it.
+    let agent = scratch("omp-agent-dir");
+    std::fs::create_dir_all(agent.join("blobs")).unwrap();
+    let out = command(&["--dialect", "omp", "--format", "json", file])
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .output()
+        .unwrap();
+    assert_eq!(codes(&out), ["PS0229"], "{}", stderr(&out));
+    // Read as pi's, the references are not looked up.
+    let out = validate(&["--format", "json", "--blobs", store.to_str().unwrap(), file]);
+    assert!(!codes(&out).contains(&"PS0229".to_owned()));
+}
