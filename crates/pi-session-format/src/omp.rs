@@ -21,6 +21,6 @@ pub mod tree;
 
 pub use blobs::Blobs;
 pub use context::{OmpContext, OmpContextError};
-pub use slot::TitleSlot;
+pub use slot::{SlotFault, TitleSlot};
 pub use stats::OmpStats;
 pub use tree::OmpTreeError;

@@ -183,7 +183,7 @@ pub(crate) fn check(
                 Some(whole),
                 format!(
                     "the first line is a `title` object oh-my-pi does not take for its title slot ({}): oh-my-pi reads it as the header and refuses to resume the session (\"the session header is missing or malformed\")",
-                    slot_fault(&first.value)
+                    slot_fault(&text)
                 ),
             ));
             return out;
@@ -260,20 +260,13 @@ pub(crate) fn check(
     out
 }
 
-/// Why a `title` first line is not oh-my-pi's title slot (`parseTitleSlotObject`).
-fn slot_fault(value: &Value) -> String {
-    let string = |key: &str| matches!(value.get(key), Some(Value::String(_)));
-    if value.get("v").and_then(Value::as_f64) != Some(1.0) {
-        return "its `v` is not 1".into();
-    }
-    for key in ["title", "updatedAt", "pad"] {
-        if !string(key) {
-            return format!("its `{key}` is not a string");
-        }
-    }
-    match value.get("source").map(Value::as_str) {
-        None | Some(Some("auto" | "user")) => "no newline ends it".into(),
-        Some(_) => "its `source` is neither \"auto\" nor \"user\"".into(),
+/// Why a `title` first line (`text`, parsed) is not oh-my-pi's title slot: what
+/// [`TitleSlot::read`] finds, or, for a line it would read, that no newline ends it (omp
+/// looks for the slot only before the file's first newline).
+fn slot_fault(text: &str) -> String {
+    match TitleSlot::read(text.as_bytes()) {
+        Err(fault) => fault.to_string(),
+        Ok(_) => "no newline ends it".into(),
     }
 }
 

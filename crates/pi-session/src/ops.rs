@@ -85,11 +85,9 @@ fn load_accessing<'a>(
     warnings: &mut Vec<String>,
 ) -> Result<Session<'a>, Rejected> {
     let mut ids = ids(settings);
-    let loader = Session::loader(settings.pi).ids(ids.as_mut());
-    let loader = match settings.dialect {
-        Some(dialect) => loader.dialect(dialect),
-        None => loader.detect_dialect(),
-    };
+    let loader = Session::loader(settings.pi)
+        .ids(ids.as_mut())
+        .with_dialect(settings.dialect);
     let session = match access {
         Access::Release(release) => loader.releasing(release).load(bytes)?,
         Access::ReadAt(read_at) => loader.reading(read_at).load(bytes)?,

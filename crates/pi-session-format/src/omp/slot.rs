@@ -28,30 +28,64 @@ pub struct TitleSlot {
     pub len: usize,
 }
 
+/// Why a line is not omp's title slot ([`TitleSlot::read`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotFault {
+    /// It is not valid UTF-8 JSON.
+    NotJson,
+    /// It is not an object whose `type` is `"title"`.
+    NotTitle,
+    /// Its `v` is not 1.
+    Version,
+    /// This member is not a string.
+    NotAString(&'static str),
+    /// Its `source` is neither `"auto"` nor `"user"`.
+    Source,
+}
+
+impl std::fmt::Display for SlotFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SlotFault::NotJson => write!(f, "it is not valid JSON"),
+            SlotFault::NotTitle => write!(f, "its `type` is not \"title\""),
+            SlotFault::Version => write!(f, "its `v` is not 1"),
+            SlotFault::NotAString(key) => write!(f, "its `{key}` is not a string"),
+            SlotFault::Source => write!(f, "its `source` is neither \"auto\" nor \"user\""),
+        }
+    }
+}
+
 impl TitleSlot {
     /// The slot on `line` (the bytes of the first line, without its newline), as omp's
     /// `parseTitleSlotLine` reads it: `JSON.parse` of the line must give an object with
     /// `type: "title"`, `v: 1`, string `title`, `updatedAt` and `pad`, and a `source` that is
     /// absent or `"auto"`/`"user"`.
     pub fn parse(line: &[u8]) -> Option<TitleSlot> {
-        let text = std::str::from_utf8(line).ok()?;
-        let value = json::parse(text).ok()?;
+        TitleSlot::read(line).ok()
+    }
+
+    /// [`TitleSlot::parse`], saying why the line is not a slot when it is not.
+    pub fn read(line: &[u8]) -> Result<TitleSlot, SlotFault> {
+        let text = std::str::from_utf8(line).map_err(|_| SlotFault::NotJson)?;
+        let value = json::parse(text).map_err(|_| SlotFault::NotJson)?;
         let string = |key: &str| value.get(key).and_then(JsValue::as_str);
-        if string("type") != Some("title")
-            || !matches!(value.get("v"), Some(JsValue::Number(v)) if *v == 1.0)
-        {
-            return None;
+        if string("type") != Some("title") {
+            return Err(SlotFault::NotTitle);
         }
-        let (title, updated_at) = (string("title")?, string("updatedAt")?);
-        string("pad")?;
+        if !matches!(value.get("v"), Some(JsValue::Number(v)) if *v == 1.0) {
+            return Err(SlotFault::Version);
+        }
+        let member = |key: &'static str| string(key).ok_or(SlotFault::NotAString(key));
+        let (title, updated_at) = (member("title")?, member("updatedAt")?);
+        member("pad")?;
         let source = match value.get("source") {
             None => None,
             Some(JsValue::String(s)) if matches!(s.as_str(), Some("auto" | "user")) => {
                 s.as_str().map(str::to_owned)
             }
-            Some(_) => return None,
+            Some(_) => return Err(SlotFault::Source),
         };
-        Some(TitleSlot {
+        Ok(TitleSlot {
             title: title.to_owned(),
             source,
             updated_at: updated_at.to_owned(),
@@ -96,5 +130,26 @@ mod tests {
             );
         }
         assert_eq!(TitleSlot::of_file(ok), None, "no newline: not a slot");
+        // Why each is not a slot.
+        let fault = |line: &[u8]| TitleSlot::read(line).err().map(|f| f.to_string());
+        assert_eq!(
+            fault(br#"{"type":"title","v":2,"title":"T","updatedAt":"u","pad":""}"#).as_deref(),
+            Some("its `v` is not 1")
+        );
+        assert_eq!(
+            fault(br#"{"type":"title","v":1,"title":"T","updatedAt":"u"}"#).as_deref(),
+            Some("its `pad` is not a string")
+        );
+        assert_eq!(
+            TitleSlot::read(
+                br#"{"type":"title","v":1,"title":"T","source":"bot","updatedAt":"u","pad":""}"#
+            ),
+            Err(SlotFault::Source)
+        );
+        assert_eq!(TitleSlot::read(b"not json"), Err(SlotFault::NotJson));
+        assert_eq!(
+            TitleSlot::read(br#"{"type":"session"}"#),
+            Err(SlotFault::NotTitle)
+        );
     }
 }
