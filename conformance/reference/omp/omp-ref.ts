@@ -63,6 +63,12 @@
 //            {id, cwd, title?, parentSessionPath?, created, modified, messageCount, assistantTurns, size,
 //            firstMessage, allMessagesText, status}, or null when omp leaves the file out. Listing only
 //            reads the file.
+//   list:    omp's session list of the directory DIR (`file`), read in place: SessionManager.list(DIR, DIR)
+//            (listSessions → scanSessionFile of every `*.jsonl` Bun.Glob matches, newest file mtime first,
+//            then created, then path; pinned sessions first), or with --all / "all":true SessionManager.listAll()'s
+//            listAllSessions(storage, DIR) (`*/*.jsonl`) and the same pin partition. --pins ID,ID / "pins":[…]:
+//            the ids in omp's `session-pins.json` (default none). A JSON array of the entries without
+//            `allMessagesText`, `path` relative to DIR. DIR must hold no `*.bak` (omp would rename them).
 //
 // Determinism, isolation and shims: see omp-runtime.ts. Ids are deterministic (counters replace
 // crypto.randomUUID and Bun.randomUUIDv7, restarted before every request), the clock is frozen,
@@ -84,6 +90,10 @@ interface Request {
 	recovery?: boolean;
 	resume?: boolean;
 	mtime?: number | null;
+	/** `list`: every project directory (listAll). */
+	all?: boolean;
+	/** `list`: the pinned session ids. */
+	pins?: string[] | null;
 }
 interface Result {
 	output: string | Buffer;
@@ -252,12 +262,29 @@ async function opInfo(req: Request): Promise<Result> {
 	}
 }
 
+async function opList(req: Request): Promise<Result> {
+	const omp = await loadOmp();
+	const dir = resolve(req.file);
+	if (readdirSync(dir, { recursive: true }).some((n) => String(n).endsWith(".bak"))) {
+		throw new Error(`${dir} holds *.bak files, which omp's listing would rename`);
+	}
+	const storage = new omp.FileSessionStorage();
+	const found = req.all ? await omp.listAllSessions(storage, dir) : await omp.listSessions(dir, storage);
+	const list = omp.sortPinnedFirst(found, new Set(req.pins ?? []));
+	const rows = list.map(({ path, allMessagesText: _all, ...info }: any) => ({
+		path: path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path,
+		...info,
+	}));
+	return { output: `${JSON.stringify(rows)}\n`, rewritten: false };
+}
+
 const OPS: Record<string, (req: Request) => Promise<Result>> = {
 	context: opContext,
 	migrate: opMigrate,
 	tree: opTree,
 	info: opInfo,
 	stats: opStats,
+	list: opList,
 };
 
 export async function run(req: Request): Promise<Result> {
@@ -302,6 +329,7 @@ function usage(): void {
 			"  $BUN omp-ref.ts migrate FILE [--resume]\n" +
 			"  $BUN omp-ref.ts tree FILE\n" +
 			"  $BUN omp-ref.ts info FILE [--mtime MS]\n" +
+			"  $BUN omp-ref.ts list DIR [--all] [--pins ID,ID]\n" +
 			"  $BUN omp-ref.ts batch   (NDJSON requests on stdin)\n" +
 			"options for all: --agent-dir DIR (read blobs from DIR/blobs)  --now MS|real (default 946684800000)\n",
 	);
@@ -326,6 +354,8 @@ function parseArgs(argv: string[]): Cli {
 		if (a === "--leaf") req.leaf = value(i++, a);
 		else if (a === "--mtime") req.mtime = Number(value(i++, a));
 		else if (a === "--no-recovery") req.recovery = false;
+		else if (a === "--all") req.all = true;
+		else if (a === "--pins") req.pins = value(i++, a).split(",").filter(Boolean);
 		else if (a === "--resume") req.resume = true;
 		else if (a === "--agent-dir") agentDir = value(i++, a);
 		else if (a === "--blobs") req.blobs = value(i++, a);

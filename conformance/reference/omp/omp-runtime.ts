@@ -149,6 +149,8 @@ export interface Omp {
 	createInterruptedTurnAbortMessage: (entries: readonly unknown[], fallback?: unknown) => any;
 	buildSessionContext: (...args: unknown[]) => any;
 	listSessions: (dir: string, storage: unknown) => Promise<any[]>;
+	listAllSessions: (storage: unknown, root: string) => Promise<any[]>;
+	sortPinnedFirst: (sessions: any[], pinned: ReadonlySet<string>) => any[];
 	FileSessionStorage: any;
 	SessionStatsTracker: any;
 	logger: any;
@@ -194,6 +196,8 @@ export async function loadOmp(): Promise<Omp> {
 		createInterruptedTurnAbortMessage: exit.createInterruptedTurnAbortMessage,
 		buildSessionContext: ctx.buildSessionContext,
 		listSessions: listing.listSessions,
+		listAllSessions: listing.listAllSessions,
+		sortPinnedFirst: (await src("session/session-pins.ts")).sortPinnedFirst,
 		FileSessionStorage: storage.FileSessionStorage,
 		SessionStatsTracker: stats.SessionStatsTracker,
 		logger,

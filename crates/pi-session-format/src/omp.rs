@@ -6,6 +6,7 @@
 //! - [`tree`]: omp's `getTree()`;
 //! - [`stats`]: omp's `getSessionStats()`, the numbers of `/session`;
 //! - [`info`]: omp's listing entry (`scanSessionFile`), read from two windows of the file;
+//! - [`list`]: the order of omp's session list, pinned sessions first;
 //! - [`blobs`]: images kept in omp's blob store, put back as omp does on open.
 //!
 //! A session is read in omp's dialect by loading it with [`crate::Dialect::Omp`]
@@ -15,6 +16,7 @@
 pub mod blobs;
 pub mod context;
 pub mod info;
+pub mod list;
 pub mod slot;
 pub mod stats;
 pub mod tree;

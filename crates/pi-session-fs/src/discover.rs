@@ -93,6 +93,32 @@ pub fn home_dir() -> Option<PathBuf> {
     }
 }
 
+/// Node's `path.resolve(path)`: `path` made absolute against the current directory and
+/// normalised lexically (`.`, `..`, repeated and trailing separators); symlinks are not
+/// followed. A relative `path` is returned as it is when there is no current directory (it
+/// was removed).
+pub fn resolve_lexically(path: &Path) -> PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        match std::env::current_dir() {
+            Ok(dir) => dir.join(path),
+            Err(_) => return path.to_path_buf(),
+        }
+    };
+    let mut out = PathBuf::from("/");
+    for part in absolute.components() {
+        match part {
+            std::path::Component::Normal(p) => out.push(p),
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// pi's agent directory (`getAgentDir()`): `$PI_CODING_AGENT_DIR` when set and not empty (a
 /// leading `~` expanded), else `~/.pi/agent`. An error (which says what to set) when it
 /// needs a home directory and there is none.

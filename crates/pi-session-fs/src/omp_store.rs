@@ -131,6 +131,37 @@ impl OmpStore {
         self.data_dir.join("sessions")
     }
 
+    /// The file of pinned session ids (`session-pins.json` in the agent directory), which
+    /// omp's lists put first.
+    pub fn pins_file(&self) -> PathBuf {
+        self.agent_dir.join("session-pins.json")
+    }
+
+    /// Where omp keeps the sessions of the working directory `cwd` (`computeDefaultSessionDir`
+    /// in `session-paths.ts`), without creating or moving anything; see [`ProjectDirs`].
+    pub fn project_dirs(&self, cwd: &Path, env: &OmpEnv) -> ProjectDirs {
+        let resolved = crate::discover::resolve_lexically(cwd);
+        let canonical = equivalent(&resolved);
+        let home = env.home.as_deref().map(equivalent);
+        let tmp = equivalent(&temp_dir());
+        let name = match (
+            home.as_deref().and_then(|h| inside(h, &canonical)),
+            inside(&tmp, &canonical),
+        ) {
+            (Some(relative), _) => encode_relative("-", &relative),
+            (None, Some(relative)) => encode_relative("-tmp", &relative),
+            (None, None) => encode_absolute(&canonical),
+        };
+        let dir = self.sessions_dir().join(name);
+        let mut legacy: Vec<PathBuf> = [&resolved, &canonical]
+            .iter()
+            .map(|cwd| self.sessions_dir().join(encode_absolute(cwd)))
+            .filter(|old| *old != dir)
+            .collect();
+        legacy.dedup();
+        ProjectDirs { dir, legacy }
+    }
+
     /// The blob store: `blob:sha256:<hex>` references name files `<hex>` in it.
     pub fn blobs_dir(&self) -> PathBuf {
         self.data_dir.join("blobs")
@@ -142,6 +173,67 @@ impl OmpStore {
         let dir = OmpStore::from_env().ok()?.blobs_dir();
         dir.is_dir().then_some(dir)
     }
+}
+
+/// The session directories of one working directory ([`OmpStore::project_dirs`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectDirs {
+    /// omp's directory for it: `-<path under home>` (`-` for home itself), else
+    /// `-tmp-<path under the temp directory>`, else `--<absolute path>--`, each `/`, `\` and
+    /// `:` of the path as `-`, the path with its links resolved.
+    pub dir: PathBuf,
+    /// The `--<absolute path>--` directories of omp before 17.2.9 (of the path as given and
+    /// with links resolved), other than `dir`. omp moves their sessions into `dir` the next
+    /// time it starts in that directory (a file whose name `dir` already has stays behind);
+    /// until then they are that project's sessions too. The hashed names 17.2.5–17.2.8 used
+    /// for a few days are not looked for.
+    pub legacy: Vec<PathBuf>,
+}
+
+/// `resolveEquivalentPath`: the path with its links resolved, or as it is when that fails.
+fn equivalent(path: &Path) -> PathBuf {
+    let resolved = crate::discover::resolve_lexically(path);
+    std::fs::canonicalize(&resolved).unwrap_or(resolved)
+}
+
+/// Node's `os.tmpdir()`: `$TMPDIR` (then `$TMP`, `$TEMP`) without a trailing `/`, else `/tmp`.
+fn temp_dir() -> PathBuf {
+    ["TMPDIR", "TMP", "TEMP"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .find(|v| !v.is_empty())
+        .map(|v| {
+            let text = v.to_string_lossy();
+            let trimmed = text.strip_suffix('/').filter(|t| !t.is_empty());
+            PathBuf::from(trimmed.map_or_else(|| v.clone(), Into::into))
+        })
+        .unwrap_or_else(|| PathBuf::from("/tmp"))
+}
+
+/// `path.relative(root, path)` when it does not leave `root` (omp's test: not starting with
+/// `..`, not absolute), as text.
+fn inside(root: &Path, path: &Path) -> Option<String> {
+    let relative = path.strip_prefix(root).ok()?;
+    let text = relative.to_string_lossy().into_owned();
+    (!text.starts_with("..")).then_some(text)
+}
+
+/// `encodeRelativeSessionDirName(prefix, relative)`.
+fn encode_relative(prefix: &str, relative: &str) -> String {
+    let encoded = relative.replace(['/', '\\', ':'], "-");
+    match (encoded.is_empty(), prefix.ends_with('-')) {
+        (true, _) => prefix.to_owned(),
+        (false, true) => format!("{prefix}{encoded}"),
+        (false, false) => format!("{prefix}-{encoded}"),
+    }
+}
+
+/// `encodeLegacyAbsoluteSessionDirName(cwd)`: `--`, the path without its first `/` and with
+/// each `/`, `\` and `:` as `-`, `--`.
+fn encode_absolute(cwd: &Path) -> String {
+    let text = cwd.to_string_lossy();
+    let trimmed = text.strip_prefix(['/', '\\']).unwrap_or(&text);
+    format!("--{}--", trimmed.replace(['/', '\\', ':'], "-"))
 }
 
 /// The active profile (`OMP_PROFILE` first, even empty; else `PI_PROFILE`), trimmed, as
@@ -249,6 +341,31 @@ mod tests {
         .unwrap();
         assert_eq!(store.data_dir, dir.join("mine"));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_project_directory_is_named_as_omp_names_it() {
+        let root = std::env::temp_dir().join(format!("omp-dirs-{}", std::process::id()));
+        let home = root.join("home");
+        let work = home.join("code/app:1");
+        std::fs::create_dir_all(&work).unwrap();
+        let env = env(&home);
+        let store = OmpStore::resolve(&env).unwrap();
+        let sessions = store.sessions_dir();
+        let dirs = store.project_dirs(&work, &env);
+        assert_eq!(dirs.dir, sessions.join("-code-app-1"));
+        let home_name = encode_absolute(&std::fs::canonicalize(&work).unwrap());
+        assert!(dirs.legacy.contains(&sessions.join(home_name)), "{dirs:?}");
+        assert_eq!(store.project_dirs(&home, &env).dir, sessions.join("-"));
+        // A link to the project is the project.
+        let link = root.join("link");
+        std::os::unix::fs::symlink(&work, &link).unwrap();
+        assert_eq!(store.project_dirs(&link, &env).dir, dirs.dir);
+        // Outside home and the temp directory: the absolute path.
+        let dirs = store.project_dirs(Path::new("/srv/x/../proj"), &env);
+        assert_eq!(dirs.dir, sessions.join("--srv-proj--"));
+        assert!(dirs.legacy.is_empty());
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]

@@ -6,6 +6,12 @@
 //! on which its listing throws) is left out here too, and counted in the footer. A file that
 //! cannot be read (no permission, a link that loops or leads nowhere) is named on standard
 //! error with the reason, as `stats` does, and the exit status is 1.
+//!
+//! `--dialect omp` lists as omp 18.3.4 does (`SessionManager.list`/`listAll`): its store
+//! (`pi_session_fs::omp_store`), the files its glob finds (regular files, no hidden names),
+//! its entries (`omp::info`) and its order with the pinned sessions first (`omp::list`).
+//! omp moves sessions about when it lists (old project directories merged into the new one,
+//! orphaned `*.bak` backups renamed back); this lists them where they are and moves nothing.
 
 mod cache;
 
@@ -15,8 +21,10 @@ use cache::{Cache, Stamp};
 use clap::{Args, ValueEnum};
 use pi_session_format::info::{self, list};
 use pi_session_format::json::{self, JsValue};
-use pi_session_format::{PiVersion, date};
+use pi_session_format::{Dialect, PiVersion, date, omp};
+use pi_session_fs::omp_store::{OmpEnv, OmpStore};
 use rayon::prelude::*;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -40,6 +48,10 @@ pub(crate) struct LsArgs {
     /// Whose listing rules to follow.
     #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
     pi: PiVersion,
+    /// `omp`: list as oh-my-pi 18.3.4 does: its session store (`~/.omp/agent/sessions`, or
+    /// where omp's environment puts it), its entries and order, pinned sessions first.
+    #[arg(long, value_name = "DIALECT", default_value = "pi")]
+    dialect: Dialect,
     /// Read every file, and neither read nor write the listing cache
     /// (`$XDG_CACHE_HOME/pi-session/`, which lets a listing read only the files that changed).
     #[arg(long)]
@@ -56,19 +68,86 @@ enum Format {
     Json,
 }
 
+/// Whose list this is.
+#[derive(Clone, Copy)]
+enum Rules {
+    Pi(PiVersion),
+    Omp,
+}
+
+impl Rules {
+    fn reader(self) -> &'static str {
+        match self {
+            Rules::Pi(_) => "pi",
+            Rules::Omp => "omp",
+        }
+    }
+
+    /// The cache's name for these rules.
+    fn cache_key(self) -> &'static str {
+        match self {
+            Rules::Pi(pi) => pi.release(),
+            Rules::Omp => "omp-18.3.4",
+        }
+    }
+
+    /// Whether `path` (found in a listed directory) is a session file these rules list:
+    /// pi reads `*.jsonl` names and follows links; omp's glob takes regular files only, and
+    /// no hidden names.
+    fn lists(self, path: &Path) -> Option<std::io::Result<bool>> {
+        let name = path.file_name()?.to_string_lossy();
+        match self {
+            Rules::Pi(_) => {
+                path.extension()
+                    .is_some_and(|e| e == "jsonl")
+                    .then_some(())?;
+                Some(std::fs::metadata(path).map(|m| m.is_file()))
+            }
+            Rules::Omp => {
+                (name.ends_with(".jsonl") && !name.starts_with('.')).then_some(())?;
+                Some(std::fs::symlink_metadata(path).map(|m| m.is_file()))
+            }
+        }
+    }
+
+    /// Whether the entry `path` of the sessions root is a project directory (`--all`): any
+    /// directory for pi (links followed); omp's `*/*.jsonl` takes real, not hidden ones.
+    fn project(self, path: &Path) -> bool {
+        match self {
+            Rules::Pi(_) => path.is_dir(),
+            Rules::Omp => {
+                path.file_name()
+                    .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
+                    && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+            }
+        }
+    }
+
+    /// A file's listing entry: pi's `buildSessionInfo` without the texts, or omp's
+    /// `scanSessionFile`.
+    fn entry(self, bytes: &[u8], mtime_ms: f64) -> Vec<u8> {
+        match self {
+            Rules::Pi(pi) => info::session_info_json_without_texts(bytes, mtime_ms, pi),
+            Rules::Omp => omp::info::info_json(bytes, mtime_ms),
+        }
+    }
+}
+
 /// One session found.
 struct Found {
     path: PathBuf,
     info: JsValue,
     size: u64,
-    order: list::Listed,
+    /// The project directory's name (`--all`).
+    dir: String,
+    mtime_ms: f64,
 }
 
 /// The `*.jsonl` names directly in `dir`, as pi's `readdir` finds them (regular files and
 /// links to them; directories, FIFOs and the like are not session files, and pi drops them),
 /// and those that cannot be read (a link that loops or leads nowhere, a directory that cannot
 /// be read), each with the reason.
-fn session_files(dir: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
+fn session_files(dir: &Path, rules: Rules) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         // A project without a sessions directory has no sessions (`ls --cwd`).
@@ -84,18 +163,15 @@ fn session_files(dir: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
                 continue;
             }
         };
-        if path.extension().is_none_or(|e| e != "jsonl") {
-            continue;
-        }
-        match std::fs::metadata(&path) {
-            Ok(m) if m.is_file() => files.push(path),
-            Ok(_) => {}
+        match rules.lists(&path) {
+            None | Some(Ok(false)) => {}
+            Some(Ok(true)) => files.push(path),
             // Gone since it was listed: nothing to say.
-            Err(_) if std::fs::symlink_metadata(&path).is_err() => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Some(Err(_)) if std::fs::symlink_metadata(&path).is_err() => {}
+            Some(Err(e)) if e.kind() == std::io::ErrorKind::NotFound => {
                 unreadable.push((path, "a symbolic link to nothing".to_owned()));
             }
-            Err(e) => unreadable.push((path, e.to_string())),
+            Some(Err(e)) => unreadable.push((path, e.to_string())),
         }
     }
     files.sort();
@@ -106,7 +182,7 @@ fn session_files(dir: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
 /// A file's listing entry: from the cache when the file is unchanged, else read. `Ok(None)`:
 /// not there now (gone, changed while read): left out, and not cached; `Err`: it cannot be
 /// opened or read (the reason).
-fn read(path: &Path, dir: &str, pi: PiVersion, cache: &Cache) -> Result<Option<Known>, String> {
+fn read(path: &Path, dir: &str, rules: Rules, cache: &Cache) -> Result<Option<Known>, String> {
     let Some((stamp, mtime)) = Stamp::of(path) else {
         return Ok(None);
     };
@@ -120,7 +196,7 @@ fn read(path: &Path, dir: &str, pi: PiVersion, cache: &Cache) -> Result<Option<K
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.to_string()),
     };
-    let text = info::session_info_json_without_texts(input.bytes(), input.modified_ms(), pi);
+    let text = rules.entry(input.bytes(), input.modified_ms());
     // A file that changed while it was read is left out, and not cached.
     if input.verify().is_err() || input.bytes().len() as u64 != stamp.size() {
         return Ok(None);
@@ -149,80 +225,160 @@ fn found(path: &Path, dir: &str, text: &str, size: u64, mtime: f64) -> Option<Fo
     if let Some(object) = info.as_object_mut() {
         object.remove("allMessagesText");
     }
-    let modified_ms = date::date_parse(info.get("modified"));
     Some(Found {
         size,
-        order: list::Listed {
-            dir: dir.to_owned(),
-            name: path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            modified_ms,
-            mtime_ms: mtime,
-        },
+        dir: dir.to_owned(),
+        mtime_ms: mtime,
         path: path.to_path_buf(),
         info,
     })
 }
 
-/// Runs `pi-session ls`.
-pub(crate) fn main(args: LsArgs) -> ExitCode {
-    let pi = args.pi;
-    let root = || pi_session_fs::discover::sessions_dir().map_err(|e| e.to_string());
-    let dirs: Vec<(String, PathBuf)> = if args.all {
-        let root = match args.dir.clone().map_or_else(root, Ok) {
-            Ok(root) => root,
-            Err(message) => {
-                eprintln!("pi-session: {message}");
-                return ExitCode::from(2);
+/// `found` in the list's order: pi's ([`list::order`]), or omp's with the pinned sessions of
+/// `pins` first ([`omp::list::order`]).
+fn sorted(found: Vec<Found>, rules: Rules, across: bool, pins: &HashSet<String>) -> Vec<Found> {
+    let modified = |f: &Found| date::date_parse(f.info.get("modified"));
+    let order = match rules {
+        Rules::Pi(pi) => {
+            let listed: Vec<list::Listed> = found
+                .iter()
+                .map(|f| list::Listed {
+                    dir: f.dir.clone(),
+                    name: f
+                        .path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    modified_ms: modified(f),
+                    mtime_ms: f.mtime_ms,
+                })
+                .collect();
+            list::order(&listed, pi, across)
+        }
+        Rules::Omp => {
+            let listed: Vec<omp::list::Listed> = found
+                .iter()
+                .map(|f| omp::list::Listed {
+                    path: f.path.to_string_lossy().into_owned(),
+                    id: f
+                        .info
+                        .get("id")
+                        .and_then(JsValue::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    modified_ms: modified(f),
+                    created_ms: date::date_parse(f.info.get("created")),
+                })
+                .collect();
+            omp::list::order(&listed, pins)
+        }
+    };
+    let mut slots: Vec<Option<Found>> = found.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+/// The directories to list, each with its name for `--all`'s order, or the exit code after
+/// saying why there are none.
+fn directories(args: &LsArgs, rules: Rules) -> Result<Vec<(String, PathBuf)>, ExitCode> {
+    let usage = |message: String| {
+        eprintln!("pi-session: {message}");
+        ExitCode::from(2)
+    };
+    let omp_store = || OmpStore::from_env().map_err(|e| usage(e.to_string()));
+    if args.all {
+        let root = match (&args.dir, rules) {
+            (Some(dir), _) => dir.clone(),
+            (None, Rules::Pi(_)) => {
+                pi_session_fs::discover::sessions_dir().map_err(|e| usage(e.to_string()))?
             }
+            (None, Rules::Omp) => omp_store()?.sessions_dir(),
         };
         let Ok(entries) = std::fs::read_dir(&root) else {
             eprintln!(
                 "pi-session: error: {}: cannot read the sessions directory",
                 display::path(&root)
             );
-            return ExitCode::FAILURE;
+            return Err(ExitCode::FAILURE);
         };
-        entries
+        return Ok(entries
             .flatten()
-            .filter(|e| e.path().is_dir())
+            .filter(|e| rules.project(&e.path()))
             .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-            .collect()
-    } else if let Some(dir) = &args.dir {
+            .collect());
+    }
+    if let Some(dir) = &args.dir {
         if !dir.is_dir() {
             eprintln!("pi-session: error: {}: not a directory", display::path(dir));
-            return ExitCode::FAILURE;
+            return Err(ExitCode::FAILURE);
         }
-        vec![(String::new(), dir.clone())]
-    } else {
-        let cwd = args.cwd.clone().unwrap_or_else(|| {
-            std::env::current_dir()
-                .map(|d| d.display().to_string())
-                .unwrap_or_default()
-        });
+        return Ok(vec![(String::new(), dir.clone())]);
+    }
+    let cwd = args.cwd.clone().unwrap_or_else(|| {
+        std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default()
+    });
+    match rules {
         // pi's `list(cwd)`: the directory of the resolved cwd under its sessions root.
-        match pi_session_format::write::default_session_dir(&cwd) {
-            Ok(dir) => vec![(String::new(), dir)],
-            Err(e) => {
-                eprintln!("pi-session: {e}");
-                return ExitCode::from(2);
-            }
+        Rules::Pi(_) => match pi_session_format::write::default_session_dir(&cwd) {
+            Ok(dir) => Ok(vec![(String::new(), dir)]),
+            Err(e) => Err(usage(e.to_string())),
+        },
+        // omp's, and the older directories whose sessions omp would move into it.
+        Rules::Omp => {
+            let dirs = omp_store()?.project_dirs(Path::new(&cwd), &OmpEnv::current());
+            Ok(std::iter::once(dirs.dir)
+                .chain(dirs.legacy)
+                .map(|d| (String::new(), d))
+                .collect())
         }
+    }
+}
+
+/// omp's pinned session ids (none when its store or the file cannot be read, as for omp).
+fn omp_pins() -> HashSet<String> {
+    OmpStore::from_env()
+        .ok()
+        .and_then(|store| std::fs::read(store.pins_file()).ok())
+        .map(|bytes| omp::list::pinned_ids(&bytes))
+        .unwrap_or_default()
+}
+
+/// Runs `pi-session ls`.
+pub(crate) fn main(args: LsArgs) -> ExitCode {
+    let rules = match args.dialect {
+        Dialect::Omp => Rules::Omp,
+        _ => Rules::Pi(args.pi),
+    };
+    let dirs = match directories(&args, rules) {
+        Ok(dirs) => dirs,
+        Err(code) => return code,
     };
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     let mut unreadable = Vec::new();
-    for (name, dir) in &dirs {
-        let (found, failed) = session_files(dir);
-        files.extend(found.into_iter().map(|f| (name.clone(), f)));
+    let mut names = HashSet::new();
+    for (i, (name, dir)) in dirs.iter().enumerate() {
+        let (found, failed) = session_files(dir, rules);
+        // An old omp project directory: its files whose names the new one has stay there
+        // when omp merges them, and are not that project's sessions.
+        let legacy = matches!(rules, Rules::Omp) && !args.all && args.dir.is_none() && i > 0;
+        for file in found {
+            let file_name = file.file_name().map(|n| n.to_os_string());
+            if legacy && names.contains(&file_name) {
+                continue;
+            }
+            if !legacy {
+                names.insert(file_name);
+            }
+            files.push((name.clone(), file));
+        }
         unreadable.extend(failed);
     }
-    let mut cache = Cache::open(pi.release(), !args.no_cache);
+    let mut cache = Cache::open(rules.cache_key(), !args.no_cache);
     cache.listing(dirs.iter().map(|(_, d)| d.clone()));
     let reads: Vec<Result<Option<Known>, String>> = files
         .par_iter()
-        .map(|(dir, path)| read(path, dir, pi, &cache))
+        .map(|(dir, path)| read(path, dir, rules, &cache))
         .collect();
     let mut found = Vec::with_capacity(reads.len());
     let mut failed = 0;
@@ -242,15 +398,14 @@ pub(crate) fn main(args: LsArgs) -> ExitCode {
     cache.save();
     // What could not be read is said, not counted as left out by pi.
     let left_out = files.len() - found.len() - failed;
-    let listed: Vec<list::Listed> = found.iter().map(|f| f.order.clone()).collect();
-    let mut slots: Vec<Option<Found>> = found.into_iter().map(Some).collect();
-    let sorted: Vec<Found> = list::order(&listed, pi, args.all)
-        .into_iter()
-        .filter_map(|i| slots[i].take())
-        .collect();
+    let pins = match rules {
+        Rules::Omp => omp_pins(),
+        Rules::Pi(_) => HashSet::new(),
+    };
+    let sorted = sorted(found, rules, args.all, &pins);
     let text = match args.format {
         Format::Json => as_json(&sorted),
-        Format::Table => as_table(&sorted, args.all, left_out),
+        Format::Table => as_table(&sorted, args.all, left_out, rules.reader()),
     };
     if let Err(code) = crate::print_report(&text) {
         return code;
@@ -280,7 +435,10 @@ fn as_json(found: &[Found]) -> String {
                 w.key(&key.to_string_lossy()).value(value);
             }
         }
-        w.key("size").uint(f.size);
+        // omp's entries have their own `size`.
+        if f.info.get("size").is_none() {
+            w.key("size").uint(f.size);
+        }
         w.end_object();
     }
     w.end_array();
@@ -298,7 +456,7 @@ fn size(bytes: u64) -> String {
     }
 }
 
-fn as_table(found: &[Found], all: bool, left_out: usize) -> String {
+fn as_table(found: &[Found], all: bool, left_out: usize, reader: &str) -> String {
     let width = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         terminal_size::terminal_size().map_or(120, |(w, _)| usize::from(w.0))
     } else {
@@ -320,6 +478,7 @@ fn as_table(found: &[Found], all: bool, left_out: usize) -> String {
         let title = f
             .info
             .get("name")
+            .or_else(|| f.info.get("title"))
             .and_then(JsValue::as_str)
             .or_else(|| f.info.get("firstMessage").and_then(JsValue::as_str))
             .unwrap_or("");
@@ -353,7 +512,7 @@ fn as_table(found: &[Found], all: bool, left_out: usize) -> String {
     ));
     if left_out > 0 {
         out.push_str(&format!(
-            "; {left_out} *.jsonl file{} pi leaves out of its list (not a session)",
+            "; {left_out} *.jsonl file{} {reader} leaves out of its list (not a session)",
             if left_out == 1 { "" } else { "s" }
         ));
     }

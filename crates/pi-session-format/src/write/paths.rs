@@ -1,7 +1,7 @@
 //! Where pi puts session files: the default session directory of a working directory, the
 //! file name of a new session, and pi's `resolvePath` (`path.resolve` after `~` expansion).
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// pi's `resolvePath(input)`: `~` and `~/…` expanded, then resolved against the current
 /// directory and normalised lexically (`.`, `..`, repeated and trailing separators), as
@@ -17,30 +17,9 @@ pub fn resolve_path(input: &str) -> String {
     } else {
         input.to_owned()
     };
-    let absolute = if expanded.starts_with('/') {
-        PathBuf::from(expanded)
-    } else {
-        std::env::current_dir()
-            .unwrap_or_else(|_| PathBuf::from("/"))
-            .join(expanded)
-    };
-    normalize(&absolute).to_string_lossy().into_owned()
-}
-
-/// An absolute path without `.`, `..` and repeated separators (lexically, as Node's
-/// `path.resolve`; symlinks are not followed).
-fn normalize(absolute: &Path) -> PathBuf {
-    let mut out = PathBuf::from("/");
-    for part in absolute.components() {
-        match part {
-            Component::Normal(p) => out.push(p),
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-        }
-    }
-    out
+    pi_session_fs::discover::resolve_lexically(Path::new(&expanded))
+        .to_string_lossy()
+        .into_owned()
 }
 
 pub use pi_session_fs::discover::agent_dir;
@@ -86,11 +65,7 @@ pub fn is_valid_session_id(id: &str) -> bool {
 
 /// `path` joined to the current directory when relative, then normalised lexically.
 pub(crate) fn absolute(path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        normalize(path)
-    } else {
-        std::env::current_dir().map_or_else(|_| path.to_owned(), |d| normalize(&d.join(path)))
-    }
+    pi_session_fs::discover::resolve_lexically(path)
 }
 
 #[cfg(test)]

@@ -307,3 +307,152 @@ fn without_home_pi_s_sessions_are_found_in_the_passwd_home() {
     r.assert_code(0);
     assert!(r.stdout_text().contains("1 file"), "{}", r.stdout_text());
 }
+
+/// The directories `xtask/src/list_corpus.rs` (`build_omp`) lists with omp: the omp corpus
+/// sessions, alternately in `-proj-a` and `-proj-b`, with fixed file times.
+fn omp_sessions(sessions: &Path) {
+    let mut cases: Vec<_> = fs::read_dir(root().join("conformance/cases/omp"))
+        .unwrap()
+        .map(|c| c.unwrap().path())
+        .filter(|c| c.join("session.jsonl").is_file())
+        .collect();
+    cases.sort();
+    for (i, case) in cases.iter().enumerate() {
+        let dir = sessions.join(if i % 2 == 0 { "-proj-a" } else { "-proj-b" });
+        fs::create_dir_all(&dir).unwrap();
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let to = dir.join(format!("{name}.jsonl"));
+        fs::copy(case.join("session.jsonl"), &to).unwrap();
+        let mtime = std::time::SystemTime::UNIX_EPOCH
+            + Duration::from_secs(946_684_800 + (i as u64 % 3) * 60);
+        fs::File::options()
+            .write(true)
+            .open(&to)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+    }
+}
+
+/// `ls --dialect omp` output with each `path` made relative to `base`.
+fn omp_rows(stdout: &[u8], base: &Path) -> Value {
+    let mut rows: Value = serde_json::from_slice(stdout).unwrap();
+    for row in rows.as_array_mut().unwrap() {
+        let path = Path::new(row["path"].as_str().unwrap())
+            .strip_prefix(base)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        row["path"] = Value::String(path);
+    }
+    rows
+}
+
+/// `pi-session ls --dialect omp --format json ARGS` with omp's agent directory and home, which
+/// must succeed: its standard output.
+fn ls_omp(args: &[&str], agent: &Path, home: &Path) -> Vec<u8> {
+    let out = bin()
+        .args(["ls", "--dialect", "omp", "--format", "json", "--no-cache"])
+        .args(args)
+        .env("PI_CODING_AGENT_DIR", agent)
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+#[test]
+fn the_omp_list_is_omp_s() {
+    let recorded: Value = serde_json::from_str(
+        &fs::read_to_string(root().join("conformance/list/omp.json")).unwrap(),
+    )
+    .unwrap();
+    let base = scratch("ls-omp");
+    let sessions = base.join("agent/sessions");
+    omp_sessions(&sessions);
+    fs::write(
+        base.join("agent/session-pins.json"),
+        serde_json::to_string(&recorded["pins"]).unwrap(),
+    )
+    .unwrap();
+    let ls = |args: &[&str]| ls_omp(args, &base.join("agent"), &base.join("home"));
+    let project = sessions.join("-proj-a");
+    assert_eq!(
+        omp_rows(&ls(&[s(&project)]), &project),
+        recorded["project"],
+        "one project's list differs from omp's"
+    );
+    assert_eq!(
+        omp_rows(&ls(&["--all", s(&sessions)]), &sessions),
+        recorded["all"],
+        "the list of every project differs from omp's"
+    );
+    // Without a directory: omp's sessions root, and the project of --cwd by omp's naming
+    // (under home: `-` and the path below home).
+    assert_eq!(omp_rows(&ls(&["--all"]), &sessions), recorded["all"]);
+    let cwd = base.join("home/proj/a");
+    fs::create_dir_all(&cwd).unwrap();
+    assert_eq!(
+        omp_rows(&ls(&["--cwd", s(&cwd)]), &project),
+        recorded["project"]
+    );
+}
+
+#[test]
+fn omp_lists_regular_files_only_and_old_project_directories_where_they_are() {
+    let base = scratch("ls-omp-files");
+    let home = base.join("home");
+    let cwd = home.join("app");
+    fs::create_dir_all(&cwd).unwrap();
+    let sessions = base.join("agent/sessions");
+    let dir = sessions.join("-app");
+    let legacy = sessions.join(format!(
+        "--{}--",
+        fs::canonicalize(&cwd)
+            .unwrap()
+            .to_string_lossy()
+            .trim_start_matches('/')
+            .replace('/', "-")
+    ));
+    fs::create_dir_all(&dir).unwrap();
+    fs::create_dir_all(&legacy).unwrap();
+    let session =
+        fs::read(root().join("conformance/cases/omp/v1-file-migrated/session.jsonl")).unwrap();
+    fs::write(dir.join("a.jsonl"), &session).unwrap();
+    // Not listed by omp's glob: a hidden name, a link, a directory.
+    fs::write(dir.join(".hidden.jsonl"), &session).unwrap();
+    std::os::unix::fs::symlink(dir.join("a.jsonl"), dir.join("link.jsonl")).unwrap();
+    fs::create_dir_all(dir.join("d.jsonl")).unwrap();
+    // The old directory: `a.jsonl` stays behind when omp merges (the new one has it), `b`
+    // moves; we list `b` where it is and move nothing.
+    fs::write(legacy.join("a.jsonl"), &session).unwrap();
+    fs::write(legacy.join("b.jsonl"), &session).unwrap();
+    let out = ls_omp(&["--cwd", s(&cwd)], &base.join("agent"), &home);
+    let rows: Value = serde_json::from_slice(&out).unwrap();
+    let mut paths: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    paths.sort();
+    let expected = [dir.join("a.jsonl"), legacy.join("b.jsonl")];
+    let mut expected: Vec<&str> = expected.iter().map(|p| s(p)).collect();
+    expected.sort();
+    assert_eq!(paths, expected);
+    assert!(legacy.join("b.jsonl").is_file(), "nothing is moved");
+    // The same directory read by pi's rules takes the link too.
+    let pi = run(&["ls", s(&dir), "--format", "json", "--no-cache"], T);
+    pi.assert_code(0);
+    let rows: Value = serde_json::from_slice(&pi.stdout).unwrap();
+    assert_eq!(
+        rows.as_array().unwrap().len(),
+        3,
+        "pi reads .hidden and the link"
+    );
+}
