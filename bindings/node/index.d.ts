@@ -8,6 +8,12 @@
  */
 export type PiVersion = "0.73" | "0.87" | "1.5" | "0.73.1" | "0.87.1" | "1.5.2";
 
+/**
+ * The dialect a session file is in: pi's own, or oh-my-pi's (`omp`: a title slot on the first
+ * line, its own entry types, images in a blob store; docs/dialects.md).
+ */
+export type Dialect = "pi" | "omp";
+
 /** Any JSON value, as `JSON.parse` makes it. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -35,8 +41,9 @@ export type ErrorCode =
 	| "io"
 	// Reading: no session header (PS0101), a first value that is not one (PS0102), a parent
 	// cycle where pi loops forever (PS0213; PS0214 an entry that is its own parent), an entry
-	// the typed model does not read, what pi throws a TypeError on, an oh-my-pi (omp) file (the
-	// binding reads pi's dialect).
+	// the typed model does not read, what pi throws a TypeError on, an oh-my-pi (omp) file read
+	// with `dialect: "pi"`, what omp does that is not reproduced yet (`llm()` of an omp session,
+	// provider replay data, context notes), an omp tree omp never finishes writing.
 	| "PS0101"
 	| "PS0102"
 	| "PS0213"
@@ -44,6 +51,9 @@ export type ErrorCode =
 	| "entry-not-typed"
 	| "type-error"
 	| "wrong-dialect"
+	| "omp-unsupported"
+	| "omp-tree-cycle"
+	| "omp-tree-too-large"
 	// Writing (the writer is unchanged after each).
 	| "entry-not-found"
 	| "not-on-branch"
@@ -90,6 +100,19 @@ export interface Context {
 	model: { provider?: Json; modelId?: Json } | null;
 }
 
+/** What omp's `buildSessionContext` returns for an omp session (as JSON carries it). */
+export interface OmpContext {
+	messages: Message[];
+	thinkingLevel: Json;
+	configuredThinkingLevel?: Json;
+	serviceTier?: Json;
+	/** The model of each role (`{ default: "provider/id", … }`). */
+	models: { [role: string]: Json };
+	injectedTtsrRules: Json[];
+	mode?: Json;
+	modeData?: Json;
+}
+
 /** A node of pi's `getTree()`. */
 export interface TreeNode {
 	id?: Json;
@@ -109,6 +132,22 @@ export interface SessionInfo {
 	messageCount: number;
 	firstMessage: string;
 	allMessagesText: string;
+}
+
+/** The listing entry omp shows for a session (`scanSessionFile`). */
+export interface OmpSessionInfo {
+	id: string;
+	cwd: string;
+	title?: string;
+	parentSessionPath?: string;
+	created: string | null;
+	modified: string;
+	messageCount: number;
+	assistantTurns: number;
+	size: number;
+	firstMessage: string;
+	allMessagesText: string;
+	status: "complete" | "interrupted" | "aborted" | "error" | "pending" | "unknown";
 }
 
 /** The session header (the file's first value). */
@@ -140,6 +179,13 @@ export interface OpenOptions {
 	 * `"sequential"` (`00000001`, `00000002`, …).
 	 */
 	ids?: "random" | "sequential";
+	/**
+	 * The file's dialect: pi's (the default), omp's, or `"auto"`: the file's own, told by its
+	 * first lines and entry types (then check `session.dialect`).
+	 */
+	dialect?: Dialect | "auto";
+	/** omp's blob store, where an omp session's images are (default: omp's own, if any). */
+	blobs?: string;
 }
 
 export interface LeafOptions {
@@ -152,21 +198,35 @@ export interface InfoOptions {
 	pi?: PiVersion;
 	/** The file's modification time (pi's last fallback for `modified`): ms or a Date. */
 	mtime?: number | Date;
+	/** The file's dialect (`info()` only): pi's (the default), omp's, or `"auto"` (its own). */
+	dialect?: Dialect | "auto";
+}
+
+/** What a loaded session holds in either dialect. */
+export interface LoadedSession {
+	/** The release of the pi whose rules the session was loaded with (`"1.5.2"`). */
+	readonly pi: string;
+	/** The header's value (migrated for a v1/v2 file; omp's title slot is not it). */
+	readonly header: Header;
+	/** The leaf id after opening the file (`null` without entries, `undefined` without an id). */
+	readonly leafId: Json | undefined;
+	/** The file's `version` as read (`null` when not a number) and whether it is migrated. */
+	readonly version: { version: number | null; migrated: boolean };
+	/** The lines that are not JSON, which pi (and omp) drop. */
+	readonly dropped: DroppedLine[];
+	/**
+	 * The entries in file order as held after opening the file (pi's `getEntries()`); with
+	 * `typed: true`, as the format's typed model reads them (`entry-not-typed` for an entry
+	 * that does not fit).
+	 */
+	entries(options?: { typed?: boolean }): Entry[];
 }
 
 /** A session file loaded with one pi's rules. Made by `open`. */
 export declare class Session {
 	private constructor();
-	/** The release of the pi whose rules the session was loaded with (`"1.5.2"`). */
-	readonly pi: string;
-	/** The header's value (migrated for a v1/v2 file). */
-	readonly header: Header;
-	/** The leaf id pi has after opening the file (`null` without entries, `undefined` without an id). */
-	readonly leafId: Json | undefined;
-	/** The file's `version` as pi reads it (`null` when not a number) and whether pi migrates it. */
-	readonly version: { version: number | null; migrated: boolean };
-	/** The lines that are not JSON, which pi drops. */
-	readonly dropped: DroppedLine[];
+	/** The dialect the session was read in. */
+	readonly dialect: "pi";
 	/** pi's `buildSessionContext` (throws PS0213 or PS0214 where pi loops forever). */
 	context(options?: LeafOptions): Context;
 	/** The messages pi sends to the model: `convertToLlm` of the context's messages. */
@@ -174,19 +234,51 @@ export declare class Session {
 	/** pi's `getTree()`. */
 	tree(): TreeNode[];
 	/** The listing entry (`null` when pi leaves the file out of lists). */
-	info(options?: Omit<InfoOptions, "pi">): SessionInfo | null;
+	info(options?: Omit<InfoOptions, "pi" | "dialect">): SessionInfo | null;
+}
+export interface Session extends LoadedSession {}
+
+/**
+ * An oh-my-pi (omp) session file, read as omp reads it (docs/dialects.md). At run time a
+ * `Session` whose `dialect` is `"omp"`.
+ */
+export interface OmpSession extends LoadedSession {
+	readonly dialect: "omp";
 	/**
-	 * The entries in file order as pi holds them (its `getEntries()`); with `typed: true`, as
-	 * the format's typed model reads them (`entry-not-typed` for an entry that does not fit).
+	 * omp's `buildSessionContext` on resume, images put back from the blob store
+	 * (`omp-unsupported` where omp's code is not reproduced yet).
 	 */
-	entries(options?: { typed?: boolean }): Entry[];
+	context(options?: LeafOptions): OmpContext;
+	/** omp's `convertToLlm` is not reproduced yet: throws `omp-unsupported`. */
+	llm(options?: LeafOptions): never;
+	/** omp's `getTree()` (`omp-tree-cycle`, `omp-tree-too-large` where omp never finishes). */
+	tree(): TreeNode[];
+	/** omp's listing entry (`null` when omp leaves the file out of lists). */
+	info(options?: Omit<InfoOptions, "pi" | "dialect">): OmpSessionInfo | null;
 }
 
-/** Loads a session from a path (never changed) or from its bytes. */
-export declare function open(pathOrBuffer: string | Uint8Array, options?: OpenOptions): Session;
+/** Loads a session from a path (never changed) or from its bytes, in pi's dialect. */
+export declare function open(
+	pathOrBuffer: string | Uint8Array,
+	options?: OpenOptions & { dialect?: "pi" },
+): Session;
+/** Loads an oh-my-pi session (`dialect: "omp"`). */
+export declare function open(pathOrBuffer: string | Uint8Array, options: OpenOptions & { dialect: "omp" }): OmpSession;
+/** Loads a session in its own dialect (`dialect: "auto"`): narrow it by `dialect`. */
+export declare function open(pathOrBuffer: string | Uint8Array, options: OpenOptions): Session | OmpSession;
 
 /** The listing entry of a file, read as it is (also when pi cannot open it): `null` when pi leaves it out. */
-export declare function info(pathOrBuffer: string | Uint8Array, options?: InfoOptions): SessionInfo | null;
+export declare function info(
+	pathOrBuffer: string | Uint8Array,
+	options?: InfoOptions & { dialect?: "pi" },
+): SessionInfo | null;
+/** omp's listing entry of a file (`dialect: "omp"`): `null` when omp leaves it out. */
+export declare function info(
+	pathOrBuffer: string | Uint8Array,
+	options: InfoOptions & { dialect: "omp" },
+): OmpSessionInfo | null;
+/** The listing entry in the file's own dialect (`dialect: "auto"`). */
+export declare function info(pathOrBuffer: string | Uint8Array, options: InfoOptions): SessionInfo | OmpSessionInfo | null;
 
 // ---- validate ----------------------------------------------------------------------------------
 
@@ -201,6 +293,10 @@ export interface ValidateOptions {
 	follow?: boolean;
 	/** Also take the archives deployments keep beside sessions (`*.jsonl.reset.<time>`, …). */
 	includeArchived?: boolean;
+	/** `"omp"`: omp's checks too (its title slot, entry types, blobs); default pi's rules. */
+	dialect?: Dialect;
+	/** With `dialect: "omp"`: the blob store image references must be in (default omp's own). */
+	blobs?: string;
 }
 
 export type DiagnosticCode = `PS${number}`;
@@ -277,6 +373,8 @@ export interface ValidateReport {
 	tool: { name: string; version: string };
 	pi: string;
 	verdict: "pi-loadable" | "strict" | "schema-only";
+	/** `"omp"` when the files were checked by omp's rules too (absent for pi's). */
+	dialect?: Dialect;
 	files: FileReport[];
 	summary: Summary;
 }
@@ -306,6 +404,8 @@ export interface StatsOptions {
 	follow?: boolean;
 	/** Also take the archives deployments keep beside sessions (`*.jsonl.reset.<time>`, …). */
 	includeArchived?: boolean;
+	/** Read every file as this dialect's (default, or `"auto"`: each file's own). */
+	dialect?: Dialect | "auto";
 }
 
 /** Tokens and cost (`null` for a sum that is not a number). */

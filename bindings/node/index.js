@@ -49,6 +49,14 @@ function piOption(options) {
 	return pi;
 }
 
+/** `options.dialect`: "pi", "omp", "auto" (the file's own), or undefined (the function's default). */
+function dialectOption(options) {
+	const { dialect } = options;
+	if (dialect === undefined) return undefined;
+	if (typeof dialect !== "string") throw invalidType("options.dialect", 'a string ("pi", "omp" or "auto")', dialect);
+	return dialect;
+}
+
 const NATIVE = Symbol("native");
 
 /** A session file loaded with one pi's rules. Made by `open`. */
@@ -62,6 +70,11 @@ class Session {
 	/** The release of the pi whose rules the session was loaded with ("1.5.2"). */
 	get pi() {
 		return this[NATIVE].pi;
+	}
+
+	/** The dialect the session was read in: "pi", or "omp" (oh-my-pi's, docs/dialects.md). */
+	get dialect() {
+		return this[NATIVE].dialect;
 	}
 
 	/** The header's value (migrated for a v1/v2 file). */
@@ -85,13 +98,19 @@ class Session {
 		return JSON.parse(this[NATIVE].droppedJson());
 	}
 
-	/** pi's `buildSessionContext` for `leaf` (default: pi's leaf after opening the file). */
+	/**
+	 * pi's `buildSessionContext` for `leaf` (default: pi's leaf after opening the file); for
+	 * an omp session, omp's, with its images put back from the blob store.
+	 */
 	context(options) {
 		const leaf = optionalString("options.leaf", optionsObject(options).leaf);
 		return JSON.parse(this[NATIVE].contextJson(leaf));
 	}
 
-	/** The messages pi sends to the model (`convertToLlm` of the context's messages). */
+	/**
+	 * The messages pi sends to the model (`convertToLlm` of the context's messages); refused
+	 * for an omp session (`omp-unsupported`).
+	 */
 	llm(options) {
 		const leaf = optionalString("options.leaf", optionsObject(options).leaf);
 		return JSON.parse(this[NATIVE].llmJson(leaf));
@@ -119,16 +138,22 @@ class Session {
 }
 
 /**
- * Loads a session: a path (read as pi reads it: the file is never changed) or the bytes of one.
+ * Loads a session: a path (read as pi reads it: the file is never changed) or the bytes of one,
+ * in pi's dialect, omp's (`dialect: "omp"`) or its own (`"auto"`); `blobs`: omp's blob store
+ * (default: omp's own, when there is one).
  * @param {string | Uint8Array} pathOrBuffer
- * @param {{ pi?: string }} [options]
+ * @param {{ pi?: string, ids?: string, dialect?: string, blobs?: string }} [options]
  */
 function open(pathOrBuffer, options) {
 	const o = optionsObject(options);
 	const pi = piOption(o);
 	const ids = optionalString("options.ids", o.ids);
-	if (typeof pathOrBuffer === "string") return new Session(NATIVE, native.openPath(pathOrBuffer, pi, ids));
-	return new Session(NATIVE, native.openBuffer(bufferOf(pathOrBuffer), pi, ids));
+	const dialect = dialectOption(o);
+	const blobs = optionalString("options.blobs", o.blobs);
+	if (typeof pathOrBuffer === "string") {
+		return new Session(NATIVE, native.openPath(pathOrBuffer, pi, ids, dialect, blobs));
+	}
+	return new Session(NATIVE, native.openBuffer(bufferOf(pathOrBuffer), pi, ids, dialect, blobs));
 }
 
 /** A Buffer over the bytes of a Uint8Array (no copy). */
@@ -154,8 +179,9 @@ function info(pathOrBuffer, options) {
 	const o = optionsObject(options);
 	const pi = piOption(o);
 	const mtime = mtimeOption(o);
-	if (typeof pathOrBuffer === "string") return JSON.parse(native.infoPath(pathOrBuffer, pi, mtime));
-	return JSON.parse(native.infoBuffer(bufferOf(pathOrBuffer), pi, mtime));
+	const dialect = dialectOption(o);
+	if (typeof pathOrBuffer === "string") return JSON.parse(native.infoPath(pathOrBuffer, pi, mtime, dialect));
+	return JSON.parse(native.infoBuffer(bufferOf(pathOrBuffer), pi, mtime, dialect));
 }
 
 /**
@@ -172,6 +198,8 @@ function validate(paths, options) {
 		optionalBoolean("options.schemaOnly", o.schemaOnly),
 		optionalBoolean("options.follow", o.follow),
 		optionalBoolean("options.includeArchived", o.includeArchived),
+		dialectOption(o),
+		optionalString("options.blobs", o.blobs),
 	);
 	return JSON.parse(report);
 }
@@ -214,6 +242,7 @@ function stats(paths, options) {
 		optionalBoolean("options.dedupe", o.dedupe),
 		optionalBoolean("options.follow", o.follow),
 		optionalBoolean("options.includeArchived", o.includeArchived),
+		dialectOption(o),
 	);
 	return JSON.parse(report);
 }

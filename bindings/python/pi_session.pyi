@@ -1,4 +1,5 @@
-"""The pi session toolkit: read, validate, write and query pi's JSONL session files."""
+"""The pi session toolkit: read, validate, write and query pi's JSONL session files (and
+oh-my-pi's, docs/dialects.md)."""
 
 from datetime import date, datetime
 from os import PathLike
@@ -19,6 +20,12 @@ Paths = Union[StrPath, Iterable[StrPath]]
 Pi = Literal["0.73", "0.87", "1.5", "0.73.1", "0.87.1", "1.5.2"]
 """Whose rules to follow: pi 0.73.1, 0.87.1 or 1.5.2 (current pi, the default)."""
 
+Dialect = Literal["pi", "omp"]
+"""Whose format a file is in: pi's, or oh-my-pi's (`omp`, the fork of pi; docs/dialects.md)."""
+
+DialectOrAuto = Literal["pi", "omp", "auto"]
+"""A dialect, or `"auto"`: the file's own."""
+
 JSON = Any
 """A JSON value as `json.loads` makes it."""
 
@@ -30,8 +37,10 @@ class PiSessionError(Exception):
     (`PS0101` no header, `PS0102` not a session header, `PS0213` a parent cycle, `PS0214` an
     entry that is its own parent), otherwise the kind of error (`not-found`, `not-a-file`,
     `is-a-directory`, `permission-denied`, `io`, `entry-not-typed`, `wrong-dialect` (an oh-my-pi
-    file: the binding reads pi's dialect), `locked`, `read-only`,
-    `bad-entry`, `bad-message`, `entry-not-found`, …)."""
+    file with its title slot, read with `dialect="pi"`), `omp-unsupported` (what is not
+    reproduced of omp's behaviour yet: `llm()` of an omp session, some compactions),
+    `omp-tree-cycle`, `omp-tree-too-large` (an omp tree omp would never finish), `locked`,
+    `read-only`, `bad-entry`, `bad-message`, `entry-not-found`, …)."""
 
 class PiSessionWarning(UserWarning):
     """What `validate()` and `tables()` say as they go: a file a directory walk left (a FIFO
@@ -39,32 +48,51 @@ class PiSessionWarning(UserWarning):
     skipped (not a session, or unreadable; the others are exported)."""
 
 class Context(TypedDict):
-    """pi's `buildSessionContext`: what pi sends to the model."""
+    """pi's `buildSessionContext`: what pi sends to the model; for an omp session, omp's, with
+    `models` by role instead of `model` and omp's own settings."""
 
     messages: List[Dict[str, JSON]]
     thinkingLevel: NotRequired[JSON]
-    model: Optional[Dict[str, JSON]]
+    model: NotRequired[Optional[Dict[str, JSON]]]
+    """pi's; not in omp's context."""
+    models: NotRequired[Dict[str, str]]
+    """omp's: `provider/model` by role (`default`, …)."""
+    configuredThinkingLevel: NotRequired[str]
+    serviceTier: NotRequired[JSON]
+    injectedTtsrRules: NotRequired[List[str]]
+    mode: NotRequired[str]
+    modeData: NotRequired[JSON]
 
 class TreeNode(TypedDict):
-    """A node of pi's `getTree()`."""
+    """A node of pi's `getTree()` (or omp's, where an entry without an id is a node without
+    one)."""
 
-    id: JSON
+    id: NotRequired[JSON]
     type: str
     label: NotRequired[str]
     children: List["TreeNode"]
 
 class SessionInfo(TypedDict):
-    """The listing entry pi shows for a session (`buildSessionInfo`)."""
+    """The listing entry pi shows for a session (`buildSessionInfo`), or omp's for an omp
+    session (`scanSessionFile`: `title`, `assistantTurns`, `size` and `status`, no `name`)."""
 
     id: str
     cwd: str
     name: NotRequired[str]
+    title: NotRequired[str]
     parentSessionPath: NotRequired[str]
     created: str
     modified: str
     messageCount: int
+    assistantTurns: NotRequired[int]
+    size: NotRequired[int]
     firstMessage: str
     allMessagesText: str
+    status: NotRequired[str]
+
+Mtime = Union[int, float, datetime]
+"""A file's modification time: seconds since the epoch (as `os.stat().st_mtime`) or an aware
+`datetime`."""
 
 class Verdict(TypedDict):
     strict: bool
@@ -96,42 +124,78 @@ class ValidateReport(TypedDict):
     formatVersion: int
     tool: Dict[str, str]
     pi: str
+    dialect: NotRequired[Dialect]
+    """`"omp"` when the files were checked against omp's format (absent for pi's)."""
     verdict: Literal["pi-loadable", "strict", "schema-only"]
     files: List[FileReport]
     summary: Summary
 
 @final
 class Session:
-    """A session file loaded with one pi's rules (`open`)."""
+    """A session file loaded with one pi's rules (`open`), in its dialect."""
 
     @property
     def pi(self) -> str:
         """Whose rules it was loaded with: `"0.73"`, `"0.87"` or `"1.5"`."""
     @property
+    def dialect(self) -> Dialect:
+        """The dialect it was read in: `"pi"`, or `"omp"` (its answers are then omp's)."""
+    @property
     def path(self) -> Optional[Path]:
         """The file (`None` for a session loaded from bytes by `loads`)."""
     def context(self, leaf: Optional[str] = None) -> Context:
-        """pi's `buildSessionContext` for `leaf` (default: the leaf pi resumes)."""
+        """pi's `buildSessionContext` for `leaf` (default: the leaf pi resumes); omp's for an
+        omp session, its images put back from the blob store."""
     def llm(self, leaf: Optional[str] = None) -> List[Dict[str, JSON]]:
-        """The messages pi sends to the model (`convertToLlm` of the context's)."""
+        """The messages pi sends to the model (`convertToLlm` of the context's). An omp
+        session raises `PiSessionError` (`omp-unsupported`): omp's is not reproduced yet."""
     def tree(self) -> List[TreeNode]:
-        """pi's `getTree()`."""
-    def info(self) -> Optional[SessionInfo]:
-        """The listing entry, or `None` when pi leaves the file out of its lists."""
+        """pi's `getTree()` (omp's for an omp session)."""
+    def info(self, *, mtime: Optional[Mtime] = None) -> Optional[SessionInfo]:
+        """The listing entry (omp's for an omp session), or `None` when the program leaves
+        the file out of its lists; `mtime`: the modification time to list (default: the
+        file's; the epoch for bytes)."""
     def entries(self) -> List[Dict[str, JSON]]:
         """The entries in file order as the typed model reads them (migrated when pi would
         migrate the file)."""
 
-def open(path: StrPath, pi: Pi = "1.5", *, sequential_ids: bool = False) -> Session:
+def open(
+    path: StrPath,
+    pi: Pi = "1.5",
+    *,
+    sequential_ids: bool = False,
+    dialect: Optional[DialectOrAuto] = None,
+    blobs: Optional[StrPath] = None,
+) -> Session:
     """Reads and loads a session file. Raises `PiSessionError`. `sequential_ids`: a v1
-    file's entries get the ids `00000001`, `00000002`, … instead of random ones."""
+    file's entries get the ids `00000001`, `00000002`, … instead of random ones. `dialect`:
+    `"pi"` (`None`, the default: a file with omp's title slot is `wrong-dialect`), `"omp"`, or
+    `"auto"` for the file's own (omp's title slot, header members or entry types, or a path
+    in omp's store). `blobs`: omp's blob store, where an
+    omp session's image references are looked up (default: omp's own when it exists)."""
 
-def loads(data: bytes, pi: Pi = "1.5", *, sequential_ids: bool = False) -> Session:
+def loads(
+    data: bytes,
+    pi: Pi = "1.5",
+    *,
+    sequential_ids: bool = False,
+    dialect: Optional[DialectOrAuto] = None,
+    blobs: Optional[StrPath] = None,
+) -> Session:
     """Loads a session from bytes, as `open` loads a file's. Raises `PiSessionError`."""
 
-def info(path: StrPath, pi: Pi = "1.5") -> Optional[SessionInfo]:
+def info(
+    path: StrPath,
+    pi: Pi = "1.5",
+    *,
+    mtime: Optional[Mtime] = None,
+    dialect: Optional[DialectOrAuto] = None,
+) -> Optional[SessionInfo]:
     """The listing entry pi shows for a file, read as pi's session list reads it (a file
-    `open` refuses may still be listed), or `None` when pi leaves it out."""
+    `open` refuses may still be listed), or `None` when pi leaves it out; omp's
+    (`scanSessionFile`) with `dialect="omp"`, or `"auto"` for a file in omp's dialect (told by
+    its first lines, as `pi-session info` tells it); pi's by default. `mtime`: the modification time to list (default: the
+    file's)."""
 
 def validate(
     paths: Optional[Paths] = None,
@@ -141,9 +205,13 @@ def validate(
     schema_only: bool = False,
     follow: bool = False,
     include_archived: bool = False,
+    dialect: Dialect = "pi",
+    blobs: Optional[StrPath] = None,
 ) -> ValidateReport:
     """Validates session files (`None`: pi's session directory); a file that cannot be read
-    is in the report with its `readError`."""
+    is in the report with its `readError`. `dialect="omp"`: checked against omp's format
+    (its title slot, header members and entry types known, what omp trips on checked), image
+    references looked up in `blobs` (default: omp's own store when it exists)."""
 
 GroupBy = Literal["session", "project", "model", "provider", "day", "month"]
 """What a group of `stats` adds up."""
@@ -245,8 +313,11 @@ def stats(
     pi: Pi = "1.5",
     follow: bool = False,
     include_archived: bool = False,
+    dialect: Optional[DialectOrAuto] = None,
 ) -> StatsReport:
-    """Tokens, cost and message counts of session files (`None`: pi's session directory),
+    """Tokens, cost and message counts of session files (`None`: pi's session directory, or
+    omp's with `dialect="omp"`), each read in its own dialect (`None`, `"auto"`; `"pi"` or
+    `"omp"`: all as that one's), with its program's own numbers (`pi`, or `omp`),
     grouped `by`, history copied into forked and branched sessions counted once (unless
     `dedupe=False`); `since`/`until`: a `YYYY-MM-DD` day (UTC; `until` counts it whole), an
     ISO 8601 time, a `date` or an aware `datetime`. A file that is not a session is in

@@ -13,6 +13,9 @@ import {
 	type ErrorCode,
 	type Json,
 	type Message,
+	type OmpContext,
+	type OmpSession,
+	type OmpSessionInfo,
 	type PiSessionError,
 	type Session,
 	type SessionInfo,
@@ -42,6 +45,17 @@ const fromBytes = open(new TextEncoder().encode("{}"), { pi: "1.5" });
 const numbered = open("old-v1.jsonl", { ids: "sequential" });
 const entry: SessionInfo | null = info("session.jsonl", { pi: "0.73", mtime: 946684800000 });
 log(fromBytes.leafId, numbered.header.version, entry?.modified);
+
+// An oh-my-pi session, read as omp reads it (its images from a blob store); or any file in its
+// own dialect, narrowed by `dialect`.
+const ompSession: OmpSession = open("omp.jsonl", { dialect: "omp", blobs: "/home/me/.omp/agent/blobs" });
+const ompContext: OmpContext = ompSession.context();
+const ompListing: OmpSessionInfo | null = info("omp.jsonl", { dialect: "omp" });
+const either = open("any.jsonl", { dialect: "auto" });
+if (either.dialect === "omp") log(either.context().models.default);
+else log(either.context().model);
+log(ompContext.models, ompListing?.status, ompSession.tree().length, validate("omp.jsonl", { dialect: "omp" }).dialect);
+log(stats(["sessions/"], { dialect: "auto" }).groups[0]?.dialect);
 
 // The validator's report, as `pi-session validate --format json` prints it.
 const report: ValidateReport = validate(["session.jsonl", "sessions/"], { pi: "0.73", strict: true });

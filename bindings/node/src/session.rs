@@ -1,7 +1,9 @@
-//! `open(pathOrBuffer, { pi })` and the answers of the loaded session: each method is one call
-//! of the front door (`pi_session_format::Session`: `context`, `to_llm`, `tree`, `info`,
-//! `entries`), its answer written as the library writes it (`JSON.stringify`'s text) and
-//! handed over as one string.
+//! `open(pathOrBuffer, { pi, dialect, blobs })` and the answers of the loaded session: each
+//! method is one call of the front door (`pi_session_format::Session`:
+//! `write_resumed_context`, `to_llm`, `write_tree_json`, `write_info`, `entries`), its answer
+//! written as the library writes it (`JSON.stringify`'s text) and handed over as one string.
+//! A session is read in pi's dialect, or oh-my-pi's (`dialect: "omp"`), or its own
+//! (`"auto"`); an omp session answers as omp does (docs/dialects.md).
 
 use crate::error::{self, Result, guard, guard_text};
 use napi::bindgen_prelude::Buffer;
@@ -9,21 +11,36 @@ use napi::{Env, Unknown};
 use napi_derive::napi;
 use pi_session_format::json::{self, JsValue};
 use pi_session_format::migrate::SequentialIds;
+use pi_session_format::omp::{self, Blobs};
+use pi_session_format::session::Loader;
 use pi_session_format::session::Record;
-use pi_session_format::{Leaf, OwnedSession, Session, context, info};
+use pi_session_format::{Dialect, Leaf, OwnedSession, PiVersion, Session, context, info};
 use pi_session_fs::input::Input;
+use pi_session_fs::omp_store::OmpStore;
 use std::path::Path;
 
 /// A loaded session (the JavaScript `Session` wraps it).
 #[napi(js_name = "NativeSession")]
 pub struct NativeSession {
     inner: OwnedSession,
+    /// omp's blob store, for an omp session's images.
+    blobs: Option<Blobs>,
 }
 
 impl NativeSession {
     /// Wraps a loaded session.
     pub(crate) fn new(inner: OwnedSession) -> NativeSession {
-        NativeSession { inner }
+        NativeSession { inner, blobs: None }
+    }
+
+    /// Wraps a loaded session; an omp session's images come from `blobs` (a directory),
+    /// else from omp's own store when there is one.
+    fn with_blobs(inner: OwnedSession, blobs: Option<String>) -> NativeSession {
+        let blobs = (inner.session().dialect == Dialect::Omp)
+            .then(|| blobs.map(Into::into).or_else(OmpStore::existing_blobs_dir))
+            .flatten()
+            .map(Blobs::new);
+        NativeSession { inner, blobs }
     }
 
     fn session(&self) -> &Session<'_> {
@@ -66,58 +83,109 @@ fn sequential(ids: Option<&str>) -> Result<bool> {
     }
 }
 
-/// Opens the session file at `path` with `pi`'s rules (`Session::open`): mapped when large,
-/// a FIFO or pipe read as a stream to its end, a directory refused.
+/// `options.dialect`: `"pi"` or `"omp"`, or `"auto"` for the file's own (`None`); absent,
+/// `default`.
+pub(crate) fn dialect(name: Option<&str>, default: Option<Dialect>) -> Result<Option<Dialect>> {
+    match name {
+        None => Ok(default),
+        Some("auto") => Ok(None),
+        Some(name) => name.parse::<Dialect>().map(Some).map_err(|_| {
+            error::failure(
+                "ERR_INVALID_ARG_VALUE",
+                format!(
+                    "unknown dialect {name:?}: use \"pi\", \"omp\" or \"auto\" (the file's own)"
+                ),
+            )
+        }),
+    }
+}
+
+/// The loader of `open`'s options.
+fn loader<'a>(pi: Option<String>, dialect_name: Option<String>) -> Result<Loader<'a, 'a>> {
+    let pi: PiVersion = crate::pi_version(pi.as_deref())?;
+    Ok(Session::loader(pi).with_dialect(dialect(dialect_name.as_deref(), Some(Dialect::Pi))?))
+}
+
+/// Opens the session file at `path` with `pi`'s rules (`Session::open`) in `dialect` (pi's
+/// when absent, the file's own for `"auto"`): mapped when large, a FIFO or pipe read as a stream to its end, a
+/// directory refused. `blobs`: omp's blob store for an omp session's images.
 #[napi(js_name = "openPath")]
-pub fn open_path(path: String, pi: Option<String>, ids: Option<String>) -> Result<NativeSession> {
+pub fn open_path(
+    path: String,
+    pi: Option<String>,
+    ids: Option<String>,
+    dialect: Option<String>,
+    blobs: Option<String>,
+) -> Result<NativeSession> {
     guard(|| {
-        let pi = crate::pi_version(pi.as_deref())?;
-        let loader = Session::loader(pi);
+        let loader = loader(pi, dialect)?;
+        let mut sequential_ids = SequentialIds::default();
         let opened = if sequential(ids.as_deref())? {
-            loader.ids(&mut SequentialIds::default()).open(&path)
+            loader.ids(&mut sequential_ids).open(&path)
         } else {
             loader.open(&path)
         };
         opened
-            .map(NativeSession::new)
+            .map(|s| NativeSession::with_blobs(s, blobs))
             .map_err(|e| error::open_error(&e))
     })
 }
 
-/// Loads a session from bytes (copied) with `pi`'s rules (`Loader::load_owned`).
+/// Loads a session from bytes (copied) as [`open_path`] does (`Loader::load_owned`).
 #[napi(js_name = "openBuffer")]
 pub fn open_buffer(
     bytes: Buffer,
     pi: Option<String>,
     ids: Option<String>,
+    dialect: Option<String>,
+    blobs: Option<String>,
 ) -> Result<NativeSession> {
     guard(|| {
-        let pi = crate::pi_version(pi.as_deref())?;
-        let loader = Session::loader(pi);
+        let loader = loader(pi, dialect)?;
+        let mut sequential_ids = SequentialIds::default();
         let loaded = if sequential(ids.as_deref())? {
-            loader
-                .ids(&mut SequentialIds::default())
-                .load_owned(bytes.to_vec())
+            loader.ids(&mut sequential_ids).load_owned(bytes.to_vec())
         } else {
             loader.load_owned(bytes.to_vec())
         };
         loaded
-            .map(NativeSession::new)
+            .map(|s| NativeSession::with_blobs(s, blobs))
             .map_err(|e| error::load_error(&e))
     })
 }
 
+/// The listing entry of `bytes` (`pi-session info`), in `dialect` (the file's own when
+/// `None`): pi's `buildSessionInfo`, or omp's `scanSessionFile`.
+fn write_entry(
+    bytes: &[u8],
+    mtime_ms: f64,
+    pi: PiVersion,
+    dialect: Option<Dialect>,
+    out: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    match dialect.unwrap_or_else(|| Dialect::detect(bytes).dialect) {
+        Dialect::Omp => omp::info::write_info(bytes, None, mtime_ms, out),
+        _ => info::write_session_info(bytes, None, mtime_ms, pi, out),
+    }
+}
+
 /// The listing entry of the file at `path` (`pi-session info`), as JSON text: read as it is,
-/// also when pi cannot open it (`null` then, or when pi leaves it out of lists). `mtime_ms`
-/// replaces the file's modification time.
+/// also when pi cannot open it (`null` then, or when pi leaves it out of lists), in `dialect`
+/// (pi's when absent, the file's own for `"auto"`). `mtime_ms` replaces the file's modification time.
 #[napi(js_name = "infoPath")]
-pub fn info_path(path: String, pi: Option<String>, mtime_ms: Option<f64>) -> Result<String> {
+pub fn info_path(
+    path: String,
+    pi: Option<String>,
+    mtime_ms: Option<f64>,
+    dialect: Option<String>,
+) -> Result<String> {
     guard_text("the listing entry", || {
         let pi = crate::pi_version(pi.as_deref())?;
+        let dialect = self::dialect(dialect.as_deref(), Some(Dialect::Pi))?;
         let input = Input::open(Path::new(&path)).map_err(|e| error::io_error(&e, &path))?;
         let mtime = mtime_ms.unwrap_or_else(|| input.modified_ms());
         let mut out = Vec::new();
-        info::write_session_info(input.bytes(), None, mtime, pi, &mut out)
+        write_entry(input.bytes(), mtime, pi, dialect, &mut out)
             .map_err(|e| error::io_error(&e, &path))?;
         input.verify().map_err(|e| error::io_error(&e, &path))?;
         Ok(text(out))
@@ -126,34 +194,41 @@ pub fn info_path(path: String, pi: Option<String>, mtime_ms: Option<f64>) -> Res
 
 /// [`info_path`] of bytes (the modification time is `mtime_ms`, else the Unix epoch).
 #[napi(js_name = "infoBuffer")]
-pub fn info_buffer(bytes: Buffer, pi: Option<String>, mtime_ms: Option<f64>) -> Result<String> {
+pub fn info_buffer(
+    bytes: Buffer,
+    pi: Option<String>,
+    mtime_ms: Option<f64>,
+    dialect: Option<String>,
+) -> Result<String> {
     guard_text("the listing entry", || {
         let pi = crate::pi_version(pi.as_deref())?;
-        Ok(text(info::session_info_json(
-            &bytes,
-            mtime_ms.unwrap_or(0.0),
-            pi,
-        )))
+        let dialect = self::dialect(dialect.as_deref(), Some(Dialect::Pi))?;
+        let mut out = Vec::new();
+        write_entry(&bytes, mtime_ms.unwrap_or(0.0), pi, dialect, &mut out)
+            .map_err(|e| error::io_error(&e, "info"))?;
+        Ok(text(out))
     })
 }
 
 #[napi]
 impl NativeSession {
     /// `buildSessionContext` for `leaf` (the current leaf when absent), as JSON text:
-    /// `{"messages":[…],"thinkingLevel":…,"model":…}`.
+    /// pi's `{"messages":[…],"thinkingLevel":…,"model":…}`, or omp's for an omp session.
     #[napi(js_name = "contextJson")]
     pub fn context_json(&self, leaf: Option<String>) -> Result<String> {
         guard_text("the context", || {
-            let context = self
-                .session()
-                .context(leaf_of(leaf))
-                .map_err(|e| error::cycle_error(&e))?;
             let mut out = Vec::new();
-            context
-                .write_json(&mut out)
-                .map_err(|e| error::io_error(&e, "context"))?;
+            self.session()
+                .write_resumed_context(leaf_of(leaf), self.blobs.as_ref(), &mut out)
+                .map_err(|e| error::failure(e.code(), e.to_string()))?;
             Ok(text(out))
         })
+    }
+
+    /// `"pi"` or `"omp"`: the dialect the session was read in.
+    #[napi(getter)]
+    pub fn dialect(&self) -> String {
+        self.session().dialect.name().to_owned()
     }
 
     /// [`NativeSession::context_json`] built as JavaScript values through N-API rather than
@@ -184,6 +259,12 @@ impl NativeSession {
     #[napi(js_name = "llmJson")]
     pub fn llm_json(&self, leaf: Option<String>) -> Result<String> {
         guard_text("the messages", || {
+            if self.session().dialect == Dialect::Omp {
+                return Err(error::failure(
+                    "omp-unsupported",
+                    "llm(): omp's convertToLlm is not reproduced yet; context() gives omp's context",
+                ));
+            }
             let messages = self
                 .session()
                 .to_llm(leaf_of(leaf))
@@ -198,7 +279,13 @@ impl NativeSession {
     /// `getTree()` as JSON text: `[{"id","type","label"?,"children":[…]}]`.
     #[napi(js_name = "treeJson")]
     pub fn tree_json(&self) -> Result<String> {
-        guard_text("the tree", || Ok(text(self.session().tree_json())))
+        guard_text("the tree", || {
+            let mut out = Vec::new();
+            self.session()
+                .write_tree_json(&mut out)
+                .map_err(|e| error::failure(e.code(), e.to_string()))?;
+            Ok(text(out))
+        })
     }
 
     /// The listing entry (`buildSessionInfo`) as JSON text, `null` when pi leaves the file out
@@ -211,9 +298,7 @@ impl NativeSession {
             let mut out = Vec::new();
             let written = match mtime_ms {
                 None => session.write_info(&mut out),
-                Some(mtime) => {
-                    info::write_session_info(session.source, None, mtime, session.pi, &mut out)
-                }
+                Some(mtime) => session.write_info_at(mtime, &mut out),
             };
             written.map_err(|e| error::io_error(&e, "info"))?;
             Ok(text(out))

@@ -1,4 +1,4 @@
-//! `stats(paths, { by, since, until, dedupe })`: the report `pi-session stats --format json`
+//! `stats(paths, { by, since, until, dedupe, dialect })`: the report `pi-session stats --format json`
 //! prints, the library's `StatsReport` (`pi_session_format::stats::report`). Paths are taken
 //! as the command line takes them (`pi_session_fs::discover`); each file is read, counted
 //! and checked not to have shrunk while it was read, on every core; a file that is not a
@@ -23,9 +23,12 @@ pub fn stats_json(
     dedupe: Option<bool>,
     follow: Option<bool>,
     include_archived: Option<bool>,
+    dialect: Option<String>,
 ) -> Result<String> {
     guard_text("the report", || {
         let pi = crate::pi_version(pi.as_deref())?;
+        // Each file's own unless told, as `pi-session stats`.
+        let dialect = crate::session::dialect(dialect.as_deref(), None)?;
         let by = match by.as_deref() {
             None => GroupBy::default(),
             Some(name) => name
@@ -51,6 +54,6 @@ pub fn stats_json(
             until_ms: range.until_ms,
             no_dedupe: !dedupe.unwrap_or(true),
         };
-        Ok(StatsReport::of_targets(&collected.targets, pi, None, options).to_json())
+        Ok(StatsReport::of_targets(&collected.targets, pi, dialect, options).to_json())
     })
 }

@@ -1,7 +1,8 @@
 // The Session API against the corpus's expected outputs (conformance/cases/*/*/expected/):
 // context, llm, tree and info of every case, with the case's pi and leaf, compared as parsed
 // JSON; an expected `.error` must be an Error with a code; a buffer of the file loads the same
-// entries as its path.
+// entries as its path. The omp cases (conformance/cases/omp/, omp 18.3.4's outputs) are read
+// with `dialect: "omp"` and their blob stores, and each is told apart as omp's when not said.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -10,22 +11,25 @@ import { codeOf, corpus, piSession } from "./helpers.mjs";
 /** The mtime the corpus's info outputs were made with (conformance/FORMAT.md). */
 const MTIME = Date.parse("2000-01-01T00:00:00.000Z");
 
-const cases = corpus();
+const cases = [...corpus("pi"), ...corpus("omp")];
 
 test("the corpus is there", () => {
 	assert.ok(cases.length > 300, `${cases.length} cases`);
+	assert.ok(cases.filter((c) => c.dialect === "omp").length > 40, "omp cases");
 });
 
 for (const c of cases) {
 	test(c.name, () => {
 		let session;
+		const options = { pi: c.pi, ids: "sequential", dialect: c.dialect, blobs: c.blobs };
 		const openCode = codeOf(() => {
 			// v1 ids numbered as the corpus's reference numbers them (00000001, …).
-			session = piSession.open(c.file, { pi: c.pi, ids: "sequential" });
+			session = piSession.open(c.file, options);
 		});
 		if (openCode === null) {
+			assert.equal(session.dialect, c.dialect);
 			// The same bytes handed over as a buffer load the same session, v1 ids included.
-			const fromBytes = piSession.open(readFileSync(c.file), { pi: c.pi, ids: "sequential" });
+			const fromBytes = piSession.open(readFileSync(c.file), options);
 			assert.deepStrictEqual(fromBytes.entries(), session.entries(), "open(buffer)");
 		}
 		const answers = {
@@ -33,7 +37,7 @@ for (const c of cases) {
 			llm: () => session.llm({ leaf: c.leaf }),
 			tree: () => session.tree(),
 			// The listing reads the file as it is, also when pi cannot open it.
-			info: () => piSession.info(c.file, { pi: c.pi, mtime: MTIME }),
+			info: () => piSession.info(c.file, { pi: c.pi, mtime: MTIME, dialect: c.dialect }),
 		};
 		let checked = 0;
 		for (const op of Object.keys(answers)) {

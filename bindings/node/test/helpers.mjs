@@ -15,9 +15,10 @@ export const piSession = require(packageDir);
 
 export const VERSIONS = ["0.73", "0.87", "1.5"];
 
-/** Every case of conformance/cases/ in pi's dialect (the binding reads pi's; the `omp/` cases
- *  are omp's, `"dialect": "omp"`): { name, dir, file, pi, leaf, ops, expected(op) }. */
-export function corpus() {
+/** Every case of conformance/cases/ in `dialect` (default pi's; the `omp/` cases are omp's,
+ *  `"dialect": "omp"`): { name, dir, file, pi, leaf, ops, dialect, blobs, expected(op) }
+ *  (`blobs`: the case's blob store, or undefined). */
+export function corpus(dialect = "pi") {
 	const base = join(root, "conformance", "cases");
 	const cases = [];
 	for (const area of readdirSync(base, { withFileTypes: true })) {
@@ -26,8 +27,10 @@ export function corpus() {
 			const dir = join(base, area.name, name);
 			if (!existsSync(join(dir, "case.json"))) continue;
 			const spec = JSON.parse(readFileSync(join(dir, "case.json"), "utf8"));
-			if ((spec.dialect ?? "pi") !== "pi") continue;
+			if ((spec.dialect ?? "pi") !== dialect) continue;
 			cases.push({
+				dialect,
+				blobs: existsSync(join(dir, "blobs")) ? join(dir, "blobs") : undefined,
 				name: `${area.name}/${name}`,
 				dir,
 				file: join(dir, "session.jsonl"),

@@ -20,19 +20,17 @@ test("the validator's corpus is there", () => {
 for (const c of cases) {
 	// `path` (checks of the file's name and place) and `maxTextUnits` (a lowered size limit)
 	// are options of the library the package does not offer.
-	// `dialect` (oh-my-pi's rules) too: the package checks pi's format.
-	const skip = c.spec.path
-		? "validated as if at another path"
-		: c.spec.maxTextUnits
-			? "a lowered size limit"
-			: c.spec.dialect
-				? "checked by oh-my-pi's rules"
-				: false;
+	const skip = c.spec.path ? "validated as if at another path" : c.spec.maxTextUnits ? "a lowered size limit" : false;
 	test(`validate/${c.name}`, { skip }, () => {
+		const blobs = join(c.dir, "blobs");
 		const report = piSession.validate(join(c.dir, "session.jsonl"), {
 			pi: c.spec.pi ?? "0.73",
 			schemaOnly: c.spec.schemaOnly ?? false,
+			// oh-my-pi's rules, the case's blob store.
+			dialect: c.spec.dialect,
+			blobs: c.spec.dialect && existsSync(blobs) ? blobs : undefined,
 		});
+		assert.equal(report.dialect, c.spec.dialect === "omp" ? "omp" : undefined);
 		const expected = JSON.parse(readFileSync(join(c.dir, "expected.json"), "utf8"));
 		const [file] = report.files;
 		assert.deepStrictEqual({ verdict: file.verdict, stats: file.stats, diagnostics: file.diagnostics }, expected);

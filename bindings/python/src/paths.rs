@@ -4,8 +4,10 @@
 //! writer, and `-` is a file named `-`, not standard input.
 
 use crate::error::Failure;
-use pi_session_format::PiVersion;
+use pi_session_format::omp::Blobs;
+use pi_session_format::{Dialect, PiVersion};
 use pi_session_fs::discover::{self, Target, Walk};
+use pi_session_fs::omp_store::OmpStore;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -18,6 +20,40 @@ pub(crate) fn pi_version(pi: &str) -> PyResult<PiVersion> {
             "pi={pi:?}: expected one of \"0.73\", \"0.87\", \"1.5\" (or a full release such as \"1.5.2\")"
         ))
     })
+}
+
+/// `"pi"` or `"omp"`: the dialect a file is read in (`dialect=`).
+pub(crate) fn dialect(dialect: &str) -> PyResult<Dialect> {
+    dialect.parse().map_err(|_| {
+        PyValueError::new_err(format!(
+            "dialect={dialect:?}: expected \"pi\" or \"omp\" (oh-my-pi)"
+        ))
+    })
+}
+
+/// `dialect=`: `"pi"`, `"omp"`, or `"auto"` for the file's own (`None`, detected as the
+/// command line detects it when no `--dialect` is given); not given, `default`. As the Node
+/// binding's option.
+pub(crate) fn dialect_or_detect(
+    dialect: Option<&str>,
+    default: Option<Dialect>,
+) -> PyResult<Option<Dialect>> {
+    match dialect {
+        None => Ok(default),
+        Some("auto") => Ok(None),
+        Some(name) => name.parse().map(Some).map_err(|_| {
+            PyValueError::new_err(format!(
+                "dialect={name:?}: expected \"pi\", \"omp\" (oh-my-pi) or \"auto\" (the file's own)"
+            ))
+        }),
+    }
+}
+
+/// omp's blob store for `blobs=`: the directory given, else omp's own when it exists
+/// (`~/.omp/agent/blobs`, or where omp's environment puts it), as the command line's
+/// `--blobs` defaults.
+pub(crate) fn blobs(given: Option<PathBuf>) -> Option<Blobs> {
+    given.or_else(OmpStore::existing_blobs_dir).map(Blobs::new)
 }
 
 /// `-` as the file of that name (the command line's standard input is not the binding's).

@@ -3,16 +3,21 @@
 //! library's `StatsReport` (`pi_session_format::stats::report`), the JSON `pi-session stats
 //! --format json` prints, as Python objects. Files are read and counted on every core; a
 //! file that is not a session is in the report's `errors` (and a `PiSessionWarning`), the
-//! others still counted.
+//! others still counted. Each file is read in its own dialect (pi's or oh-my-pi's, with its
+//! program's own numbers) unless `dialect="pi"` or `"omp"` says which; with no paths and
+//! `dialect="omp"`, omp's session directory is read (as `stats --dialect omp`).
 
 use crate::convert::from_json;
 use crate::error::Failure;
-use crate::paths::{paths_of, pi_version, targets, warn};
+use crate::paths::{dialect_or_detect, paths_of, pi_version, targets, warn};
+use pi_session_format::Dialect;
 use pi_session_format::stats::ledger::{GroupBy, Options};
 use pi_session_format::stats::report::{StatsReport, TimeRange};
 use pi_session_fs::discover::Walk;
+use pi_session_fs::omp_store::OmpStore;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use std::path::PathBuf;
 
 /// A `since`/`until` argument as text: a `str`, a `datetime.date` (a whole UTC day) or an
 /// aware `datetime.datetime` (its `isoformat()`); a naive datetime is refused as ambiguous.
@@ -40,6 +45,25 @@ fn date_text(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<St
     )))
 }
 
+/// omp's session directory (`~/.omp/agent/sessions`, or where omp's environment puts it),
+/// which `stats(dialect="omp")` reads when given no paths.
+fn omp_sessions_dir() -> Result<PathBuf, Failure> {
+    let dir = OmpStore::from_env()
+        .map_err(|e| Failure::new(crate::error::io_code(&e), e.to_string()))?
+        .sessions_dir();
+    if dir.is_dir() {
+        Ok(dir)
+    } else {
+        Err(Failure::new(
+            "not-found",
+            format!(
+                "no path given and omp's session directory {} does not exist (pass files or directories)",
+                pi_session_fs::display::path(&dir)
+            ),
+        ))
+    }
+}
+
 /// `pi_session.stats`.
 #[pyfunction]
 #[pyo3(signature = (
@@ -52,6 +76,7 @@ fn date_text(name: &str, value: Option<&Bound<'_, PyAny>>) -> PyResult<Option<St
     pi = "1.5",
     follow = false,
     include_archived = false,
+    dialect = None,
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn stats<'py>(
@@ -64,8 +89,10 @@ pub(crate) fn stats<'py>(
     pi: &str,
     follow: bool,
     include_archived: bool,
+    dialect: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let pi = pi_version(pi)?;
+    let dialect = dialect_or_detect(dialect, None)?;
     let by: GroupBy = by
         .parse()
         .map_err(|e| PyValueError::new_err(format!("by: {e}")))?;
@@ -79,6 +106,10 @@ pub(crate) fn stats<'py>(
         include_archived,
     };
     let (text, notes) = py.detach(|| -> Result<(Vec<u8>, Vec<String>), Failure> {
+        let paths = match (paths, dialect) {
+            (None, Some(Dialect::Omp)) => Some(vec![omp_sessions_dir()?]),
+            (paths, _) => paths,
+        };
         let (targets, mut notes) = targets(paths, walk)?;
         let options = Options {
             by,
@@ -86,7 +117,7 @@ pub(crate) fn stats<'py>(
             until_ms: range.until_ms,
             no_dedupe: !dedupe,
         };
-        let report = StatsReport::of_targets(&targets, pi, None, options);
+        let report = StatsReport::of_targets(&targets, pi, dialect, options);
         notes.extend(
             report
                 .skipped

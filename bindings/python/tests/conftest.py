@@ -28,6 +28,17 @@ def case_meta(case: Path) -> Dict[str, Any]:
     return meta
 
 
+def case_params(cases: List[Path], ops: Any, default_ops: Any) -> List[Any]:
+    """One pytest parameter `(case, op)` per case and each op of its `ops` (default
+    `default_ops`) that is in `ops`, named `<area>/<case>:<op>`."""
+    out = []
+    for case in cases:
+        for op in case_meta(case).get("ops", default_ops):
+            if op in ops:
+                out.append(pytest.param(case, op, id=f"{case.parent.name}/{case.name}:{op}"))
+    return out
+
+
 def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 

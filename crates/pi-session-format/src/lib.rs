@@ -73,7 +73,10 @@ pub mod write;
 
 pub use context::{Context, Message};
 pub use dialect::Dialect;
-pub use session::{EntryError, LoadError, OpenError, OwnedSession, Record, Session, TypedEntry};
+pub use session::{
+    ContextNotes, EntryError, LoadError, OpenError, OwnedSession, Record, ResumeError, Session,
+    TypedEntry,
+};
 pub use tree::{CycleError, Index, Leaf, Tree};
 pub use write::{SessionWriter, WriteError, WriteProfile, WriterConfig};
 

@@ -146,6 +146,18 @@ impl FileReport {
     /// is): the entry of a file that cannot be read, or that shrank while it was read, says
     /// so (`readError`) instead of reporting what a torn read gave.
     pub fn of_target(target: &Target, pi: PiVersion, mode: VerdictMode) -> Self {
+        FileReport::of_target_in(target, pi, mode, Dialect::Pi, None)
+    }
+
+    /// [`FileReport::of_target`] by `dialect`'s rules: with [`Dialect::Omp`], omp's checks
+    /// too, its image references looked up in `blobs` (`validate --dialect omp`).
+    pub fn of_target_in(
+        target: &Target,
+        pi: PiVersion,
+        mode: VerdictMode,
+        dialect: Dialect,
+        blobs: Option<&pi_session_format::omp::Blobs>,
+    ) -> Self {
         let name = target.display();
         let absolute = target.absolute();
         let options = crate::Options {
@@ -153,8 +165,8 @@ impl FileReport {
             path: absolute.as_deref(),
             schema_only: mode == VerdictMode::SchemaOnly,
             max_text_units: crate::PI_MAX_TEXT_UNITS,
-            dialect: Dialect::Pi,
-            blobs: None,
+            dialect,
+            blobs,
         };
         match target.read_with(|bytes| crate::validate(bytes, &options)) {
             Ok(report) => FileReport::validated(name, report, mode),

@@ -120,38 +120,38 @@ pub(crate) fn context<'a>(
         ));
     }
     let leaf = leaf.map_or(Leaf::Current, |id| Leaf::Id(id.to_string()));
-    if session.dialect == Dialect::Omp {
-        if llm {
+    if llm {
+        if session.dialect == Dialect::Omp {
             return Err(Rejected(
                 "--llm: omp's convertToLlm is not reproduced yet (the context is: drop --llm)"
                     .into(),
             ));
         }
-        let context = session.omp_context(leaf, blobs)?;
-        context.write_json(out)?;
-        out.write_all(b"\n")?;
-        for (line, hash) in &context.missing_blobs {
+        let context = session.context(leaf)?;
+        warnings.extend(context.skipped_lines.iter().map(skipped_message));
+        write_messages(&to_llm(context.messages, session.pi), out)?;
+    } else {
+        let notes = session.write_resumed_context(leaf, blobs, out)?;
+        warnings.extend(notes.skipped_lines.iter().map(skipped_message));
+        for (line, hash) in &notes.missing_blobs {
             let store = blobs.map_or_else(String::new, |b| b.dir().display().to_string());
             warnings.push(format!(
                 "{line}: warning: blob sha256:{hash} is not in the blob store {store}; its reference is left in place, as omp leaves it"
             ));
         }
-        return Ok(warnings);
-    }
-    let context = session.context(leaf)?;
-    for line in &context.skipped_lines {
-        warnings.push(format!("{line}: warning: `message` is missing or null; entry skipped (pi would throw a TypeError)"));
-    }
-    if llm {
-        write_messages(&to_llm(context.messages, session.pi), out)?;
-    } else {
-        context.write_json(out)?;
     }
     out.write_all(b"\n")?;
     if settings.exits_after {
         std::mem::forget(session);
     }
     Ok(warnings)
+}
+
+/// The warning for a `message` entry without a message, which the context skips.
+fn skipped_message(line: &usize) -> String {
+    format!(
+        "{line}: warning: `message` is missing or null; entry skipped (pi would throw a TypeError)"
+    )
 }
 
 /// What [`migrate`] did.

@@ -96,6 +96,42 @@ impl<'a> Session<'a> {
         Tree::build(self, self.index())
     }
 
+    /// The context the session resumes with, in its dialect ([`Session::dialect`]), written
+    /// as `JSON.stringify` writes it (no newline): pi's [`Session::context`] for `leaf`, or
+    /// omp's ([`Session::omp_context`], images from `blobs`). The notes say what was skipped
+    /// or left in place on the way.
+    pub fn write_resumed_context(
+        &self,
+        leaf: Leaf,
+        blobs: Option<&crate::omp::Blobs>,
+        out: &mut dyn Write,
+    ) -> Result<ContextNotes, ResumeError> {
+        if self.dialect == Dialect::Omp {
+            let context = self.omp_context(leaf, blobs).map_err(ResumeError::Omp)?;
+            context.write_json(out).map_err(ResumeError::Io)?;
+            return Ok(ContextNotes {
+                skipped_lines: Vec::new(),
+                missing_blobs: context.missing_blobs,
+            });
+        }
+        let context = self.context(leaf).map_err(ResumeError::Cycle)?;
+        context.write_json(out).map_err(ResumeError::Io)?;
+        Ok(ContextNotes {
+            skipped_lines: context.skipped_lines,
+            missing_blobs: Vec::new(),
+        })
+    }
+
+    /// The tree in the session's dialect as JSON (`[{"id","type","label"?,"children"}]`, no
+    /// newline): pi's ([`Session::tree_json`]) or omp's ([`Session::write_omp_tree`], which
+    /// refuses a tree omp would never finish).
+    pub fn write_tree_json(&self, out: &mut dyn Write) -> Result<(), crate::omp::OmpTreeError> {
+        match self.dialect {
+            Dialect::Omp => self.write_omp_tree(out),
+            Dialect::Pi => Ok(out.write_all(&self.tree_json())?),
+        }
+    }
+
     /// [`Session::tree`] written as pi's `JSON.stringify(getTree())` shows it.
     pub fn tree_json(&self) -> Vec<u8> {
         let mut out = Vec::new();
@@ -125,7 +161,11 @@ impl<'a> Session<'a> {
     /// file out of lists), streamed: memory holds pieces of the file, not its texts. A
     /// session read in omp's dialect gets omp's listing entry ([`crate::omp::info`]).
     pub fn write_info(&self, out: &mut dyn Write) -> io::Result<()> {
-        let mtime_ms = self.mtime_ms.unwrap_or(0.0);
+        self.write_info_at(self.mtime_ms.unwrap_or(0.0), out)
+    }
+
+    /// [`Session::write_info`] with `mtime_ms` as the file's modification time.
+    pub fn write_info_at(&self, mtime_ms: f64, out: &mut dyn Write) -> io::Result<()> {
         match self.dialect {
             Dialect::Omp => crate::omp::info::write_info(self.source, None, mtime_ms, out),
             Dialect::Pi => write_session_info(self.source, None, mtime_ms, self.pi, out),
@@ -265,6 +305,51 @@ mod tests {
         assert_eq!(without_lone_surrogates(r#""\ud8""#), r#""\ud8""#);
     }
 }
+
+/// What [`Session::write_resumed_context`] skipped or left in place.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextNotes {
+    /// pi: the lines of `message` entries without a message, skipped (pi would throw).
+    pub skipped_lines: Vec<usize>,
+    /// omp: the line and sha256 of each image reference whose blob is not in the store; the
+    /// reference is left in place, as omp leaves it.
+    pub missing_blobs: Vec<(usize, String)>,
+}
+
+/// Why [`Session::write_resumed_context`] wrote no context.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ResumeError {
+    /// A parent cycle on pi's path (pi loops forever there).
+    Cycle(CycleError),
+    /// omp's path holds what is not reproduced yet.
+    Omp(OmpContextError),
+    /// Writing failed.
+    Io(io::Error),
+}
+
+impl ResumeError {
+    /// A stable name for the error, the same in every binding.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ResumeError::Cycle(e) => e.code(),
+            ResumeError::Omp(e) => e.code(),
+            ResumeError::Io(e) => pi_session_fs::io_code(e),
+        }
+    }
+}
+
+impl fmt::Display for ResumeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResumeError::Cycle(e) => e.fmt(f),
+            ResumeError::Omp(e) => e.fmt(f),
+            ResumeError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ResumeError {}
 
 /// An entry that does not fit the typed model ([`Session::entries`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
