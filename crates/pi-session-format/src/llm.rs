@@ -161,6 +161,21 @@ pub fn to_js_string(value: Option<&JsValue>) -> JsString {
     JsString::concat(&[&out])
 }
 
+/// Whether making `value` a string throws in JavaScript (where [`to_js_string`] has an
+/// answer JavaScript does not give): an object with its own `toString` member (a JSON value,
+/// never a function) has no way to become a primitive, and an array joins its elements.
+pub fn to_js_string_throws(value: &JsValue) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            JsValue::Object(o) if o.get("toString").is_some() => return true,
+            JsValue::Array(items) => stack.extend(&items.0),
+            _ => {}
+        }
+    }
+    false
+}
+
 fn append_js_string(out: &mut Vec<u8>, value: Option<&JsValue>) {
     match value {
         None => out.extend_from_slice(b"undefined"),

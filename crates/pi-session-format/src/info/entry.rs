@@ -7,7 +7,7 @@ use super::walk::{self, Elements, Members, Span};
 use crate::PiVersion;
 use crate::date;
 use crate::json::{Content, JsValue, LineScanner, MessageScan, Role, write_string};
-use crate::llm::to_js_string;
+use crate::llm::{to_js_string, to_js_string_throws};
 
 /// What a parsed value does to the listing.
 #[derive(Debug, Default, Clone)]
@@ -194,6 +194,11 @@ fn content_text(text: &str, start: usize) -> (usize, Result<bool, Throws>) {
                         if let Some(t) = block {
                             texts += 1;
                             non_empty |= t.is_some_and(|t| !text_is_empty(text, t));
+                            // `join` of a text that cannot be made a string
+                            throws |= t.is_some_and(|t| {
+                                matches!(b[t.0], b'{' | b'[')
+                                    && to_js_string_throws(&walk::value(text, t))
+                            });
                         }
                         end
                     }

@@ -5,8 +5,8 @@
 
 use crate::PiVersion;
 use crate::date;
-use crate::json::{self, JsObject, JsValue, is_str};
-use crate::llm::to_js_string;
+use crate::json::{self, JsObject, JsString, JsValue, is_str};
+use crate::llm::{to_js_string, to_js_string_throws};
 use crate::read;
 
 /// Builds the listing entry of a session file, or `None` when pi leaves it out of lists
@@ -79,7 +79,7 @@ pub fn session_info(bytes: &[u8], mtime_ms: f64, pi: PiVersion) -> Option<JsValu
         if !with_content || !user_or_assistant {
             continue;
         }
-        let text = extract_text(message.get("content"))?;
+        let text = text_content(message.get("content"))?.as_wtf8().to_vec();
         if text.is_empty() {
             continue;
         }
@@ -178,26 +178,29 @@ pub(super) fn js_max(a: f64, b: f64) -> f64 {
     }
 }
 
-/// `extractTextContent(message)`: a string as is, or the `text` of the text blocks joined
-/// with spaces; `None` where pi throws (content neither a string nor an array, a `null` block).
-fn extract_text(content: Option<&JsValue>) -> Option<Vec<u8>> {
+/// The text of a message's `content` as pi's `extractTextContent` and omp's `textContent(content,
+/// " ")` make it: a string as is, else the `text` of the text blocks joined with spaces (a
+/// missing or `null` text empty, anything else made a string as `join` makes it); `None`
+/// where they throw (content neither a string nor an array, a `null` block, a text that
+/// cannot be made a string: [`to_js_string_throws`]).
+pub(crate) fn text_content(content: Option<&JsValue>) -> Option<JsString> {
     match content? {
-        JsValue::String(s) => Some(s.as_wtf8().to_vec()),
+        JsValue::String(s) => Some(s.clone()),
         JsValue::Array(blocks) => {
-            let mut parts: Vec<Vec<u8>> = Vec::new();
+            let mut texts: Vec<Vec<u8>> = Vec::new();
             for block in &blocks.0 {
                 if matches!(block, JsValue::Null) {
                     return None;
                 }
                 if is_str(block.get("type"), "text") {
-                    // join(" ") writes null and undefined as empty strings
-                    parts.push(match block.get("text") {
+                    texts.push(match block.get("text") {
                         None | Some(JsValue::Null) => Vec::new(),
+                        Some(text) if to_js_string_throws(text) => return None,
                         text => to_js_string(text).as_wtf8().to_vec(),
                     });
                 }
             }
-            Some(parts.join(&b' '))
+            Some(JsString::concat(&[&texts.join(&b' ')]))
         }
         _ => None,
     }

@@ -85,6 +85,9 @@ fn i2_every_throw_drops_the_session() {
         r#"{"type":"message","message":{"role":"assistant","content":[{"type":"text"},null]}}"#,
         r#"{"type":"session_info","name":1}"#,
         r#"{"type":"session_info","name":{}}"#,
+        // `join` of a text that cannot be made a string (I7)
+        r#"{"type":"message","message":{"role":"user","content":[{"type":"text","text":{"toString":1}}]}}"#,
+        r#"{"type":"message","message":{"role":"user","content":[{"type":"text","text":[[{"toString":{}}]]}]}}"#,
     ] {
         check(&format!("{HEADER}\n{bad}\n{HEADER}"));
         check(&format!(
@@ -93,6 +96,21 @@ fn i2_every_throw_drops_the_session() {
         ));
     }
     check(r#"{"type":"label"}"#);
+    // ... but one with `valueOf` alone, or `toString` deeper in an object, can.
+    for fine in [
+        r#"{"valueOf":1}"#,
+        r#"{"a":{"toString":1}}"#,
+        r#"[1,null,{"x":2}]"#,
+    ] {
+        let line = format!(
+            r#"{{"type":"message","message":{{"role":"user","content":[{{"type":"text","text":{fine}}}]}}}}"#
+        );
+        check(&format!("{HEADER}\n{line}"));
+        assert_ne!(
+            expected(format!("{HEADER}\n{line}").as_bytes(), PiVersion::V0_73),
+            "null"
+        );
+    }
     check("");
     check(" \n\u{A0}\n");
     check(r#"{"type":"session","timestamp":"bad"}"#);

@@ -39,9 +39,8 @@
 
 use crate::date;
 use crate::info::lines::Source;
-use crate::info::oracle::iso_or_null;
+use crate::info::oracle::{iso_or_null, text_content};
 use crate::json::{self, Cursor, JsString, JsValue, LineScanner, Role, is_str};
-use crate::llm::to_js_string;
 use crate::read;
 use crate::session::ReadAt;
 use rayon::prelude::*;
@@ -244,46 +243,6 @@ impl Listing {
         o.push(b'}');
         o
     }
-}
-
-/// `textContent(content, " ")` of pi-tui: a string as is, else the `text` of the text blocks
-/// joined with spaces (`block.text ?? ""`, anything else made a string as `+` makes it);
-/// `None` where it throws (content not iterable, a `null` block).
-fn text_content(content: Option<&JsValue>) -> Option<JsString> {
-    match content? {
-        JsValue::String(s) => Some(s.clone()),
-        JsValue::Array(blocks) => {
-            let mut texts: Vec<Vec<u8>> = Vec::new();
-            for block in &blocks.0 {
-                if matches!(block, JsValue::Null) {
-                    return None;
-                }
-                if is_str(block.get("type"), "text") {
-                    texts.push(match block.get("text") {
-                        None | Some(JsValue::Null) => Vec::new(),
-                        Some(text) if to_string_throws(text) => return None,
-                        text => to_js_string(text).as_wtf8().to_vec(),
-                    });
-                }
-            }
-            Some(JsString::concat(&[&texts.join(&b' ')]))
-        }
-        _ => None,
-    }
-}
-
-/// Whether making `value` a string throws: an object with its own `toString` member (a JSON
-/// value, never a function) has no way to become a primitive, and an array joins its elements.
-fn to_string_throws(value: &JsValue) -> bool {
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        match value {
-            JsValue::Object(o) if o.get("toString").is_some() => return true,
-            JsValue::Array(items) => stack.extend(&items.0),
-            _ => {}
-        }
-    }
-    false
 }
 
 // ---------------------------------------------------------------------------------------
