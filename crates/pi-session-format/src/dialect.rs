@@ -94,7 +94,9 @@ impl Dialect {
         if TitleSlot::of_file(bytes).is_some() {
             return Detection::omp("line 1 is omp's title slot");
         }
-        // Only the start of the file: a header longer than this is not looked into.
+        // Only the start of the file (after a BOM, which omp's reading drops): a header
+        // longer than this is not looked into.
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         let start = &bytes[..bytes.len().min(HEADER_MAX)];
         let header = start
             .split(|&b| b == b'\n')
@@ -211,6 +213,13 @@ mod tests {
         assert_eq!(
             d.sign.as_deref(),
             Some("the header has omp's `titleSource` member")
+        );
+        // A BOM before either (an editor's) is dropped, as omp's reading drops it.
+        let bom = |text: &str| format!("\u{feff}{text}");
+        assert_eq!(Dialect::detect(bom(&file).as_bytes()).dialect, Dialect::Omp);
+        assert_eq!(
+            Dialect::detect(bom(&format!("{header}\n")).as_bytes()).dialect,
+            Dialect::Omp
         );
         // A `title` alone is no sign: pi files carry it too.
         let header = HEADER.replace(r#""cwd":"/""#, r#""cwd":"/","title":"x""#);

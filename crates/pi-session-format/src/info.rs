@@ -117,7 +117,7 @@ impl<'a> Info<'a> {
         piece: usize,
         max_emits: usize,
     ) -> Self {
-        let (region, _) = read::region(bytes, !pi.reads_like_0_87());
+        let (region, _) = read::region(bytes, read::Edges::of(pi, crate::Dialect::Pi));
         Info {
             source: Source {
                 bytes,

@@ -28,19 +28,45 @@ pub struct Line<'a> {
     pub lossy: bool,
 }
 
-/// Splits a whole session file into the lines pi parses.
-pub fn lines(bytes: &[u8]) -> Lines<'_> {
-    lines_with(bytes, true)
+/// What is dropped from the edges of the whole text before it is split into lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edges {
+    /// ECMAScript whitespace, from both ends (pi 0.73.1's `trim()` of the whole text).
+    Trimmed,
+    /// Nothing: pi 0.87.1 and later read the file in chunks and no longer trim the whole
+    /// text (so a leading BOM makes the first line unparseable).
+    Kept,
+    /// A leading BOM only: oh-my-pi reads the file with Bun's `text()`, which decodes it as
+    /// `TextDecoder` does.
+    Bom,
 }
 
-/// Like [`lines`]; `trim_whole_text` is false for pi 0.87.1, which reads the file in chunks
-/// and no longer trims the whole text (so a leading BOM makes the first line unparseable).
-pub fn lines_with(bytes: &[u8], trim_whole_text: bool) -> Lines<'_> {
-    let (start, end) = if trim_whole_text {
-        let start = trim_start(bytes);
-        (start, start + trim_end(&bytes[start..]))
-    } else {
-        (0, bytes.len())
+impl Edges {
+    /// The edges `pi`'s rules drop, or omp's for [`Dialect::Omp`](crate::Dialect::Omp).
+    pub fn of(pi: crate::PiVersion, dialect: crate::Dialect) -> Edges {
+        match dialect {
+            crate::Dialect::Omp => Edges::Bom,
+            _ if pi.reads_like_0_87() => Edges::Kept,
+            _ => Edges::Trimmed,
+        }
+    }
+}
+
+/// Splits a whole session file into the lines pi parses.
+pub fn lines(bytes: &[u8]) -> Lines<'_> {
+    lines_with(bytes, Edges::Trimmed)
+}
+
+/// Like [`lines`], with `edges` dropped from the whole text ([`Edges::of`]).
+pub fn lines_with(bytes: &[u8], edges: Edges) -> Lines<'_> {
+    let (start, end) = match edges {
+        Edges::Trimmed => {
+            let start = trim_start(bytes);
+            (start, start + trim_end(&bytes[start..]))
+        }
+        Edges::Kept => (0, bytes.len()),
+        Edges::Bom if bytes.starts_with(b"\xEF\xBB\xBF") => (3, bytes.len()),
+        Edges::Bom => (0, bytes.len()),
     };
     let number = 1 + bytes[..start].iter().filter(|&&b| b == b'\n').count();
     Lines {
@@ -55,10 +81,10 @@ pub fn lines_with(bytes: &[u8], trim_whole_text: bool) -> Lines<'_> {
 /// [`lines_with`], cut into about `pieces` consecutive iterators at line boundaries, so
 /// that the lines can be processed in parallel; concatenated, they yield exactly the lines
 /// of [`lines_with`].
-pub fn split_lines(bytes: &[u8], trim_whole_text: bool, pieces: usize) -> Vec<Lines<'_>> {
-    let whole = lines_with(bytes, trim_whole_text);
+pub fn split_lines(bytes: &[u8], edges: Edges, pieces: usize) -> Vec<Lines<'_>> {
+    let whole = lines_with(bytes, edges);
     let step = ((whole.end - whole.pos) / pieces.max(1)).max(1 << 16);
-    let (first, mut out) = split_relative(bytes, trim_whole_text, step);
+    let (first, mut out) = split_relative(bytes, edges, step);
     let mut number = first;
     for lines in &mut out {
         lines.number = number;
@@ -72,12 +98,8 @@ pub fn split_lines(bytes: &[u8], trim_whole_text: bool, pieces: usize) -> Vec<Li
 /// lines of the earlier pieces first. Returns the number of the first line of the file (to
 /// add to the first piece's numbers) and the pieces; after a piece is exhausted,
 /// [`Lines::newlines`] tells how many lines it spanned, to add to the next piece's numbers.
-pub(crate) fn split_relative(
-    bytes: &[u8],
-    trim_whole_text: bool,
-    step: usize,
-) -> (usize, Vec<Lines<'_>>) {
-    let whole = lines_with(bytes, trim_whole_text);
+pub(crate) fn split_relative(bytes: &[u8], edges: Edges, step: usize) -> (usize, Vec<Lines<'_>>) {
+    let whole = lines_with(bytes, edges);
     let (start, end, first) = (whole.pos, whole.end, whole.number);
     if whole.done {
         return (first, vec![Lines { number: 0, ..whole }]);
@@ -174,10 +196,10 @@ pub(crate) fn decode(raw: &[u8]) -> Option<(Cow<'_, str>, bool)> {
     })
 }
 
-/// The part of `bytes` whose lines pi parses (after the whole-text trim when
-/// `trim_whole_text`) and the number of its first line.
-pub(crate) fn region(bytes: &[u8], trim_whole_text: bool) -> (std::ops::Range<usize>, usize) {
-    let whole = lines_with(bytes, trim_whole_text);
+/// The part of `bytes` whose lines pi parses (without `edges`) and the number of its first
+/// line.
+pub(crate) fn region(bytes: &[u8], edges: Edges) -> (std::ops::Range<usize>, usize) {
+    let whole = lines_with(bytes, edges);
     (whole.pos..whole.end.max(whole.pos), whole.number)
 }
 
@@ -249,6 +271,31 @@ mod tests {
     }
 
     #[test]
+    fn each_reader_drops_its_own_edges() {
+        let text = "\u{FEFF}{\"a\":1}\n\u{A0}\n";
+        let first = |edges| {
+            lines_with(text.as_bytes(), edges)
+                .next()
+                .map(|l| l.text.into_owned())
+        };
+        assert_eq!(first(Edges::Trimmed).as_deref(), Some("{\"a\":1}"));
+        assert_eq!(first(Edges::Kept).as_deref(), Some("\u{FEFF}{\"a\":1}"));
+        assert_eq!(first(Edges::Bom).as_deref(), Some("{\"a\":1}"));
+        // Only one BOM, and only at the start.
+        let two = "\u{FEFF}\u{FEFF}{}".as_bytes();
+        let line = lines_with(two, Edges::Bom).next().unwrap();
+        assert_eq!((line.offset, &*line.text), (3, "\u{FEFF}{}"));
+        assert_eq!(
+            Edges::of(crate::PiVersion::V0_73, crate::Dialect::Omp),
+            Edges::Bom
+        );
+        assert_eq!(
+            Edges::of(crate::PiVersion::V0_87, crate::Dialect::Pi),
+            Edges::Kept
+        );
+    }
+
+    #[test]
     fn p3_only_lf_splits() {
         let got = texts(b"{}\r{}\r\n[1]\xE2\x80\xA8[2]\n3");
         assert_eq!(got.len(), 3);
@@ -281,7 +328,7 @@ mod tests {
         let whole: Vec<_> = lines(text.as_bytes())
             .map(|l| (l.number, l.offset, l.text.into_owned()))
             .collect();
-        let pieces = split_lines(text.as_bytes(), true, 8);
+        let pieces = split_lines(text.as_bytes(), Edges::Trimmed, 8);
         assert!(pieces.len() > 1);
         let split: Vec<_> = pieces
             .into_iter()

@@ -732,7 +732,12 @@ pub fn split_chunk_sizes(data: &[u8]) -> (Vec<usize>, &[u8]) {
 pub fn streaming_eq_whole(data: &[u8]) {
     let (fuzzed, payload) = split_chunk_sizes(data);
     for trim in [true, false] {
-        let whole: Vec<ModelLine> = read::lines_with(payload, trim)
+        let edges = if trim {
+            read::Edges::Trimmed
+        } else {
+            read::Edges::Kept
+        };
+        let whole: Vec<ModelLine> = read::lines_with(payload, edges)
             .map(|l| ModelLine::of(&l))
             .collect();
         assert_eq!(

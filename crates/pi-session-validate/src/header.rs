@@ -85,10 +85,11 @@ impl Header {
 /// Finds the header candidate the way pi's loader does.
 pub(crate) fn find(bytes: &[u8], options: &Options<'_>) -> Header {
     let current = options.pi.reads_like_0_87();
+    let edges = read::Edges::of(options.pi, options.dialect);
     // oh-my-pi peels its title slot off before it parses the file.
     let slot =
         (options.dialect == Dialect::Omp && TitleSlot::of_file(bytes).is_some()).then_some(1);
-    for line in read::lines_with(bytes, !current) {
+    for line in read::lines_with(bytes, edges) {
         if slot == Some(line.number) {
             continue;
         }

@@ -51,7 +51,7 @@ struct Piece {
 
 /// Runs the line pass.
 pub(crate) fn scan(bytes: &[u8], header: &Header, options: &Options<'_>) -> Scanned {
-    let trim = !options.pi.reads_like_0_87();
+    let edges = read::Edges::of(options.pi, options.dialect);
     let cx = Context {
         bytes,
         header,
@@ -59,7 +59,7 @@ pub(crate) fn scan(bytes: &[u8], header: &Header, options: &Options<'_>) -> Scan
         options,
         schema: header.schema(),
     };
-    let pieces = read::split_lines(bytes, trim, rayon::current_num_threads() * 8);
+    let pieces = read::split_lines(bytes, edges, rayon::current_num_threads() * 8);
     let blanks = !options.schema_only;
     let results: Vec<Piece> = pieces
         .into_par_iter()

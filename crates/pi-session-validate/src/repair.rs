@@ -406,9 +406,10 @@ fn migrate(lines: Vec<Line>, pi: PiVersion, out: &mut Repairs) -> Vec<Line> {
     }
     // The migration writes one line for each line pi reads, in order, and drops the blank
     // ones: the lines it wrote are those lines, each the migrated form of one input line.
-    let read: Vec<usize> = read::lines_with(&bytes, !pi.reads_like_0_87())
-        .map(|l| l.number - 1)
-        .collect();
+    let read: Vec<usize> =
+        read::lines_with(&bytes, read::Edges::of(pi, pi_session_format::Dialect::Pi))
+            .map(|l| l.number - 1)
+            .collect();
     if read.len() != migrated_lines.len() {
         out.unrepaired(
             code,

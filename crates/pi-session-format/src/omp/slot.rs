@@ -96,6 +96,8 @@ impl TitleSlot {
     /// The slot at the start of `bytes`, if the file has one (its first line must end with a
     /// newline, as omp's `parseTitleSlotFromContent` requires, within [`SLOT_MAX`] bytes).
     pub fn of_file(bytes: &[u8]) -> Option<TitleSlot> {
+        // omp reads the file as text, which drops a leading BOM.
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         let end = memchr::memchr(b'\n', &bytes[..bytes.len().min(SLOT_MAX + 1)])?;
         TitleSlot::parse(&bytes[..end])
     }

@@ -302,7 +302,7 @@ impl<'a> Session<'a> {
     /// when there is no valid header.
     pub fn read_version(bytes: &[u8], pi: PiVersion) -> Result<VersionInfo, LoadError> {
         let mut scanner = LineScanner::default();
-        for line in read::lines_with(bytes, !pi.reads_like_0_87()) {
+        for line in read::lines_with(bytes, read::Edges::of(pi, Dialect::Pi)) {
             let Ok(record) = scan(&mut scanner, line, Text::new) else {
                 continue;
             };
@@ -328,6 +328,7 @@ impl<'a> Session<'a> {
         pieces: Pieces<'_, 'a>,
     ) -> Result<Session<'a>, LoadError> {
         let current = pi.reads_like_0_87();
+        let edges = read::Edges::of(pi, dialect);
         // The text is cut into pieces and each piece is split and scanned on its own core;
         // results come back in file order. Pieces are small so that the part of the input
         // being read at any time stays small too.
@@ -336,7 +337,7 @@ impl<'a> Session<'a> {
         let (first_line, scanned) = match pieces {
             Pieces::Borrowed(release) => {
                 // Cut at line boundaries.
-                let (first_line, pieces) = read::split_relative(bytes, !current, step);
+                let (first_line, pieces) = read::split_relative(bytes, edges, step);
                 let scanned: Vec<Piece<'a>> = pieces
                     .into_par_iter()
                     .map(|mut lines| {
@@ -358,7 +359,7 @@ impl<'a> Session<'a> {
             }
             Pieces::Read(read_at) => {
                 // Cut anywhere: a piece reads the lines that start in it.
-                let (region, first_line) = read::region(bytes, !current);
+                let (region, first_line) = read::region(bytes, edges);
                 let starts: Vec<usize> = region.clone().step_by(step).collect();
                 let scanned: Vec<Piece<'a>> = starts
                     .into_par_iter()
@@ -396,20 +397,30 @@ impl<'a> Session<'a> {
             for d in &mut piece.dropped {
                 d.line += *base;
             }
-            // pi 0.87.1 keeps only truthy values (`if (entry) entries.push(entry)`).
-            if current {
+            // pi 0.87.1 keeps only truthy values (`if (entry) entries.push(entry)`); omp keeps
+            // every value, and throws on a `null` one (`entry.type`): left out, and said.
+            let (omp, leaves_out) = (dialect == Dialect::Omp, current || dialect == Dialect::Omp);
+            if leaves_out {
                 piece.records.retain(|record| {
-                    let falsy = matches!(record.kind, Kind::Null | Kind::Falsy);
-                    if falsy {
+                    let left_out = match record.kind {
+                        Kind::Null => true,
+                        Kind::Falsy => !omp,
+                        _ => false,
+                    };
+                    if left_out {
                         // A falsy value's text is ASCII (`null`, `false`, `0`, `""` and
                         // JSON whitespace), so its decoded length is its length in the file.
                         piece.skipped.push(SkippedValue {
                             line: record.line,
-                            reason: "a falsy JSON value (pi 0.87.1 ignores it)",
+                            reason: if omp {
+                                "a null JSON value (omp throws a TypeError on it)"
+                            } else {
+                                "a falsy JSON value (pi 0.87.1 ignores it)"
+                            },
                             verbatim: Some((record.offset, record.text().len())),
                         });
                     }
-                    !falsy
+                    !left_out
                 });
             }
         });
@@ -418,9 +429,15 @@ impl<'a> Session<'a> {
             Dialect::Omp => TitleSlot::of_file(bytes),
             Dialect::Pi => None,
         };
+        // (It starts the file, after the BOM omp's reading drops.)
+        let slot_offset = if bytes.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
         if title_slot.is_some()
             && let Some((_, first)) = scanned.iter_mut().find(|(_, p)| !p.records.is_empty())
-            && first.records[0].offset == 0
+            && first.records[0].offset == slot_offset
         {
             first.records.remove(0);
         }
@@ -431,6 +448,10 @@ impl<'a> Session<'a> {
             dropped.extend(piece.dropped);
             skipped.extend(piece.skipped);
             chunks.push(piece.records);
+        }
+        // omp reads what `JSON.parse` refuses with Bun's JSONL parser.
+        if dialect == Dialect::Omp {
+            bun_lines::recover(bytes, &mut chunks, &mut dropped);
         }
         let records = Records::from_chunks(chunks);
         let header = records.first().ok_or(LoadError::Empty {
@@ -873,5 +894,6 @@ fn string_to_number(s: &str) -> f64 {
     }
 }
 
+mod bun_lines;
 #[cfg(test)]
 mod tests;

@@ -364,3 +364,57 @@ fn dropped_lines_report_their_column() {
     assert_eq!(s.dropped[0].column, 6);
     assert_eq!(s.dropped[0].line, 2);
 }
+
+/// Read as omp's (rule O17): a BOM is dropped, what `JSON.parse` refuses is read as Bun's
+/// JSONL parser reads it, falsy values are entries, and a `null` (on which omp throws) is left
+/// out with a reason.
+#[test]
+fn omp_reads_the_text_with_bun_s_rules() {
+    let text = [
+        &format!("\u{feff}{HEADER}"),
+        r#"{"type":"custom","id":"a","parentId":null}{"x":1}"#,
+        "false",
+        "null",
+        r#"{"type":"custom","id":"b","#,
+        r#""parentId":"a"}"#,
+        "not json",
+        r#"{"type":"custom","id":"c","parentId":"b"}"#,
+    ]
+    .join("\n");
+    let session = Session::load_with(
+        text.as_bytes(),
+        LoadOptions {
+            ids: &mut SequentialIds::default(),
+            pi: PiVersion::V0_87,
+            dialect: crate::Dialect::Omp,
+        },
+    )
+    .unwrap();
+    let lines: Vec<usize> = session.records.iter().map(|r| r.line).collect();
+    assert_eq!(
+        lines,
+        [1, 2, 3, 5, 8],
+        "header, a, false, b (over two lines), c"
+    );
+    assert_eq!(
+        session.records.get(3).unwrap().text(),
+        "{\"type\":\"custom\",\"id\":\"b\",\n\"parentId\":\"a\"}"
+    );
+    assert_eq!(
+        session.dropped.iter().map(|d| d.line).collect::<Vec<_>>(),
+        [7]
+    );
+    assert_eq!(session.skipped.len(), 1);
+    assert_eq!(session.skipped[0].line, 4);
+    assert!(session.skipped[0].reason.contains("omp throws"));
+    // pi 0.87.1 reads none of it past the BOM.
+    let pi = Session::load_with(
+        text.as_bytes(),
+        LoadOptions {
+            ids: &mut SequentialIds::default(),
+            pi: PiVersion::V0_87,
+            dialect: crate::Dialect::Pi,
+        },
+    );
+    assert!(pi.is_err());
+}
