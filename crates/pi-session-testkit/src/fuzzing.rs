@@ -88,8 +88,9 @@ fn kept(value: &JsValue, pi: PiVersion) -> bool {
 
 /// Whether the file's first line (ended by a newline) is omp's title slot: an object with
 /// `type` "title", `v` 1, string `title`, `updatedAt` and `pad`, and `source` absent, "auto"
-/// or "user" (omp's `parseTitleSlotObject`).
+/// or "user" (omp's `parseTitleSlotObject`), after a BOM (which omp's reading drops).
 fn is_title_slot(data: &[u8]) -> bool {
+    let data = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
     let Some(end) = data.iter().position(|&b| b == b'\n') else {
         return false;
     };
