@@ -460,7 +460,7 @@ pub fn write_session<S: RowSink + ?Sized>(
             )?,
             // omp's `model_usage` entries are its `usage` entries (counted as `stats` counts
             // them).
-            Some("usage") | Some("model_usage")
+            Some(type_ @ ("usage" | "model_usage"))
                 if fact
                     .as_ref()
                     .is_some_and(|f| f.kind == ledger::Kind::UsageEntry) =>
@@ -472,7 +472,11 @@ pub fn write_session<S: RowSink + ?Sized>(
                         session_id: session_id.clone(),
                         entry_id,
                         timestamp,
-                        kind: line.kind,
+                        kind: if type_ == "model_usage" {
+                            line.purpose
+                        } else {
+                            line.kind
+                        },
                         provider: line.provider,
                         model: line.model,
                         input,

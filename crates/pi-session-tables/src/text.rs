@@ -30,6 +30,8 @@ pub struct Line<'a> {
     pub from_id: Text<'a>,
     /// `kind` (`usage` entries).
     pub kind: Text<'a>,
+    /// `purpose` (omp's `model_usage` entries: what the call was for, as pi's `kind`).
+    pub purpose: Text<'a>,
     /// `provider` (`usage` entries).
     pub provider: Text<'a>,
     /// `model` (`usage` entries).
@@ -130,6 +132,7 @@ pub fn line(text: &str) -> Result<Line<'_>, ParseError> {
             b"tokensBefore" => line.tokens_before = c.number()?,
             b"fromId" => line.from_id = c.exact_string()?,
             b"kind" => line.kind = c.exact_string()?,
+            b"purpose" => line.purpose = c.exact_string()?,
             b"provider" => line.provider = c.exact_string()?,
             b"model" => line.model = c.exact_string()?,
             _ => {}

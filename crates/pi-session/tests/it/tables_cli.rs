@@ -225,6 +225,13 @@ fn omp_sessions_are_exported_in_their_dialect() {
         6,
         "omp's model_usage entries are rows"
     );
+    // Their `purpose` is the row's `kind`.
+    let mut kinds = std::collections::BTreeSet::new();
+    for b in &usage {
+        let column = b.column_by_name("kind").unwrap().as_string::<i32>();
+        kinds.extend((0..b.num_rows()).map(|row| column.value(row).to_owned()));
+    }
+    assert!(kinds.contains("title") && !kinds.contains(""), "{kinds:?}");
 }
 
 /// `--validate` fills the verdict columns with what `validate --format json` says of each
