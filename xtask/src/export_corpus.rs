@@ -6,6 +6,10 @@
 //! The header's `timestamp` is the time of the export and is not compared. A file pi migrates
 //! (v1, v2) gets new entry ids, random in `pi-session` and counted up in the reference, so
 //! those exports are compared with each id named by the order it first appears in.
+//!
+//! pi reads every file as its own, so `pi-session` is run with `--dialect pi`: an oh-my-pi
+//! file pi can export (one whose title slot a BOM hides from pi 0.87.1) is exported as pi
+//! exports it, where its own dialect would be refused (`--format jsonl` is pi's export).
 
 use crate::cases_dir;
 use crate::reference::{self, Request};
@@ -55,7 +59,7 @@ pub(crate) fn run() -> Result<(), String> {
     ) {
         let mut command = Command::new(&bin);
         command
-            .args(["export", "--format", "jsonl", "--pi", request.pi])
+            .args(["export", "--format", "jsonl", "--dialect", "pi", "--pi", request.pi])
             .arg(request.file);
         if let Some(leaf) = request.leaf {
             command.args(["--leaf", leaf]);
