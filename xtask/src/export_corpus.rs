@@ -59,7 +59,15 @@ pub(crate) fn run() -> Result<(), String> {
     ) {
         let mut command = Command::new(&bin);
         command
-            .args(["export", "--format", "jsonl", "--dialect", "pi", "--pi", request.pi])
+            .args([
+                "export",
+                "--format",
+                "jsonl",
+                "--dialect",
+                "pi",
+                "--pi",
+                request.pi,
+            ])
             .arg(request.file);
         if let Some(leaf) = request.leaf {
             command.args(["--leaf", leaf]);
