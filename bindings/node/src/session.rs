@@ -11,7 +11,7 @@ use napi::{Env, Unknown};
 use napi_derive::napi;
 use pi_session_format::json::{self, JsValue};
 use pi_session_format::migrate::SequentialIds;
-use pi_session_format::omp::{self, Blobs};
+use pi_session_format::omp::Blobs;
 use pi_session_format::session::Loader;
 use pi_session_format::session::Record;
 use pi_session_format::{Dialect, Leaf, OwnedSession, PiVersion, Session, context, info};
@@ -88,8 +88,7 @@ fn sequential(ids: Option<&str>) -> Result<bool> {
 pub(crate) fn dialect(name: Option<&str>, default: Option<Dialect>) -> Result<Option<Dialect>> {
     match name {
         None => Ok(default),
-        Some("auto") => Ok(None),
-        Some(name) => name.parse::<Dialect>().map(Some).map_err(|_| {
+        Some(name) => Dialect::choice(name).map_err(|_| {
             error::failure(
                 "ERR_INVALID_ARG_VALUE",
                 format!(
@@ -154,21 +153,6 @@ pub fn open_buffer(
     })
 }
 
-/// The listing entry of `bytes` (`pi-session info`), in `dialect` (the file's own when
-/// `None`): pi's `buildSessionInfo`, or omp's `scanSessionFile`.
-fn write_entry(
-    bytes: &[u8],
-    mtime_ms: f64,
-    pi: PiVersion,
-    dialect: Option<Dialect>,
-    out: &mut Vec<u8>,
-) -> std::io::Result<()> {
-    match dialect.unwrap_or_else(|| Dialect::detect(bytes).dialect) {
-        Dialect::Omp => omp::info::write_info(bytes, None, mtime_ms, out),
-        _ => info::write_session_info(bytes, None, mtime_ms, pi, out),
-    }
-}
-
 /// The listing entry of the file at `path` (`pi-session info`), as JSON text: read as it is,
 /// also when pi cannot open it (`null` then, or when pi leaves it out of lists), in `dialect`
 /// (pi's when absent, the file's own for `"auto"`). `mtime_ms` replaces the file's modification time.
@@ -185,7 +169,7 @@ pub fn info_path(
         let input = Input::open(Path::new(&path)).map_err(|e| error::io_error(&e, &path))?;
         let mtime = mtime_ms.unwrap_or_else(|| input.modified_ms());
         let mut out = Vec::new();
-        write_entry(input.bytes(), mtime, pi, dialect, &mut out)
+        info::write_entry(input.bytes(), None, mtime, pi, dialect, &mut out)
             .map_err(|e| error::io_error(&e, &path))?;
         input.verify().map_err(|e| error::io_error(&e, &path))?;
         Ok(text(out))
@@ -204,7 +188,7 @@ pub fn info_buffer(
         let pi = crate::pi_version(pi.as_deref())?;
         let dialect = self::dialect(dialect.as_deref(), Some(Dialect::Pi))?;
         let mut out = Vec::new();
-        write_entry(&bytes, mtime_ms.unwrap_or(0.0), pi, dialect, &mut out)
+        info::write_entry(&bytes, None, mtime_ms.unwrap_or(0.0), pi, dialect, &mut out)
             .map_err(|e| error::io_error(&e, "info"))?;
         Ok(text(out))
     })

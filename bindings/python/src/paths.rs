@@ -40,8 +40,7 @@ pub(crate) fn dialect_or_detect(
 ) -> PyResult<Option<Dialect>> {
     match dialect {
         None => Ok(default),
-        Some("auto") => Ok(None),
-        Some(name) => name.parse().map(Some).map_err(|_| {
+        Some(name) => Dialect::choice(name).map_err(|_| {
             PyValueError::new_err(format!(
                 "dialect={name:?}: expected \"pi\", \"omp\" (oh-my-pi) or \"auto\" (the file's own)"
             ))

@@ -11,7 +11,7 @@ use crate::convert::from_json;
 use crate::error::{Failure, io_code};
 use crate::paths::{checked, dialect_or_detect, pi_version};
 use pi_session_format::context::write_messages;
-use pi_session_format::info::write_session_info;
+use pi_session_format::info::write_entry;
 use pi_session_format::migrate::SequentialIds;
 use pi_session_format::omp::Blobs;
 use pi_session_format::session::Loader;
@@ -174,11 +174,7 @@ pub(crate) fn info<'py>(
         let bytes = input.bytes();
         let mtime = mtime.unwrap_or_else(|| input.modified_ms());
         let mut out = Vec::new();
-        match dialect.unwrap_or_else(|| Dialect::detect(bytes).dialect) {
-            Dialect::Omp => pi_session_format::omp::info::write_info(bytes, None, mtime, &mut out),
-            _ => write_session_info(bytes, None, mtime, pi, &mut out),
-        }
-        .map_err(failed)?;
+        write_entry(bytes, None, mtime, pi, dialect, &mut out).map_err(failed)?;
         input.verify().map_err(failed)?;
         Ok(out)
     })?;

@@ -111,6 +111,21 @@ impl Dialect {
         }
     }
 
+    /// The dialect `given` (a command's `--dialect`), or else the one `bytes` are in
+    /// ([`Dialect::detect`]).
+    pub fn given_or_detected(given: Option<Dialect>, bytes: &[u8]) -> Dialect {
+        given.unwrap_or_else(|| Dialect::detect(bytes).dialect)
+    }
+
+    /// A dialect as the bindings' `dialect` option names it: `"pi"` or `"omp"`, or `"auto"`
+    /// for the file's own (`None`, which [`Dialect::given_or_detected`] then tells).
+    pub fn choice(name: &str) -> Result<Option<Dialect>, UnknownDialect> {
+        match name {
+            "auto" => Ok(None),
+            name => name.parse().map(Some),
+        }
+    }
+
     /// The dialect a session's store implies from its path: a path through omp's store
     /// (`.omp/` or `$XDG_DATA_HOME/omp/sessions`) is omp's; `None` otherwise.
     pub fn of_store_path(path: &std::path::Path) -> Option<Dialect> {
@@ -198,6 +213,26 @@ mod tests {
         let line =
             r#"{"type":"title","v":1,"title":"Fix","updatedAt":"2026-01-01T00:00:00.000Z","pad":""#;
         format!("{line}{}\"}}", " ".repeat(255 - line.len() - 2))
+    }
+
+    #[test]
+    fn choice_takes_auto_for_the_files_own() {
+        assert_eq!(Dialect::choice("auto"), Ok(None));
+        assert_eq!(Dialect::choice("omp"), Ok(Some(Dialect::Omp)));
+        assert_eq!(Dialect::choice("pi"), Ok(Some(Dialect::Pi)));
+        assert_eq!(
+            Dialect::choice("Omp"),
+            Err(UnknownDialect("Omp".to_owned()))
+        );
+        let omp_slot = format!("{}\n{HEADER}\n", slot());
+        assert_eq!(
+            Dialect::given_or_detected(None, omp_slot.as_bytes()),
+            Dialect::Omp
+        );
+        assert_eq!(
+            Dialect::given_or_detected(Some(Dialect::Pi), omp_slot.as_bytes()),
+            Dialect::Pi
+        );
     }
 
     #[test]

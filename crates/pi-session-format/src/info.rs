@@ -25,11 +25,11 @@ pub mod list;
 pub mod oracle;
 mod walk;
 
-use crate::PiVersion;
 use crate::date;
 use crate::json::{self, JsValue, LineScanner, is_str};
 use crate::read;
 use crate::session::ReadAt;
+use crate::{Dialect, PiVersion};
 use entry::Facts;
 use lines::Source;
 use oracle::{iso_or_null, js_max};
@@ -59,6 +59,33 @@ pub fn write_session_info(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     Info::of(bytes, read_at, pi, PIECE, MAX_EMITS).write(mtime_ms, out)
+}
+
+/// The listing entry of `bytes` in `dialect` (the file's own when `None`,
+/// [`Dialect::given_or_detected`]): pi's ([`write_session_info`]), or omp's
+/// (`scanSessionFile`, [`crate::omp::info::write_info`]). The one way in for the command line
+/// and the bindings; `read_at` and the rest as for [`write_session_info`].
+pub fn write_entry(
+    bytes: &[u8],
+    read_at: Option<&ReadAt<'_>>,
+    mtime_ms: f64,
+    pi: PiVersion,
+    dialect: Option<Dialect>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match Dialect::given_or_detected(dialect, bytes) {
+        Dialect::Omp => crate::omp::info::write_info(bytes, read_at, mtime_ms, out),
+        _ => write_session_info(bytes, read_at, mtime_ms, pi, out),
+    }
+}
+
+/// The entry a list shows for `bytes` in `dialect`: pi's with `allMessagesText` empty
+/// ([`session_info_json_without_texts`]), or omp's, which has no texts.
+pub fn listed_entry_json(bytes: &[u8], mtime_ms: f64, pi: PiVersion, dialect: Dialect) -> Vec<u8> {
+    match dialect {
+        Dialect::Omp => crate::omp::info::info_json(bytes, mtime_ms),
+        _ => session_info_json_without_texts(bytes, mtime_ms, pi),
+    }
 }
 
 pub use pi_session_fs::mtime_ms;

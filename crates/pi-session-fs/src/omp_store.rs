@@ -175,6 +175,29 @@ impl OmpStore {
     }
 }
 
+/// The names omp's lists take (`Bun.Glob` of `*.jsonl` in a project directory, `*/*.jsonl`
+/// with `listAll`): links are not followed and hidden names not matched, as Bun's glob
+/// scanner does by default.
+impl OmpStore {
+    /// Whether `path`, found in a project directory, is a session file omp lists: `None` when
+    /// its name is not one omp's glob matches (not `*.jsonl`, or hidden), else whether it is
+    /// a regular file (a link, even to one, is not), or the error that kept it from being
+    /// looked at.
+    pub fn lists_session_file(path: &Path) -> Option<io::Result<bool>> {
+        let name = path.file_name()?.to_string_lossy();
+        (name.ends_with(".jsonl") && !name.starts_with('.')).then_some(())?;
+        Some(std::fs::symlink_metadata(path).map(|m| m.is_file()))
+    }
+
+    /// Whether `path`, found in the sessions directory, is a project directory `listAll`
+    /// looks into: a real directory (not a link to one) whose name is not hidden.
+    pub fn lists_project_dir(path: &Path) -> bool {
+        path.file_name()
+            .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
+            && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
+    }
+}
+
 /// The session directories of one working directory ([`OmpStore::project_dirs`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectDirs {

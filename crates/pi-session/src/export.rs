@@ -168,9 +168,7 @@ fn jsonl(args: &ExportArgs, file: &Path) -> Result<Vec<u8>, String> {
         return Err("--format jsonl reads a file, not standard input".to_owned());
     }
     let input = Input::open(file).map_err(|e| e.to_string())?;
-    let dialect = args
-        .dialect
-        .unwrap_or_else(|| Dialect::detect(input.bytes()).dialect);
+    let dialect = Dialect::given_or_detected(args.dialect, input.bytes());
     drop(input);
     if dialect == Dialect::Omp {
         return Err(

@@ -93,9 +93,8 @@ impl Rules {
 
     /// Whether `path` (found in a listed directory) is a session file these rules list:
     /// pi reads `*.jsonl` names and follows links; omp's glob takes regular files only, and
-    /// no hidden names.
+    /// no hidden names ([`OmpStore::lists_session_file`]).
     fn lists(self, path: &Path) -> Option<std::io::Result<bool>> {
-        let name = path.file_name()?.to_string_lossy();
         match self {
             Rules::Pi(_) => {
                 path.extension()
@@ -103,10 +102,7 @@ impl Rules {
                     .then_some(())?;
                 Some(std::fs::metadata(path).map(|m| m.is_file()))
             }
-            Rules::Omp => {
-                (name.ends_with(".jsonl") && !name.starts_with('.')).then_some(())?;
-                Some(std::fs::symlink_metadata(path).map(|m| m.is_file()))
-            }
+            Rules::Omp => OmpStore::lists_session_file(path),
         }
     }
 
@@ -115,11 +111,7 @@ impl Rules {
     fn project(self, path: &Path) -> bool {
         match self {
             Rules::Pi(_) => path.is_dir(),
-            Rules::Omp => {
-                path.file_name()
-                    .is_some_and(|n| !n.to_string_lossy().starts_with('.'))
-                    && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir())
-            }
+            Rules::Omp => OmpStore::lists_project_dir(path),
         }
     }
 
@@ -127,8 +119,10 @@ impl Rules {
     /// `scanSessionFile`.
     fn entry(self, bytes: &[u8], mtime_ms: f64) -> Vec<u8> {
         match self {
-            Rules::Pi(pi) => info::session_info_json_without_texts(bytes, mtime_ms, pi),
-            Rules::Omp => omp::info::info_json(bytes, mtime_ms),
+            Rules::Pi(pi) => info::listed_entry_json(bytes, mtime_ms, pi, Dialect::Pi),
+            Rules::Omp => {
+                info::listed_entry_json(bytes, mtime_ms, PiVersion::default(), Dialect::Omp)
+            }
         }
     }
 }
@@ -279,12 +273,16 @@ fn sorted(found: Vec<Found>, rules: Rules, across: bool, pins: &HashSet<String>)
 
 /// The directories to list, each with its name for `--all`'s order, or the exit code after
 /// saying why there are none.
-fn directories(args: &LsArgs, rules: Rules) -> Result<Vec<(String, PathBuf)>, ExitCode> {
+fn directories(
+    args: &LsArgs,
+    rules: Rules,
+    omp_store: &Result<OmpStore, String>,
+) -> Result<Vec<(String, PathBuf)>, ExitCode> {
     let usage = |message: String| {
         eprintln!("pi-session: {message}");
         ExitCode::from(2)
     };
-    let omp_store = || OmpStore::from_env().map_err(|e| usage(e.to_string()));
+    let omp_store = || omp_store.as_ref().map_err(|e| usage(e.clone()));
     if args.all {
         let root = match (&args.dir, rules) {
             (Some(dir), _) => dir.clone(),
@@ -336,8 +334,9 @@ fn directories(args: &LsArgs, rules: Rules) -> Result<Vec<(String, PathBuf)>, Ex
 }
 
 /// omp's pinned session ids (none when its store or the file cannot be read, as for omp).
-fn omp_pins() -> HashSet<String> {
-    OmpStore::from_env()
+fn omp_pins(store: &Result<OmpStore, String>) -> HashSet<String> {
+    store
+        .as_ref()
         .ok()
         .and_then(|store| std::fs::read(store.pins_file()).ok())
         .map(|bytes| omp::list::pinned_ids(&bytes))
@@ -350,7 +349,12 @@ pub(crate) fn main(args: LsArgs) -> ExitCode {
         Dialect::Omp => Rules::Omp,
         _ => Rules::Pi(args.pi),
     };
-    let dirs = match directories(&args, rules) {
+    // omp's store, found once (pi's is found where it is needed).
+    let omp_store = match rules {
+        Rules::Omp => OmpStore::from_env().map_err(|e| e.to_string()),
+        Rules::Pi(_) => Err("not listing omp's sessions".to_owned()),
+    };
+    let dirs = match directories(&args, rules, &omp_store) {
         Ok(dirs) => dirs,
         Err(code) => return code,
     };
@@ -399,7 +403,7 @@ pub(crate) fn main(args: LsArgs) -> ExitCode {
     // What could not be read is said, not counted as left out by pi.
     let left_out = files.len() - found.len() - failed;
     let pins = match rules {
-        Rules::Omp => omp_pins(),
+        Rules::Omp => omp_pins(&omp_store),
         Rules::Pi(_) => HashSet::new(),
     };
     let sorted = sorted(found, rules, args.all, &pins);

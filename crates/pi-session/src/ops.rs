@@ -2,11 +2,10 @@
 //! conformance protocol: each returns the exact output and the warnings to show.
 
 use pi_session_format::context::write_messages;
-use pi_session_format::info::{session_info_json, write_session_info};
+use pi_session_format::info;
 use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
 use pi_session_format::omp::Blobs;
-use pi_session_format::omp::info::{info_json as omp_info_json, write_info as write_omp_info};
 use pi_session_format::session::{ChangeKind, Changes, Key, ReadAt, Session, quoted};
 use pi_session_format::tree::{self, Leaf};
 use pi_session_format::{Dialect, PiVersion};
@@ -345,12 +344,9 @@ pub(crate) fn tree<'a>(
 /// for a file read as omp's (given, or detected when no dialect was given); `null` when the
 /// program leaves the file out of lists.
 pub(crate) fn info(bytes: &[u8], mtime_ms: f64, settings: Settings) -> Output {
-    let mut out = if dialect_of(bytes, settings) == Dialect::Omp {
-        omp_info_json(bytes, mtime_ms)
-    } else {
-        session_info_json(bytes, mtime_ms, settings.pi)
-    };
-    out.push(b'\n');
+    let mut out = Vec::new();
+    // Writing into a vector cannot fail.
+    let _ = info_to(bytes, None, mtime_ms, settings, &mut out);
     Output {
         bytes: out,
         warnings: Vec::new(),
@@ -367,18 +363,7 @@ pub(crate) fn info_to(
     settings: Settings,
     out: &mut dyn Write,
 ) -> Result<(), Rejected> {
-    if dialect_of(bytes, settings) == Dialect::Omp {
-        write_omp_info(bytes, read_at, mtime_ms, out)?;
-    } else {
-        write_session_info(bytes, read_at, mtime_ms, settings.pi, out)?;
-    }
+    info::write_entry(bytes, read_at, mtime_ms, settings.pi, settings.dialect, out)?;
     out.write_all(b"\n")?;
     Ok(())
-}
-
-/// The dialect an operation reads `bytes` in: the one given, else the file's own.
-fn dialect_of(bytes: &[u8], settings: Settings) -> Dialect {
-    settings
-        .dialect
-        .unwrap_or_else(|| Dialect::detect(bytes).dialect)
 }

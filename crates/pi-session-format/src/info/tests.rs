@@ -134,3 +134,53 @@ fn invalid_utf8_and_long_lines_cross_pieces() {
         }
     }
 }
+
+/// [`write_entry`] is pi's entry for a pi file and omp's for an omp file (told by its title
+/// slot when no dialect is given); a dialect given wins; the list's entry is the same without
+/// pi's texts.
+#[test]
+fn the_entry_is_the_dialects() {
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#;
+    let user = r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1767225601000}}"#;
+    let line =
+        r#"{"type":"title","v":1,"title":"Fix","updatedAt":"2026-01-01T00:00:00.000Z","pad":""#;
+    let slot = format!("{line}{}\"}}", " ".repeat(255 - line.len() - 2));
+    let omp_file = format!("{slot}\n{header}\n{user}\n");
+    let pi_file = format!("{header}\n{user}\n");
+    let entry = |bytes: &str, dialect| {
+        let mut out = Vec::new();
+        write_entry(
+            bytes.as_bytes(),
+            None,
+            5.0,
+            PiVersion::V1_5,
+            dialect,
+            &mut out,
+        )
+        .unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    let omp = String::from_utf8(crate::omp::info::info_json(omp_file.as_bytes(), 5.0)).unwrap();
+    let pi =
+        String::from_utf8(session_info_json(pi_file.as_bytes(), 5.0, PiVersion::V1_5)).unwrap();
+    assert!(omp.contains(r#""title":"Fix""#), "{omp}");
+    assert_eq!(entry(&omp_file, None), omp);
+    assert_eq!(entry(&omp_file, Some(Dialect::Omp)), omp);
+    assert_eq!(entry(&pi_file, None), pi);
+    assert_eq!(entry(&pi_file, Some(Dialect::Pi)), pi);
+    assert_ne!(entry(&omp_file, Some(Dialect::Pi)), omp);
+    let listed = |bytes: &str, dialect| {
+        String::from_utf8(listed_entry_json(
+            bytes.as_bytes(),
+            5.0,
+            PiVersion::V1_5,
+            dialect,
+        ))
+        .unwrap()
+    };
+    assert_eq!(listed(&omp_file, Dialect::Omp), omp);
+    assert_eq!(
+        listed(&pi_file, Dialect::Pi),
+        pi.replace(r#""allMessagesText":"hi""#, r#""allMessagesText":"""#)
+    );
+}

@@ -95,11 +95,6 @@ impl<'a, 'r> Loader<'a, 'r> {
         self
     }
 
-    /// The dialect given, or else the one `bytes` are in.
-    fn dialect_of(dialect: Option<Dialect>, bytes: &[u8]) -> Dialect {
-        dialect.unwrap_or_else(|| Dialect::detect(bytes).dialect)
-    }
-
     /// Calls `release(range)` for each byte range of the input the loader is done with, as
     /// soon as it is done with it (from any thread, in no particular order). The records
     /// still borrow those bytes: a caller that maps a file can drop the pages of the range
@@ -124,7 +119,7 @@ impl<'a, 'r> Loader<'a, 'r> {
     /// Loads `bytes` as pi's `SessionManager.open` does: a v1/v2 file is migrated in memory.
     pub fn load(self, bytes: &'a [u8]) -> Result<Session<'a>, LoadError> {
         let (pi, pieces, detect) = (self.pi, self.pieces, self.dialect.is_none());
-        let dialect = Self::dialect_of(self.dialect, bytes);
+        let dialect = Dialect::given_or_detected(self.dialect, bytes);
         let mut session = with_ids(self.ids, |ids| {
             Session::load_from(bytes, LoadOptions { ids, pi, dialect }, pieces)
         })?;
@@ -142,7 +137,7 @@ impl<'a, 'r> Loader<'a, 'r> {
     /// holds the skeleton and the ids, not the file's values.
     pub fn load_for_rewrite(self, bytes: &'a [u8]) -> Result<Migration<'a>, LoadError> {
         let (pi, pieces) = (self.pi, self.pieces);
-        let dialect = Self::dialect_of(self.dialect, bytes);
+        let dialect = Dialect::given_or_detected(self.dialect, bytes);
         with_ids(self.ids, |ids| {
             Session::load_for_migration_from(bytes, LoadOptions { ids, pi, dialect }, pieces)
         })

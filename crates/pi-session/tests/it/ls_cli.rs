@@ -351,19 +351,16 @@ fn omp_rows(stdout: &[u8], base: &Path) -> Value {
 /// `pi-session ls --dialect omp --format json ARGS` with omp's agent directory and home, which
 /// must succeed: its standard output.
 fn ls_omp(args: &[&str], agent: &Path, home: &Path) -> Vec<u8> {
-    let out = bin()
+    let mut command = bin();
+    command
         .args(["ls", "--dialect", "omp", "--format", "json", "--no-cache"])
         .args(args)
         .env("PI_CODING_AGENT_DIR", agent)
-        .env("HOME", home)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
+        .env("HOME", home);
+    let r = run_limited(command, None, T);
+    r.assert_code(0);
+    assert_eq!(r.stderr, "", "nothing to say");
+    r.stdout
 }
 
 #[test]
@@ -424,10 +421,12 @@ fn omp_lists_regular_files_only_and_old_project_directories_where_they_are() {
     let session =
         fs::read(root().join("conformance/cases/omp/v1-file-migrated/session.jsonl")).unwrap();
     fs::write(dir.join("a.jsonl"), &session).unwrap();
-    // Not listed by omp's glob: a hidden name, a link, a directory.
+    // Not listed by omp's glob: a hidden name, a link, a directory, a FIFO (never opened:
+    // the list does not wait for a writer).
     fs::write(dir.join(".hidden.jsonl"), &session).unwrap();
     std::os::unix::fs::symlink(dir.join("a.jsonl"), dir.join("link.jsonl")).unwrap();
     fs::create_dir_all(dir.join("d.jsonl")).unwrap();
+    mkfifo(&dir.join("fifo.jsonl"));
     // The old directory: `a.jsonl` stays behind when omp merges (the new one has it), `b`
     // moves; we list `b` where it is and move nothing.
     fs::write(legacy.join("a.jsonl"), &session).unwrap();
