@@ -186,8 +186,8 @@ def check(rules):
                     problems.append(f"{where}: divergence/ cases need a divergence field")
             elif "divergence" in meta:
                 problems.append(f"{where}: divergence field outside divergence/")
-            if (area == "omp") != (meta.get("dialect") == "omp") or meta.get("dialect", "omp") != "omp":
-                problems.append(f"{where}: omp/ cases, and only they, need \"dialect\": \"omp\"")
+            if meta.get("dialect", "omp") != "omp" or (area == "omp") != (meta.get("dialect") == "omp") and area != "divergence":
+                problems.append(f"{where}: omp/ cases need \"dialect\": \"omp\", and only they and divergence/ cases may have it")
             if area == "pi-0.87" and meta.get("pi") != "0.87":
                 problems.append(f"{where}: pi-0.87/ cases need \"pi\": \"0.87\"")
             if os.path.isdir(os.path.join(cdir, "expected")):

@@ -114,10 +114,23 @@ pub(crate) fn bless(only: &[String], write: bool) -> Result<(), String> {
     } else {
         reference::batch(&requests)?
     };
+    // The reference's message names the session by its path: written relative to the
+    // workspace, so that the expectation is the same in every checkout.
+    let workspace = format!(
+        "{}/",
+        crate::root()
+            .canonicalize()
+            .unwrap_or_else(|_| crate::root())
+            .display()
+    );
     for ((case, op), response) in owners.into_iter().zip(responses) {
         let expectation = match response {
             Ok(bytes) => Expectation::Output(bytes),
-            Err(error) => Expectation::Error(format!("pi: {error}")),
+            Err(error) => Expectation::Error(format!(
+                "{}: {}",
+                case.dialect(),
+                error.replace(&workspace, "")
+            )),
         };
         expectations.push((case, op, expectation));
     }

@@ -43,9 +43,12 @@ test("an omp file's own numbers are omp's", () => {
 	const ompFiles = Object.keys(omp).map((id) => ({ id, file: join(root, "conformance", "cases", id, "session.jsonl") }));
 	const report = piSession.stats(ompFiles.map((f) => f.file));
 	const byName = new Map(report.groups.map((g) => [g.name, g]));
+	const skipped = new Set(report.errors.map((e) => e.path));
 	let compared = 0;
 	for (const { id, file } of ompFiles) {
 		const group = byName.get(file);
+		// omp refuses a file without a valid header (O18); read as pi's, pi may too.
+		if (omp[id]["18.3"].error !== undefined && skipped.has(file)) continue;
 		assert.ok(group, `${id}: not counted`);
 		if (group.dialect !== "omp") continue;
 		assert.equal(group.pi, undefined, id);

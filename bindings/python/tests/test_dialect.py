@@ -17,7 +17,10 @@ import pytest
 import pi_session
 from conftest import CASES, ROOT, case_meta, case_params, same_json
 
-OMP_CASES = sorted(p.parent for p in (CASES / "omp").glob("*/case.json"))
+ALL_OMP_CASES = sorted(p.parent for p in (CASES / "omp").glob("*/case.json"))
+# The cases omp resumes, and those it refuses for their header (rule O18: omp's error expected).
+OMP_CASES = [c for c in ALL_OMP_CASES if not (c / "expected" / "context.error").exists()]
+REFUSED_CASES = [c for c in ALL_OMP_CASES if c not in OMP_CASES]
 OPS = ("context", "tree", "info")
 # The file time the corpus's `info` outputs take (conformance/FORMAT.md).
 MTIME_2000 = 946684800
@@ -63,7 +66,21 @@ def test_case(case: Path, op: str, tmp_path: Path) -> None:
     assert same_json(run(case, op, tmp_path), expected)
 
 
+@pytest.mark.parametrize("case", REFUSED_CASES, ids=case_id)
+def test_a_file_omp_refuses_is_refused(case: Path) -> None:
+    path = case / "session.jsonl"
+    for read in (
+        lambda: pi_session.open(path, dialect="omp"),
+        lambda: pi_session.loads(path.read_bytes(), dialect="omp"),
+    ):
+        with pytest.raises(pi_session.PiSessionError) as raised:
+            read()
+        assert raised.value.code in ("PS0101", "PS0102"), raised.value
+        assert "omp refuses to resume it" in str(raised.value)
+
+
 def test_the_omp_corpus_is_there() -> None:
+    assert len(REFUSED_CASES) >= 3
     assert len(OMP_CASES) > 40
     assert all(case_meta(case)["dialect"] == "omp" for case in OMP_CASES)
     assert any((case / "blobs").is_dir() for case in OMP_CASES)
@@ -219,20 +236,28 @@ def test_omp_s_own_blob_store_by_default(omp_home: Path) -> None:
 def test_stats_reads_each_file_in_its_dialect_or_the_one_given() -> None:
     omp: Dict[str, Any] = json.loads((ROOT / "conformance" / "stats" / "omp.json").read_text())
     paths = [str(CASES / case / "session.jsonl") for case in omp]
-    report = pi_session.stats(CASES / "omp", dialect="omp")
+    with pytest.warns(pi_session.PiSessionWarning, match="omp refuses to resume it"):
+        report = pi_session.stats(CASES / "omp", dialect="omp")
     groups = {g["name"]: g for g in report["groups"]}
+    # omp refuses the files without a valid header (O18): skipped, and said.
+    refused = {path for case, path in zip(omp, paths) if "error" in omp[case]["18.3"]}
+    assert len(refused) >= 3
+    assert {e["path"] for e in report["errors"]} == refused
     assert len(groups) == len(OMP_CASES)
     compared = 0
     for case, path in zip(omp, paths):
+        if path in refused:
+            continue
         group = groups[path]
         assert group["dialect"] == "omp", case
         assert "pi" not in group, case
         assert group["omp"] == omp[case]["18.3"], case
         assert group["ompUnreadable"] == 0, case
         compared += 1
-    assert compared == len(omp) > 40
+    assert compared == len(omp) - len(refused) > 40
     # Each file in its own: the omp files without a sign of omp are pi's.
-    own = {g["name"]: g["dialect"] for g in pi_session.stats(CASES / "omp")["groups"]}
+    with pytest.warns(pi_session.PiSessionWarning, match="skipped: no session header"):
+        own = {g["name"]: g["dialect"] for g in pi_session.stats(CASES / "omp")["groups"]}
     assert set(own.values()) == {"pi", "omp"}
     # As pi's, a file with omp's title slot is not a session: skipped, with its dialect named.
     with pytest.warns(pi_session.PiSessionWarning, match="not pi's"):

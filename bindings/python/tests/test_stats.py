@@ -51,10 +51,15 @@ def test_an_omp_file_s_own_numbers_are_omp_s() -> None:
     corpus sessions the file tells apart as omp's."""
     omp: Dict[str, Any] = json.loads((ROOT / "conformance" / "stats" / "omp.json").read_text())
     paths = [str(CASES / case / "session.jsonl") for case in omp]
-    report = pi_session.stats(paths)
+    with pytest.warns(pi_session.PiSessionWarning, match="skipped: no session header"):
+        report = pi_session.stats(paths)
     groups = {g["name"]: g for g in report["groups"]}
     compared = 0
+    skipped = {e["path"] for e in report["errors"]}
     for case, path in zip(omp, paths):
+        # omp refuses a file without a valid header (O18); read as pi's, pi may too.
+        if "error" in omp[case]["18.3"] and path in skipped:
+            continue
         group = groups[path]
         if group["dialect"] != "omp":
             continue

@@ -37,12 +37,16 @@ pub struct DroppedLine {
 #[non_exhaustive]
 pub enum LoadError {
     /// The file has no parseable line at all (pi 0.73.1 rewrites it to a fresh header; pi
-    /// 0.87.1 does so only for an empty file and refuses any other).
+    /// 0.87.1 does so only for an empty file and refuses any other; omp starts a new session
+    /// in a file of blank lines and refuses any other).
     Empty {
         /// Whose rules the file was loaded with.
         pi: PiVersion,
-        /// Whether the file has no bytes at all.
+        /// Whether the program takes the file for a new session: pi when it has no bytes at
+        /// all, omp when it has nothing but blank lines (and its title slot).
         blank: bool,
+        /// The dialect the file was read in.
+        dialect: Dialect,
     },
     /// The first parseable value is not an object with `type: "session"` and a string `id`
     /// (pi 0.73.1 truncates the file to a fresh header, pi 0.87.1 refuses to open it; we
@@ -54,6 +58,8 @@ pub enum LoadError {
         reason: HeaderProblem,
         /// Whose rules the file was loaded with.
         pi: PiVersion,
+        /// The dialect the file was read in.
+        dialect: Dialect,
     },
     /// The file is in another dialect than the one it was read as, and that is why it does
     /// not load: an oh-my-pi file whose first line is omp's title slot, read as pi's.
@@ -125,8 +131,27 @@ impl fmt::Display for HeaderProblem {
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         const REFUSED: &str = "pi 0.87.1 refuses to open it: \"not a valid pi session\"";
+        const OMP_REFUSES: &str =
+            "omp refuses to resume it: \"the session header is missing or malformed\"";
         match self {
-            LoadError::Empty { pi, blank } => {
+            LoadError::Empty {
+                dialect: Dialect::Omp,
+                blank,
+                ..
+            } => {
+                if *blank {
+                    f.write_str(
+                        "no session header: the file holds no entry (omp would start a new \
+                         session in it, rewriting the file)",
+                    )
+                } else {
+                    write!(
+                        f,
+                        "no session header: the file has no JSON line ({OMP_REFUSES})"
+                    )
+                }
+            }
+            LoadError::Empty { pi, blank, .. } => {
                 let effect = if pi.reads_like_0_87() && !blank {
                     REFUSED
                 } else {
@@ -134,7 +159,25 @@ impl fmt::Display for LoadError {
                 };
                 write!(f, "no session header: the file has no JSON line ({effect})")
             }
-            LoadError::InvalidHeader { line, reason, pi } => {
+            LoadError::InvalidHeader {
+                line,
+                reason,
+                dialect: Dialect::Omp,
+                ..
+            } => {
+                // omp does not throw on a `null` header: `entry?.type` is `undefined`.
+                let reason = match reason {
+                    HeaderProblem::Null => "the first JSON line is `null`".to_owned(),
+                    reason => reason.to_string(),
+                };
+                write!(
+                    f,
+                    "line {line}: not a valid session header: {reason} ({OMP_REFUSES})"
+                )
+            }
+            LoadError::InvalidHeader {
+                line, reason, pi, ..
+            } => {
                 let effect = if pi.reads_like_0_87() {
                     REFUSED
                 } else {
@@ -309,7 +352,7 @@ impl<'a> Session<'a> {
             if pi.reads_like_0_87() && matches!(record.kind, Kind::Null | Kind::Falsy) {
                 continue;
             }
-            check_header(&record, pi)?;
+            check_header(&record, pi, Dialect::Pi)?;
             return Ok(VersionInfo::of(version_number(
                 record.value().get("version"),
             )));
@@ -317,6 +360,7 @@ impl<'a> Session<'a> {
         Err(LoadError::Empty {
             pi,
             blank: bytes.is_empty(),
+            dialect: Dialect::Pi,
         })
     }
 
@@ -454,11 +498,31 @@ impl<'a> Session<'a> {
             bun_lines::recover(bytes, &mut chunks, &mut dropped);
         }
         let records = Records::from_chunks(chunks);
+        // omp's first value is its header even when it is `null` (left out of the records).
+        if dialect == Dialect::Omp
+            && let Some(null) = skipped
+                .iter()
+                .map(|s| s.line)
+                .filter(|line| records.first().is_none_or(|h| *line < h.line))
+                .min()
+        {
+            return Err(LoadError::InvalidHeader {
+                line: null,
+                reason: HeaderProblem::Null,
+                pi,
+                dialect,
+            });
+        }
         let header = records.first().ok_or(LoadError::Empty {
             pi,
-            blank: bytes.is_empty(),
+            // omp starts a new session where it finds no value and no malformed line.
+            blank: match dialect {
+                Dialect::Pi => bytes.is_empty(),
+                Dialect::Omp => dropped.is_empty(),
+            },
+            dialect,
         })?;
-        if let Err(e) = check_header(header, pi) {
+        if let Err(e) = check_header(header, pi, dialect) {
             // A file omp wrote starts with its title slot: say so, not that the header is bad.
             return Err(match (dialect, TitleSlot::of_file(bytes)) {
                 (Dialect::Pi, Some(_)) => LoadError::OtherDialect {
@@ -813,7 +877,7 @@ fn scan<'a, 'l>(
     }
 }
 
-fn check_header(first: &Record<'_>, pi: PiVersion) -> Result<(), LoadError> {
+fn check_header(first: &Record<'_>, pi: PiVersion, dialect: Dialect) -> Result<(), LoadError> {
     let reason = match (&first.kind, &first.id) {
         (Kind::Header, Key::String(_)) => return Ok(()),
         (Kind::Header, id) => HeaderProblem::IdNotString {
@@ -828,6 +892,7 @@ fn check_header(first: &Record<'_>, pi: PiVersion) -> Result<(), LoadError> {
         line: first.line,
         reason,
         pi,
+        dialect,
     })
 }
 

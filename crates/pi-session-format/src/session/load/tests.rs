@@ -418,3 +418,57 @@ fn omp_reads_the_text_with_bun_s_rules() {
     );
     assert!(pi.is_err());
 }
+
+/// Rule O18: omp's header is its first value, a `null` one too; a file with no value and no
+/// malformed line is one omp would start a new session in (`blank`), any other is refused; the
+/// messages name omp, not pi.
+#[test]
+fn omp_headers_are_omp_s() {
+    let load_omp = |text: &str| {
+        Session::load_with(
+            text.as_bytes(),
+            LoadOptions {
+                ids: &mut SequentialIds::default(),
+                pi: PiVersion::V0_87,
+                dialect: crate::Dialect::Omp,
+            },
+        )
+        .map(|_| ())
+    };
+    let line =
+        r#"{"type":"title","v":1,"title":"Fix","updatedAt":"2026-01-01T00:00:00.000Z","pad":""#;
+    let slot = format!("{line}{}\"}}\n", " ".repeat(255 - line.len() - 2));
+    for blank in ["", "\n \n\t\n", "\u{feff}\n", slot.as_str()] {
+        let e = load_omp(blank).unwrap_err();
+        assert!(
+            matches!(e, LoadError::Empty { blank: true, .. }),
+            "{blank:?}"
+        );
+        assert!(
+            e.to_string().contains("omp would start a new session"),
+            "{e}"
+        );
+    }
+    let e = load_omp("garbage\n").unwrap_err();
+    assert!(matches!(e, LoadError::Empty { blank: false, .. }));
+    assert!(e.to_string().contains("omp refuses to resume it"), "{e}");
+    for (text, line) in [
+        (format!("null\n{HEADER}\n"), 1),
+        (format!("\n\nnull\n{HEADER}\n"), 3),
+        ("null\n".to_owned(), 1),
+    ] {
+        let e = load_omp(&text).unwrap_err();
+        assert!(
+            matches!(e, LoadError::InvalidHeader { line: l, reason: HeaderProblem::Null, .. } if l == line),
+            "{text:?}: {e:?}"
+        );
+        assert!(!e.to_string().contains("pi throws"), "{e}");
+    }
+    let e = load_omp(&format!("0\n{HEADER}\n")).unwrap_err();
+    assert!(
+        matches!(e, LoadError::InvalidHeader { line: 1, .. }),
+        "{e:?}"
+    );
+    // A `null` after the header is left out, as before.
+    assert!(load_omp(&format!("{HEADER}\nnull\n")).is_ok());
+}
