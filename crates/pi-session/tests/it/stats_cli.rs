@@ -46,6 +46,16 @@ fn recorded(program: &str) -> Vec<(String, Value, String)> {
         .collect()
 }
 
+/// The files a `stats --format json` report says it skipped.
+fn skipped_paths(report: &Value) -> Vec<&str> {
+    report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn each_session_s_own_numbers_are_pi_s() {
     let cases = recorded("pi");
@@ -56,12 +66,7 @@ fn each_session_s_own_numbers_are_pi_s() {
         args.extend(cases.iter().map(|(_, _, file)| file.as_str()));
         let (report, _) = stats_json(&args);
         let groups = report["groups"].as_array().unwrap();
-        let skipped: Vec<&str> = report["errors"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["path"].as_str().unwrap())
-            .collect();
+        let skipped = skipped_paths(&report);
         for (id, per_pi, file) in &cases {
             let expected = &per_pi[pi];
             let group = groups.iter().find(|g| g["name"] == file.as_str());
@@ -103,12 +108,7 @@ fn each_omp_session_s_own_numbers_are_omp_s() {
         let mut args: Vec<&str> = dialect.map_or(vec![], |d| vec!["--dialect", d]);
         args.extend(cases.iter().map(|(_, _, file)| file.as_str()));
         let (report, r) = stats_json(&args);
-        let skipped: Vec<&str> = report["errors"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["path"].as_str().unwrap())
-            .collect();
+        let skipped = skipped_paths(&report);
         // Files omp refuses to resume (no valid header, O18) are skipped and said: exit 1.
         let refused = |per_version: &Value| {
             per_version["18.3"]["error"]
