@@ -147,6 +147,14 @@ impl<'s, 'b> PathEntry<'s, 'b> {
         })
     }
 
+    /// Whether the entry's text may hold the string `name` (written as it is, or with a
+    /// `\u` escape): when not, no member of it is `name`, and it need not be parsed.
+    fn may_name(&self, name: &str) -> bool {
+        let text = self.record.text().as_bytes();
+        memchr::memmem::find(text, name.as_bytes()).is_some()
+            || memchr::memmem::find(text, b"\\u").is_some()
+    }
+
     pub(super) fn get(&self, key: &str) -> Option<&JsValue> {
         self.value().get(key)
     }
@@ -196,10 +204,10 @@ pub fn build(
     } else if let (Some(c), Some(at)) = (compaction, compaction_at) {
         let compaction = &path[c];
         messages.push(compaction_summary(compaction));
-        let first_kept = compaction.get("firstKeptEntryId");
-        let kept = path[..at]
-            .iter()
-            .position(|e| first_kept.is_some_and(|k| same(e.id(), &Key::of(Some(k), u64::MAX))));
+        let first_kept = compaction
+            .get("firstKeptEntryId")
+            .map(|k| Key::of(Some(k), u64::MAX));
+        let kept = first_kept.and_then(|k| path[..at].iter().position(|e| same(e.id(), &k)));
         if let Some(kept) = kept {
             for entry in &path[kept..at] {
                 append_message(&mut messages, entry);
@@ -319,20 +327,16 @@ impl OmpContext {
         // The assistant message that names the default model, read once at the end: its
         // place in `models` is kept by a placeholder set at the first one.
         let mut default_from: Option<&PathEntry<'_, '_>> = None;
+        let (mut last_thinking, mut last_tier, mut last_mode) = (None, None, None);
         for (i, entry) in path.iter().enumerate() {
             let Some(type_) = entry.record.entry_type() else {
                 continue;
             };
             match type_ {
-                "thinking_level_change" => {
-                    let level = entry.get("thinkingLevel").filter(|v| !is_nullish(v));
-                    self.thinking_level = level.cloned().unwrap_or(JsValue::string("off"));
-                    self.configured_thinking_level = entry
-                        .get("configured")
-                        .filter(|v| !is_nullish(v))
-                        .or(level)
-                        .cloned();
-                }
+                // The last of each of these sets its settings whole: only it is read.
+                "thinking_level_change" => last_thinking = Some(entry),
+                "service_tier_change" => last_tier = Some(entry),
+                "mode_change" => last_mode = Some(entry),
                 "model_change" => {
                     if let Some(model) = entry.get("model").filter(|m| m.is_truthy()) {
                         let role = match entry.get("role").filter(|r| !is_nullish(r)) {
@@ -345,9 +349,6 @@ impl OmpContext {
                         }
                         models.set(role, model.clone());
                     }
-                }
-                "service_tier_change" => {
-                    self.service_tier = service_tier(entry.get("serviceTier"));
                 }
                 // An assistant message names the default model until one is recorded.
                 "message" if !explicit_default && entry.is_assistant_message() => {
@@ -367,12 +368,24 @@ impl OmpContext {
                         }
                     }
                 }
-                "mode_change" => {
-                    self.mode = entry.get("mode").cloned();
-                    self.mode_data = entry.get("data").cloned();
-                }
                 _ => {}
             }
+        }
+        if let Some(entry) = last_thinking {
+            let level = entry.get("thinkingLevel").filter(|v| !is_nullish(v));
+            self.thinking_level = level.cloned().unwrap_or(JsValue::string("off"));
+            self.configured_thinking_level = entry
+                .get("configured")
+                .filter(|v| !is_nullish(v))
+                .or(level)
+                .cloned();
+        }
+        if let Some(entry) = last_tier {
+            self.service_tier = service_tier(entry.get("serviceTier"));
+        }
+        if let Some(entry) = last_mode {
+            self.mode = entry.get("mode").cloned();
+            self.mode_data = entry.get("data").cloned();
         }
         if let Some(entry) = default_from {
             let model = json::JsString::concat(&[
@@ -519,7 +532,10 @@ fn check_supported(
         if entry.type_is("reset_boundary") {
             break;
         }
-        if entry.type_is("custom") && json::is_str(entry.get("customType"), CONTEXT_NOTES) {
+        if entry.type_is("custom")
+            && entry.may_name(CONTEXT_NOTES)
+            && json::is_str(entry.get("customType"), CONTEXT_NOTES)
+        {
             return unsupported(entry, "context notes");
         }
     }

@@ -346,4 +346,33 @@ fn unsupported_omp_context_features_are_refused_not_guessed() {
         "{}",
         stderr(&out)
     );
+    // Context notes (a `custom` entry of that type), its type written plainly or with a
+    // `\u` escape (the entry is only parsed when its text may name the type); another
+    // custom type is no context note.
+    for (custom_type, refused) in [
+        ("experimental_context_notes", true),
+        ("experimental_context_\\u006eotes", true),
+        ("experimental_context_notez", false),
+    ] {
+        let notes = format!(
+            r#"{{"type":"custom","id":"n","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","customType":"{custom_type}","data":{{}}}}"#
+        );
+        let file = write(
+            &dir,
+            "notes.jsonl",
+            &format!("{}{HEADER}\n{USER}\n{notes}\n", slot("")),
+        );
+        let out = pi_session(&["context", &file], &[]);
+        assert_eq!(
+            out.status.code(),
+            Some(if refused { 1 } else { 0 }),
+            "{custom_type}"
+        );
+        assert_eq!(
+            stderr(&out).contains("line 4: context notes"),
+            refused,
+            "{custom_type}: {}",
+            stderr(&out)
+        );
+    }
 }
