@@ -21,6 +21,8 @@ ALL_OMP_CASES = sorted(p.parent for p in (CASES / "omp").glob("*/case.json"))
 # The cases omp resumes, and those it refuses for their header (rule O18: omp's error expected).
 OMP_CASES = [c for c in ALL_OMP_CASES if not (c / "expected" / "context.error").exists()]
 REFUSED_CASES = [c for c in ALL_OMP_CASES if c not in OMP_CASES]
+# Every case's session (not its `expected/` outputs, some of which are session files too).
+OMP_SESSIONS = [str(c / "session.jsonl") for c in ALL_OMP_CASES]
 OPS = ("context", "tree", "info")
 # The file time the corpus's `info` outputs take (conformance/FORMAT.md).
 MTIME_2000 = 946684800
@@ -237,7 +239,7 @@ def test_stats_reads_each_file_in_its_dialect_or_the_one_given() -> None:
     omp: Dict[str, Any] = json.loads((ROOT / "conformance" / "stats" / "omp.json").read_text())
     paths = [str(CASES / case / "session.jsonl") for case in omp]
     with pytest.warns(pi_session.PiSessionWarning, match="omp refuses to resume it"):
-        report = pi_session.stats(CASES / "omp", dialect="omp")
+        report = pi_session.stats(OMP_SESSIONS, dialect="omp")
     groups = {g["name"]: g for g in report["groups"]}
     # omp refuses the files without a valid header (O18): skipped, and said.
     refused = {path for case, path in zip(omp, paths) if "error" in omp[case]["18.3"]}
@@ -257,7 +259,7 @@ def test_stats_reads_each_file_in_its_dialect_or_the_one_given() -> None:
     assert compared == len(omp) - len(refused) > 40
     # Each file in its own: the omp files without a sign of omp are pi's.
     with pytest.warns(pi_session.PiSessionWarning, match="skipped: no session header"):
-        own = {g["name"]: g["dialect"] for g in pi_session.stats(CASES / "omp")["groups"]}
+        own = {g["name"]: g["dialect"] for g in pi_session.stats(OMP_SESSIONS)["groups"]}
     assert set(own.values()) == {"pi", "omp"}
     # As pi's, a file with omp's title slot is not a session: skipped, with its dialect named.
     with pytest.warns(pi_session.PiSessionWarning, match="not pi's"):

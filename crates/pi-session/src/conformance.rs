@@ -10,6 +10,7 @@ use pi_session_conformance::corpus;
 use pi_session_conformance::embedded::{self, Manifest};
 use pi_session_conformance::level::Level;
 use pi_session_conformance::run::{self, Report, RunOptions};
+use pi_session_format::omp::rewrite::rewrite_conflicts;
 use pi_session_format::{Dialect, PiVersion};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -329,6 +330,12 @@ pub(crate) fn main(command: Command) -> ExitCode {
                 pi_session_conformance::script::Hooks::Script
             },
         ),
+        Command::Impl {
+            op: ProtocolOp::Migrate,
+            dialect: Dialect::Omp,
+            pi,
+            ..
+        } => omp_migrate(pi),
         Command::Impl { op, dialect, .. }
             if dialect == Dialect::Omp
                 && !matches!(
@@ -338,7 +345,7 @@ pub(crate) fn main(command: Command) -> ExitCode {
         {
             // The protocol's "not supported" status: not scored, not a failure.
             eprintln!(
-                "pi-session: {}: not supported for omp sessions yet (`context`, `tree` and `info` are)",
+                "pi-session: {}: not supported for omp sessions yet (`context`, `tree`, `info` and `migrate` are)",
                 op.name()
             );
             ExitCode::from(3)
@@ -357,6 +364,49 @@ pub(crate) fn main(command: Command) -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+    }
+}
+
+/// `migrate` of an omp session on standard input: the file as omp leaves it after opening
+/// it, which is the file itself unless omp rewrites it; omp's rewrite is not reproduced yet,
+/// so that case is the protocol's "not supported" (exit 3), unless omp fails it (exit 1).
+fn omp_migrate(pi: PiVersion) -> ExitCode {
+    let mut bytes = Vec::new();
+    if let Err(e) = std::io::stdin().lock().read_to_end(&mut bytes) {
+        eprintln!("pi-session: standard input: {e}");
+        return ExitCode::FAILURE;
+    }
+    let settings = Settings {
+        pi,
+        dialect: Some(Dialect::Omp),
+        sequential_ids: true,
+        exits_after: false,
+    };
+    match ops::omp_rewrite(&bytes, settings) {
+        Ok((None, _)) => match crate::write_stdout(&bytes) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(Rejected(message)) => {
+                eprintln!("pi-session: {message}");
+                ExitCode::FAILURE
+            }
+        },
+        // omp fails to rewrite it: an error, as omp's.
+        Ok((Some(reason), _)) if rewrite_conflicts(&bytes) => {
+            eprintln!(
+                "pi-session: migrate: omp would rewrite this file ({reason}) and fails to (SessionWriteConflictError)"
+            );
+            ExitCode::FAILURE
+        }
+        Ok((Some(reason), _)) => {
+            eprintln!(
+                "pi-session: migrate: omp rewrites this file when it opens it ({reason}); that rewrite is not reproduced yet"
+            );
+            ExitCode::from(3)
+        }
+        Err(Rejected(message)) => {
+            eprintln!("pi-session: {message}");
+            ExitCode::FAILURE
+        }
     }
 }
 

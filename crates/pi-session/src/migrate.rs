@@ -6,6 +6,8 @@ use crate::ops::{self, Settings};
 use crate::replace::{self, Labelled, Options, Snapshot};
 use crate::{FileArgs, print_warnings, with_stdout};
 use clap::{Args, CommandFactory};
+use pi_session_format::Dialect;
+use pi_session_format::omp::rewrite::rewrite_conflicts;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -104,6 +106,9 @@ fn run(args: &MigrateArgs, name: &str) -> Result<(), String> {
         None
     };
     let input = Input::open(path).map_err(|e| e.to_string())?;
+    if Dialect::given_or_detected(args.file.dialect, input.bytes()) == Dialect::Omp {
+        return omp(&input, prepared.is_some(), settings, name);
+    }
     let release = |range| input.release(range);
     let Some(prepared) = prepared else {
         let migrated = with_stdout(|out| {
@@ -177,4 +182,34 @@ fn run(args: &MigrateArgs, name: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// An oh-my-pi file: as omp leaves it after opening it. omp rewrites only a file it migrates,
+/// one with text its parser skips, or one with a Copilot replay payload
+/// (`pi_session_format::omp::rewrite`); any other it leaves byte for byte, and so does this.
+/// omp's rewrite itself is not reproduced yet: such a file is refused, nothing written.
+fn omp(input: &Input, in_place: bool, settings: Settings, name: &str) -> Result<(), String> {
+    let (reason, warnings) = ops::omp_rewrite(input.bytes(), settings).map_err(|e| e.0)?;
+    print_warnings(name, &warnings);
+    if let Some(reason) = reason {
+        if rewrite_conflicts(input.bytes()) {
+            return Err(format!(
+                "omp would rewrite this file when it opens it ({reason}), and fails to: its BOM \
+                 or invalid UTF-8 makes omp take the file for changed \
+                 (SessionWriteConflictError); nothing written"
+            ));
+        }
+        return Err(format!(
+            "omp rewrites this file when it opens it: {reason}; that rewrite is not reproduced \
+             yet (conformance/reference/omp/REWRITE.md), nothing written"
+        ));
+    }
+    if in_place {
+        eprintln!(
+            "pi-session: {name}: omp leaves this file as it is; nothing to migrate, file unchanged"
+        );
+        return Ok(());
+    }
+    with_stdout(|out| Ok(out.write_all(input.bytes())?)).map_err(|e| e.0)?;
+    input.verify().map_err(|e| e.to_string())
 }

@@ -6,6 +6,7 @@ use pi_session_format::info;
 use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
 use pi_session_format::omp::Blobs;
+use pi_session_format::omp::rewrite::{RewriteReason, rewrite_reason};
 use pi_session_format::session::{ChangeKind, Changes, Key, ReadAt, Session, quoted};
 use pi_session_format::tree::{self, Leaf};
 use pi_session_format::{Dialect, PiVersion};
@@ -231,6 +232,25 @@ pub(crate) fn migrate_releasing(
         std::mem::forget(migration);
     }
     Ok(Migrated { warnings, changed })
+}
+
+/// Why omp rewrites the file when it opens it (`None`: omp leaves it as it is), with the
+/// warnings of loading it in omp's dialect.
+pub(crate) fn omp_rewrite(
+    bytes: &[u8],
+    settings: Settings,
+) -> Result<(Option<RewriteReason>, Vec<String>), Rejected> {
+    let mut warnings = Vec::new();
+    let settings = Settings {
+        dialect: Some(Dialect::Omp),
+        ..settings
+    };
+    let session = load_accessing(bytes, Access::Release(&|_| {}), settings, &mut warnings)?;
+    let reason = rewrite_reason(&session);
+    if settings.exits_after {
+        std::mem::forget(session);
+    }
+    Ok((reason, warnings))
 }
 
 /// ` warning: N more …` when `n > 0`.

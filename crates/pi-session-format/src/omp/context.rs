@@ -260,13 +260,29 @@ pub(super) fn path<'s, 'b>(
     path
 }
 
+/// Whether `entry` is a `message` entry of an assistant message of GitHub Copilot with an
+/// OpenAI Responses replay payload, which omp strips when it opens the file.
+pub(super) fn is_copilot_replay(entry: &JsValue) -> bool {
+    let Some(message) = json::is_str(entry.get("type"), "message")
+        .then(|| entry.get("message"))
+        .flatten()
+    else {
+        return false;
+    };
+    message
+        .get("providerPayload")
+        .is_some_and(|p| json::is_str(p.get("type"), "openaiResponsesHistory"))
+        && json::is_str(message.get("role"), "assistant")
+        && json::is_str(message.get("provider"), "github-copilot")
+}
+
 /// What omp does to every loaded assistant message of GitHub Copilot that carries an OpenAI
 /// Responses replay payload (`sanitizeRehydratedOpenAIResponsesAssistantMessage`, run by
 /// `SessionManager.open`): the payload goes, and so do the signatures of its thinking blocks
 /// (a present signature, even `""` or `null`). Before the context is built, so a turn left
 /// empty by it counts as an empty error turn.
 fn strip_copilot_replay(entry: &mut JsValue) {
-    if !json::is_str(entry.get("type"), "message") {
+    if !is_copilot_replay(entry) {
         return;
     }
     let Some(message) = entry
@@ -276,15 +292,6 @@ fn strip_copilot_replay(entry: &mut JsValue) {
     else {
         return;
     };
-    let replay = message
-        .get("providerPayload")
-        .is_some_and(|p| json::is_str(p.get("type"), "openaiResponsesHistory"));
-    if !replay
-        || !json::is_str(message.get("role"), "assistant")
-        || !json::is_str(message.get("provider"), "github-copilot")
-    {
-        return;
-    }
     if let Some(JsValue::Array(blocks)) = message.get_mut("content") {
         for block in &mut blocks.0 {
             if block_is(block, "thinking")
@@ -656,7 +663,7 @@ fn has_text(value: Option<&JsValue>) -> bool {
 }
 
 /// The characters `String.prototype.trim` removes.
-fn is_js_whitespace(c: char) -> bool {
+pub(super) fn is_js_whitespace(c: char) -> bool {
     c.is_whitespace() || c == '\u{feff}'
 }
 

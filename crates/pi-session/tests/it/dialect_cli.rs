@@ -376,3 +376,88 @@ fn unsupported_omp_context_features_are_refused_not_guessed() {
         );
     }
 }
+
+/// `migrate` of an omp file: omp leaves a file it need not rewrite byte for byte (a CRLF file
+/// without a title slot too), and so does `migrate` (stdout: the file; `--in-place`: nothing
+/// to do, the file untouched); a file omp would rewrite (a migration, a malformed line) is
+/// refused, nothing written, as omp's rewrite is not reproduced yet.
+#[test]
+fn migrate_leaves_an_omp_file_as_omp_does_or_refuses() {
+    let dir = scratch("migrate");
+    let kept = [
+        format!("{}{HEADER}\n{USER}\n", slot("T")),
+        format!("{}{HEADER}\r\n\r\n{USER}\r\n", slot("")),
+    ];
+    for (i, text) in kept.iter().enumerate() {
+        let file = write(&dir, &format!("kept-{i}.jsonl"), text);
+        let out = pi_session(&["migrate", "--stdout", &file], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(out.stdout, text.as_bytes());
+        let modified = std::fs::metadata(&file).unwrap().modified().unwrap();
+        let out = pi_session(&["migrate", "--in-place", &file], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("omp leaves this file as it is"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read(&file).unwrap(), text.as_bytes());
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().modified().unwrap(),
+            modified
+        );
+    }
+    let v2 = HEADER.replace("\"version\":3", "\"version\":2");
+    let rewritten = [
+        (
+            format!("{}{v2}\n{USER}\n", slot("T")),
+            "its version is below 3",
+        ),
+        (
+            format!("{}{HEADER}\n{USER} x\n", slot("T")),
+            "line 3 holds text",
+        ),
+    ];
+    for (i, (text, why)) in rewritten.iter().enumerate() {
+        let file = write(&dir, &format!("rewritten-{i}.jsonl"), text);
+        for mode in ["--stdout", "--in-place"] {
+            let out = pi_session(&["migrate", mode, &file], &[]);
+            assert_eq!(out.status.code(), Some(1), "{mode}");
+            assert!(out.stdout.is_empty(), "{mode}");
+            let message = stderr(&out);
+            assert!(
+                message.contains(why) && message.contains("nothing written"),
+                "{message}"
+            );
+            assert_eq!(std::fs::read(&file).unwrap(), text.as_bytes());
+        }
+    }
+    // With a BOM, omp itself fails to rewrite it (it takes the file for changed).
+    let bom = write(
+        &dir,
+        "bom.jsonl",
+        &format!("\u{feff}{}{v2}\n{USER}\n", slot("T")),
+    );
+    let out = pi_session(&["migrate", "--stdout", &bom], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("SessionWriteConflictError"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_file(&bom).unwrap();
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        names.len(),
+        kept.len() + rewritten.len(),
+        "no temporary file left: {names:?}"
+    );
+    // A pi file is migrated as pi's, as before.
+    let pi = write(&dir, "pi.jsonl", &format!("{v2}\n{USER}\n"));
+    let out = pi_session(&["migrate", "--stdout", &pi], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with(r#"{"type":"session","version":3"#));
+}

@@ -14,7 +14,7 @@
 //! invalid UTF-8 stays dropped (omp reads its replacement characters; rare enough to leave).
 
 use super::{DroppedLine, scan};
-use crate::json::{Cursor, LineScanner};
+use crate::json::{Cursor, LineScanner, ParseError, ParseErrorKind};
 use crate::read::Line;
 use crate::session::record::{Kind, Record, Text};
 use std::borrow::Cow;
@@ -66,6 +66,12 @@ pub(super) fn recover<'a>(
         let last_line_end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i);
         skip_to = last_line_end;
         taken.push(d.offset..last_line_end);
+        // What follows the value on its last line, unless spaces, tabs and CRs, omp skips:
+        // kept as a dropped piece of that line (a malformed record when it is not blank).
+        let tail = &bytes[end..last_line_end];
+        if tail.iter().any(|b| !matches!(b, b' ' | b'\t' | b'\r')) {
+            kept.push(tail_piece(bytes, &d, end, tail));
+        }
         if matches!(record.kind, Kind::Null) {
             continue;
         }
@@ -97,6 +103,29 @@ pub(super) fn recover<'a>(
             }
             None => return, // no chunk at all: the caller has none to put it in
         }
+    }
+}
+
+/// The text after a value recovered from the line of `d`, at `end` up to its line's end, as
+/// a dropped piece of that line: its line and column, and why omp skips it.
+fn tail_piece(bytes: &[u8], d: &DroppedLine, end: usize, tail: &[u8]) -> DroppedLine {
+    let before = &bytes[d.offset..end];
+    let newlines = memchr::memchr_iter(b'\n', before).count();
+    let line_start = memchr::memrchr(b'\n', before).map_or(d.offset, |i| d.offset + i + 1);
+    let column = String::from_utf8_lossy(&bytes[line_start..end])
+        .chars()
+        .count()
+        + 1;
+    DroppedLine {
+        line: d.line + newlines,
+        offset: end,
+        column,
+        error: ParseError {
+            offset: 0,
+            kind: ParseErrorKind::TrailingText,
+            found: String::from_utf8_lossy(tail).chars().next(),
+        },
+        len: tail.len(),
     }
 }
 

@@ -400,10 +400,17 @@ fn omp_reads_the_text_with_bun_s_rules() {
         session.records.get(3).unwrap().text(),
         "{\"type\":\"custom\",\"id\":\"b\",\n\"parentId\":\"a\"}"
     );
+    // What omp skips: the second value on line 2 (from where it starts), and line 7 (where
+    // parsing failed).
     assert_eq!(
-        session.dropped.iter().map(|d| d.line).collect::<Vec<_>>(),
-        [7]
+        session
+            .dropped
+            .iter()
+            .map(|d| (d.line, d.column))
+            .collect::<Vec<_>>(),
+        [(2, 43), (7, 2)]
     );
+    assert_eq!(session.dropped_bytes(&session.dropped[0]), br#"{"x":1}"#);
     assert_eq!(session.skipped.len(), 1);
     assert_eq!(session.skipped[0].line, 4);
     assert!(session.skipped[0].reason.contains("omp throws"));
