@@ -38,14 +38,16 @@
 // --dialect omp (fetch omp and Bun first: node conformance/reference/omp/fetch-omp.mjs):
 // 1. Generates N sessions with conformance/reference/omp/omp-gen.ts (seeded; written by omp's own
 //    SessionManager under the pinned Bun, conformance/reference/vendor/omp/bun/bin/bun).
-// 2. For every file, ops context, tree, stats and info (--ops to choose):
+// 2. For every file, ops context, tree, stats, info and migrate (--ops to choose):
 //      ref:   omp-ref.ts batch  {"op":"context","file":F[,"leaf":ID]}  (open → interrupted-turn
 //             recovery as sdk.ts does it → buildSessionContext, JSON.stringify'd); "tree" (getTree);
 //             "stats" (getSessionStats of the resumed session, without the context-size estimate);
-//             {"op":"info","file":F,"mtime":T} (scanSessionFile, the listing entry)
+//             {"op":"info","file":F,"mtime":T} (scanSessionFile, the listing entry);
+//             {"op":"migrate","file":F} (the file after open + ensureOnDisk)
 //      ours:  BIN context --dialect omp F [--leaf ID]; BIN tree --dialect omp F;
 //             BIN stats --dialect omp --format json F, of which the session's `omp` numbers;
-//             BIN info --dialect omp --mtime T F
+//             BIN info --dialect omp --mtime T F; BIN migrate --stdout --dialect omp F (a file
+//             omp rewrites is refused: "not reproduced yet", counted as omp-unsupported)
 //    The reference runs in one long-lived `omp-ref.ts batch` process under Bun (restarted after a
 //    timeout: omp hangs on duplicate-id cycles and ignores SIGTERM, so it gets SIGKILL, as pi does).
 // 3. As for pi; a mismatch's report also names the JSON path of the first difference
@@ -67,7 +69,7 @@
 //                     directory gets failing.txt, the names of the failing sessions one per line
 //   --input DIR       skip generation; use DIR/*.jsonl (with optional DIR/<name>.args.json)
 //   --ops LIST        comma list of context,llm,migrate,tree,info (default: context,llm,migrate;
-//                     omp: context,tree,stats,info, all of them)
+//                     omp: context,tree,stats,info,migrate, all of them)
 //   --no-leaf         ignore the --leaf choices of the .args.json files (each file's own leaf only)
 //   --timeout-ms MS   per-invocation timeout (default 5000; omp: +10 s for the first request of a
 //                     batch process, which loads omp's ~525 modules)
@@ -273,6 +275,7 @@ function ompOursArgs(op, file, leaf) {
 	if (op === "stats") return ["stats", "--dialect", "omp", "--format", "json", file];
 	if (op === "tree") return ["tree", "--dialect", "omp", file];
 	if (op === "info") return ["info", "--dialect", "omp", "--mtime", String(INFO_MTIME_MS), file];
+	if (op === "migrate") return ["migrate", "--stdout", "--dialect", "omp", "--sequential-ids", file];
 	return [op, "--dialect", "omp", file, ...(leaf !== null ? ["--leaf", leaf] : [])];
 }
 /** What omp's getSessionStats gives, out of our stats report: the session's `omp` numbers
@@ -285,6 +288,7 @@ function ompOursOutput(op, output) {
 }
 function ompRefRequest(op, file, leaf) {
 	if (op === "info") return { op, file, mtime: INFO_MTIME_MS };
+	if (op === "migrate") return { op, file };
 	return { op, file, leaf };
 }
 function runOurs(bin, args, timeoutMs) {
@@ -470,8 +474,8 @@ const DIALECTS = {
 		summaryNote: null,
 	},
 	omp: {
-		ops: ["context", "tree", "stats", "info"],
-		defaultOps: ["context", "tree", "stats", "info"],
+		ops: ["context", "tree", "stats", "info", "migrate"],
+		defaultOps: ["context", "tree", "stats", "info", "migrate"],
 		ref: { name: "omp-ref", command: BUN, args: [OMP_REF, "batch"], cwd: REF_DIR, firstRequestExtraMs: 10_000 },
 		refLabel: () => `omp ${OMP_VERSION}`,
 		notInstalled: () =>
@@ -512,7 +516,7 @@ async function main() {
 		process.stderr.write(
 			"usage: node scripts/diff/run-diff.mjs --seed S --count N [--bin PATH|ref:0.87] [--keep DIR] [--input DIR]\n" +
 				"       [--pi 0.73|0.87] [--ops context,llm,migrate,tree,info] [--timeout-ms MS] [--no-hang] [--strict] [--max-report N] [--quiet]\n" +
-				"       [--dialect pi|omp] [--no-leaf]   (--dialect omp: --ops context,tree,stats,info; no --pi, ref:V or --no-hang)\n",
+				"       [--dialect pi|omp] [--no-leaf]   (--dialect omp: --ops context,tree,stats,info,migrate; no --pi, ref:V or --no-hang)\n",
 		);
 		process.exit(2);
 	}
