@@ -227,7 +227,10 @@ export declare class Session {
 	private constructor();
 	/** The dialect the session was read in. */
 	readonly dialect: "pi";
-	/** pi's `buildSessionContext` (throws PS0213 or PS0214 where pi loops forever). */
+	/**
+	 * pi's `buildSessionContext` (throws PS0213 or PS0214 where pi loops forever). A `message`
+	 * entry without a message, which it skips, is a process warning of type `PiSessionWarning`.
+	 */
 	context(options?: LeafOptions): Context;
 	/** The messages pi sends to the model: `convertToLlm` of the context's messages. */
 	llm(options?: LeafOptions): Message[];
@@ -246,7 +249,8 @@ export interface OmpSession extends LoadedSession {
 	readonly dialect: "omp";
 	/**
 	 * omp's `buildSessionContext` on resume, images put back from the blob store
-	 * (`omp-unsupported` where omp's code is not reproduced yet).
+	 * (`omp-unsupported` where omp's code is not reproduced yet). An image whose blob is not in
+	 * the store keeps its reference, and that is a process warning of type `PiSessionWarning`.
 	 */
 	context(options?: LeafOptions): OmpContext;
 	/** omp's `convertToLlm` is not reproduced yet: throws `omp-unsupported`. */

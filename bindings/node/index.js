@@ -60,6 +60,15 @@ function dialectOption(options) {
 const NATIVE = Symbol("native");
 
 /** A session file loaded with one pi's rules. Made by `open`. */
+/**
+ * What building an answer skipped or left in place (`LINE: warning: …`, as the command line
+ * prints it), each as a process warning of type `PiSessionWarning` (`process.on("warning")`;
+ * printed on stderr unless Node runs with `--no-warnings`).
+ */
+function warn(warnings) {
+	for (const message of warnings) process.emitWarning(message, { type: "PiSessionWarning", code: "PI_SESSION_CONTEXT" });
+}
+
 class Session {
 	/** @internal */
 	constructor(token, handle) {
@@ -104,7 +113,9 @@ class Session {
 	 */
 	context(options) {
 		const leaf = optionalString("options.leaf", optionsObject(options).leaf);
-		return JSON.parse(this[NATIVE].contextJson(leaf));
+		const { context, warnings } = JSON.parse(this[NATIVE].contextJson(leaf));
+		warn(warnings);
+		return context;
 	}
 
 	/**

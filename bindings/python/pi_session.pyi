@@ -145,7 +145,9 @@ class Session:
         """The file (`None` for a session loaded from bytes by `loads`)."""
     def context(self, leaf: Optional[str] = None) -> Context:
         """pi's `buildSessionContext` for `leaf` (default: the leaf pi resumes); omp's for an
-        omp session, its images put back from the blob store."""
+        omp session, its images put back from the blob store. What it skips or leaves in place
+        (a `message` entry without a message, an image whose blob is missing) is a
+        `PiSessionWarning` (`LINE: warning: …`, as `pi-session context` says it)."""
     def llm(self, leaf: Optional[str] = None) -> List[Dict[str, JSON]]:
         """The messages pi sends to the model (`convertToLlm` of the context's). An omp
         session raises `PiSessionError` (`omp-unsupported`): omp's is not reproduced yet."""

@@ -196,15 +196,26 @@ pub fn info_buffer(
 
 #[napi]
 impl NativeSession {
-    /// `buildSessionContext` for `leaf` (the current leaf when absent), as JSON text:
-    /// pi's `{"messages":[…],"thinkingLevel":…,"model":…}`, or omp's for an omp session.
+    /// `buildSessionContext` for `leaf` (the current leaf when absent) and what building it
+    /// skipped or left in place, as JSON text `{"context":…,"warnings":["LINE: warning: …"]}`:
+    /// pi's `{"messages":[…],"thinkingLevel":…,"model":…}`, or omp's for an omp session; the
+    /// warnings are those `pi-session context` prints (`ContextNotes::warnings`).
     #[napi(js_name = "contextJson")]
     pub fn context_json(&self, leaf: Option<String>) -> Result<String> {
         guard_text("the context", || {
-            let mut out = Vec::new();
-            self.session()
+            let mut out = b"{\"context\":".to_vec();
+            let notes = self
+                .session()
                 .write_resumed_context(leaf_of(leaf), self.blobs.as_ref(), &mut out)
                 .map_err(|e| error::failure(e.code(), e.to_string()))?;
+            out.extend_from_slice(b",\"warnings\":");
+            let warnings: Vec<JsValue> = notes
+                .warnings(self.blobs.as_ref())
+                .into_iter()
+                .map(|w| JsValue::string(w.as_str()))
+                .collect();
+            json::write_value(&mut out, &JsValue::Array(json::JsArray(warnings)));
+            out.push(b'}');
             Ok(text(out))
         })
     }

@@ -83,3 +83,39 @@ test("stats and validate take the dialect", () => {
 	assert.equal(byOmp.dialect, "omp");
 	assert.ok(!byOmp.files[0].diagnostics.some((d) => d.code === "PS0111"));
 });
+
+/** The PiSessionWarnings `run` emits (they come on the next tick), and its result. */
+async function warningsOf(run) {
+	const seen = [];
+	const listener = (warning) => {
+		if (warning.name === "PiSessionWarning") seen.push(warning.message);
+	};
+	process.on("warning", listener);
+	try {
+		const result = run();
+		await new Promise((resolve) => setImmediate(resolve));
+		return { result, seen };
+	} finally {
+		process.off("warning", listener);
+	}
+}
+
+test("what the context skips or leaves in place is a PiSessionWarning, as the command line says it", async () => {
+	// An image whose blob is not in the store: its reference stays, and that is said.
+	const empty = temporaryDirectory("blobs-empty");
+	const missing = join(omp("image-blob-missing-stays"), "session.jsonl");
+	const { result, seen } = await warningsOf(() => piSession.open(missing, { dialect: "omp", blobs: empty }).context());
+	assert.deepStrictEqual(result, JSON.parse(readFileSync(join(omp("image-blob-missing-stays"), "expected", "context.json"), "utf8")));
+	// (Earlier tests' warnings may still come in: only those about this store count.)
+	const about = seen.filter((w) => w.includes(empty));
+	assert.equal(about.length, 1, seen.join("\n"));
+	assert.match(about[0], /^\d+: warning: blob sha256:[0-9a-f]{64} is not in the blob store .*; its reference is left in place, as omp leaves it$/);
+	// A `message` entry without a message on pi's path is skipped, and that is said.
+	const nullMessage = join(root, "conformance", "cases", "divergence", "message-null-on-path", "session.jsonl");
+	const skipped = await warningsOf(() => piSession.open(nullMessage).context());
+	assert.ok(skipped.seen.some((w) => w.includes("`message` is missing or null; entry skipped")), skipped.seen.join("\n"));
+	// Nothing to say: no warning.
+	// (By now every earlier warning has come.)
+	const quiet = await warningsOf(() => piSession.open(piCase).context());
+	assert.deepStrictEqual(quiet.seen, []);
+});

@@ -9,7 +9,7 @@
 
 use crate::convert::from_json;
 use crate::error::{Failure, io_code};
-use crate::paths::{checked, dialect_or_detect, pi_version};
+use crate::paths::{checked, dialect_or_detect, pi_version, warn};
 use pi_session_format::context::write_messages;
 use pi_session_format::info::write_entry;
 use pi_session_format::migrate::SequentialIds;
@@ -203,14 +203,21 @@ impl Session {
     /// pi's `buildSessionContext` for `leaf` (default: the leaf pi has after opening the
     /// file): `{"messages": [...], "thinkingLevel": ..., "model": ...}`; omp's
     /// `buildSessionContext` for an omp session (its images put back from the blob store).
+    /// What it skips or leaves in place (a `message` entry without a message, an image whose
+    /// blob is not in the store) is a `PiSessionWarning`, worded as `pi-session context` says it.
     #[pyo3(signature = (leaf = None))]
     fn context<'py>(&self, py: Python<'py>, leaf: Option<String>) -> PyResult<Bound<'py, PyAny>> {
-        self.answer(py, |s| {
+        let mut warnings = Vec::new();
+        let context = self.answer(py, |s| {
             let mut out = Vec::new();
-            s.write_resumed_context(self::leaf(leaf), self.blobs.as_ref(), &mut out)
+            let notes = s
+                .write_resumed_context(self::leaf(leaf), self.blobs.as_ref(), &mut out)
                 .map_err(|e| Failure::new(e.code(), e.to_string()))?;
+            warnings = notes.warnings(self.blobs.as_ref());
             Ok(out)
-        })
+        })?;
+        warn(py, &warnings)?;
+        Ok(context)
     }
 
     /// The messages pi sends to the model for `leaf`: `convertToLlm` of the context's. Not

@@ -59,6 +59,7 @@ def run(case: Path, op: str, tmp_path: Path) -> Any:
     return answer()
 
 
+@pytest.mark.filterwarnings("ignore::pi_session.PiSessionWarning")  # what the context skips is said: see test_dialect.py
 @pytest.mark.parametrize(
     "case,op", case_params(ALL_CASES, OPS, ["context", "llm", "migrate", "tree", "info"])
 )
@@ -149,6 +150,7 @@ def test_entries_are_the_lines_of_plain_files() -> None:
     assert compared > 150, compared
 
 
+@pytest.mark.filterwarnings("ignore::pi_session.PiSessionWarning")  # what the context skips is said: see test_dialect.py
 def test_loads_of_the_bytes_answers_as_open_of_the_file() -> None:
     compared = 0
     for case in ALL_CASES:

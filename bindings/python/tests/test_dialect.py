@@ -6,6 +6,7 @@ without `--dialect`), as the Node binding's; `llm()` refused for omp sessions;
 
 import datetime
 import json
+import re
 import shutil
 import subprocess
 import warnings
@@ -61,6 +62,7 @@ def run(case: Path, op: str, tmp_path: Path) -> Any:
     return listed
 
 
+@pytest.mark.filterwarnings("ignore::pi_session.PiSessionWarning")  # what the context skips is said: see test_dialect.py
 @pytest.mark.parametrize("case,op", case_params(OMP_CASES, OPS, OPS))
 def test_case(case: Path, op: str, tmp_path: Path) -> None:
     expected = case / "expected" / f"{op}.json"
@@ -89,6 +91,7 @@ def test_the_omp_corpus_is_there() -> None:
     assert any("leaf" in case_meta(case) for case in OMP_CASES)
 
 
+@pytest.mark.filterwarnings("ignore::pi_session.PiSessionWarning")  # what the context skips is said: see test_dialect.py
 def test_the_file_s_own_dialect_with_auto(tmp_path: Path) -> None:
     detected = 0
     for case in OMP_CASES:
@@ -220,6 +223,7 @@ def omp_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return agent
 
 
+@pytest.mark.filterwarnings("ignore::pi_session.PiSessionWarning")  # what the context skips is said: see test_dialect.py
 def test_omp_s_own_blob_store_by_default(omp_home: Path) -> None:
     case = CASES / "omp" / "image-blob-restored"
     path = case / "session.jsonl"
@@ -312,6 +316,7 @@ def cli_json(binary: Path, *args: str) -> Any:
     return json.loads(done.stdout)
 
 
+@pytest.mark.filterwarnings("ignore::pi_session.PiSessionWarning")  # what the context skips is said: see test_dialect.py
 def test_the_same_answers_as_the_command_line(tmp_path: Path, pi_session_bin: Path) -> None:
     """`dialect="auto"`: the file's own, as `pi-session context/tree/info` without `--dialect`."""
     for case in OMP_CASES:
@@ -341,3 +346,29 @@ def test_validate_and_stats_as_the_command_line(tmp_path: Path, pi_session_bin: 
             # As pi's, the files with omp's title slot are not sessions (said, and skipped).
             warnings.simplefilter("ignore", pi_session.PiSessionWarning)
             assert pi_session.stats(omp, **kwargs) == expected, args
+
+
+def test_what_the_context_skips_or_leaves_is_a_warning(tmp_path: Path) -> None:
+    """A missing blob (its reference left in place) and a `message` entry without a message
+    (skipped) are `PiSessionWarning`s, worded as `pi-session context` says them."""
+    case = CASES / "omp" / "image-blob-missing-stays"
+    empty = tmp_path / "blobs"
+    empty.mkdir()
+    session = pi_session.open(case / "session.jsonl", dialect="omp", blobs=empty)
+    with pytest.warns(pi_session.PiSessionWarning) as caught:
+        context = session.context()
+    assert same_json(context, case / "expected" / "context.json")
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1, messages
+    assert re.fullmatch(
+        r"\d+: warning: blob sha256:[0-9a-f]{64} is not in the blob store .+; its reference is "
+        r"left in place, as omp leaves it",
+        messages[0],
+    ), messages[0]
+    null_message = CASES / "divergence" / "message-null-on-path" / "session.jsonl"
+    with pytest.warns(pi_session.PiSessionWarning, match="`message` is missing or null; entry skipped"):
+        pi_session.open(null_message).context()
+    # Nothing to say: no warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pi_session.open(SLOT_CASE / "session.jsonl", dialect="omp").context()

@@ -43,7 +43,7 @@ pub use load::{
 };
 pub use loader::Loader;
 pub use open::{OpenError, OwnedSession};
-pub use query::{ContextNotes, EntryError, ResumeError, TypedEntry};
+pub use query::{ContextNotes, EntryError, ResumeError, TypedEntry, skipped_warning};
 pub use record::{Kind, Record, ValueRef};
 pub use records::Records;
 use rewrite::Plan;

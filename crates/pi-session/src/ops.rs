@@ -7,7 +7,9 @@ use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
 use pi_session_format::omp::Blobs;
 use pi_session_format::omp::rewrite::{RewriteReason, rewrite_reason};
-use pi_session_format::session::{ChangeKind, Changes, Key, ReadAt, Session, quoted};
+use pi_session_format::session::{
+    ChangeKind, Changes, Key, ReadAt, Session, quoted, skipped_warning,
+};
 use pi_session_format::tree::{self, Leaf};
 use pi_session_format::{Dialect, PiVersion};
 use std::io::Write;
@@ -128,30 +130,17 @@ pub(crate) fn context<'a>(
             ));
         }
         let context = session.context(leaf)?;
-        warnings.extend(context.skipped_lines.iter().map(skipped_message));
+        warnings.extend(context.skipped_lines.iter().map(|&l| skipped_warning(l)));
         write_messages(&to_llm(context.messages, session.pi), out)?;
     } else {
         let notes = session.write_resumed_context(leaf, blobs, out)?;
-        warnings.extend(notes.skipped_lines.iter().map(skipped_message));
-        for (line, hash) in &notes.missing_blobs {
-            let store = blobs.map_or_else(String::new, |b| b.dir().display().to_string());
-            warnings.push(format!(
-                "{line}: warning: blob sha256:{hash} is not in the blob store {store}; its reference is left in place, as omp leaves it"
-            ));
-        }
+        warnings.extend(notes.warnings(blobs));
     }
     out.write_all(b"\n")?;
     if settings.exits_after {
         std::mem::forget(session);
     }
     Ok(warnings)
-}
-
-/// The warning for a `message` entry without a message, which the context skips.
-fn skipped_message(line: &usize) -> String {
-    format!(
-        "{line}: warning: `message` is missing or null; entry skipped (pi would throw a TypeError)"
-    )
 }
 
 /// What [`migrate`] did.

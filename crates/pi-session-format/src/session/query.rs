@@ -316,6 +316,31 @@ pub struct ContextNotes {
     pub missing_blobs: Vec<(usize, String)>,
 }
 
+impl ContextNotes {
+    /// The notes as `LINE: warning: …` lines, the text `pi-session context` prints on
+    /// standard error and the bindings give as warnings; `blobs` is the store the image
+    /// references were looked up in.
+    pub fn warnings(&self, blobs: Option<&crate::omp::Blobs>) -> Vec<String> {
+        let store = blobs.map_or_else(String::new, |b| b.dir().display().to_string());
+        let skipped = self.skipped_lines.iter().map(|&line| skipped_warning(line));
+        let missing = self.missing_blobs.iter().map(|(line, hash)| {
+            format!(
+                "{line}: warning: blob sha256:{hash} is not in the blob store {store}; its \
+                 reference is left in place, as omp leaves it"
+            )
+        });
+        skipped.chain(missing).collect()
+    }
+}
+
+/// The warning for the `message` entry on `line` without a message, which pi's context
+/// skips (pi would throw).
+pub fn skipped_warning(line: usize) -> String {
+    format!(
+        "{line}: warning: `message` is missing or null; entry skipped (pi would throw a TypeError)"
+    )
+}
+
 /// Why [`Session::write_resumed_context`] wrote no context.
 #[derive(Debug)]
 #[non_exhaustive]
