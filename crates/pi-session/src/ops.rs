@@ -362,7 +362,7 @@ pub(crate) fn info(bytes: &[u8], mtime_ms: f64, settings: Settings) -> Output {
     }
 }
 
-/// [`info`] streamed to `out` (pi's texts of the messages, which can be as big as the file,
+/// [`info()`] streamed to `out` (pi's texts of the messages, which can be as big as the file,
 /// are never held whole; omp reads only two windows of the file); `read_at` reads the file
 /// through small buffers, as for [`context`].
 pub(crate) fn info_to(
