@@ -147,14 +147,6 @@ impl<'s, 'b> PathEntry<'s, 'b> {
         })
     }
 
-    /// Whether the entry's text may hold the string `name` (written as it is, or with a
-    /// `\u` escape): when not, no member of it is `name`, and it need not be parsed.
-    fn may_name(&self, name: &str) -> bool {
-        let text = self.record.text().as_bytes();
-        memchr::memmem::find(text, name.as_bytes()).is_some()
-            || memchr::memmem::find(text, b"\\u").is_some()
-    }
-
     pub(super) fn get(&self, key: &str) -> Option<&JsValue> {
         self.value().get(key)
     }
@@ -258,6 +250,14 @@ pub(super) fn path<'s, 'b>(
     }
     path.reverse();
     path
+}
+
+/// Whether the JSON text of an entry may hold the string `name` (written as it is, or with a
+/// `\u` escape): when not, no member of it is `name`, and it need not be parsed.
+pub(super) fn may_name(text: &str, name: &str) -> bool {
+    let text = text.as_bytes();
+    memchr::memmem::find(text, name.as_bytes()).is_some()
+        || memchr::memmem::find(text, b"\\u").is_some()
 }
 
 /// Whether `entry` is a `message` entry of an assistant message of GitHub Copilot with an
@@ -540,7 +540,7 @@ fn check_supported(
             break;
         }
         if entry.type_is("custom")
-            && entry.may_name(CONTEXT_NOTES)
+            && may_name(entry.record.text(), CONTEXT_NOTES)
             && json::is_str(entry.get("customType"), CONTEXT_NOTES)
         {
             return unsupported(entry, "context notes");

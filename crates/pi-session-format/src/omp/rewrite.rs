@@ -13,7 +13,7 @@
 //! Any other file, a v3 file without a title slot, with CRLF line ends, a BOM, blank lines or
 //! large inline images included, omp leaves byte for byte as it is.
 
-use super::context::{is_copilot_replay, is_js_whitespace};
+use super::context::{is_copilot_replay, is_js_whitespace, may_name};
 use crate::session::Session;
 use std::fmt;
 
@@ -80,12 +80,11 @@ pub fn rewrite_reason(session: &Session<'_>) -> Option<RewriteReason> {
     }
     session.entries.iter().find_map(|&i| {
         let record = &session.records[i];
-        let text = record.text().as_bytes();
         // Only a text that may name the payload's type is parsed.
-        let may = memchr::memmem::find(text, b"openaiResponsesHistory").is_some()
-            || memchr::memmem::find(text, b"\\u").is_some();
-        (record.entry_type() == Some("message") && may && is_copilot_replay(&record.value()))
-            .then_some(RewriteReason::CopilotReplay { line: record.line })
+        (record.entry_type() == Some("message")
+            && may_name(record.text(), "openaiResponsesHistory")
+            && is_copilot_replay(&record.value()))
+        .then_some(RewriteReason::CopilotReplay { line: record.line })
     })
 }
 
