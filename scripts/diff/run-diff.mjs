@@ -46,8 +46,8 @@
 //             {"op":"migrate","file":F} (the file after open + ensureOnDisk)
 //      ours:  BIN context --dialect omp F [--leaf ID]; BIN tree --dialect omp F;
 //             BIN stats --dialect omp --format json F, of which the session's `omp` numbers;
-//             BIN info --dialect omp --mtime T F; BIN migrate --stdout --dialect omp F (a file
-//             omp rewrites is refused: "not reproduced yet", counted as omp-unsupported)
+//             BIN info --dialect omp --mtime T F; BIN migrate --stdout --dialect omp F --blobs D
+//             (a scratch store: the images omp's rewrite moves out go there)
 //    The reference runs in one long-lived `omp-ref.ts batch` process under Bun (restarted after a
 //    timeout: omp hangs on duplicate-id cycles and ignores SIGTERM, so it gets SIGKILL, as pi does).
 // 3. As for pi; a mismatch's report also names the JSON path of the first difference
@@ -275,7 +275,9 @@ function ompOursArgs(op, file, leaf) {
 	if (op === "stats") return ["stats", "--dialect", "omp", "--format", "json", file];
 	if (op === "tree") return ["tree", "--dialect", "omp", file];
 	if (op === "info") return ["info", "--dialect", "omp", "--mtime", String(INFO_MTIME_MS), file];
-	if (op === "migrate") return ["migrate", "--stdout", "--dialect", "omp", "--sequential-ids", file];
+	// A scratch blob store: images omp's rewrite moves out go there, never into a real store.
+	if (op === "migrate")
+		return ["migrate", "--stdout", "--dialect", "omp", "--sequential-ids", "--blobs", join(REF_TMP, "ours-blobs"), file];
 	return [op, "--dialect", "omp", file, ...(leaf !== null ? ["--leaf", leaf] : [])];
 }
 /** What omp's getSessionStats gives, out of our stats report: the session's `omp` numbers

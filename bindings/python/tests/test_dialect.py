@@ -246,13 +246,19 @@ def test_stats_reads_each_file_in_its_dialect_or_the_one_given() -> None:
         report = pi_session.stats(OMP_SESSIONS, dialect="omp")
     groups = {g["name"]: g for g in report["groups"]}
     # omp refuses the files without a valid header (O18): skipped, and said.
-    refused = {path for case, path in zip(omp, paths) if "error" in omp[case]["18.3"]}
+    errors = {path: omp[case]["18.3"]["error"] for case, path in zip(omp, paths) if "error" in omp[case]["18.3"]}
+    refused = {path for path, error in errors.items() if "Cannot resume session" in error}
     assert len(refused) >= 3
     assert {e["path"] for e in report["errors"]} == refused
     assert len(groups) == len(OMP_CASES)
     compared = 0
     for case, path in zip(omp, paths):
         if path in refused:
+            continue
+        if path in errors:
+            # omp throws on a usage without cost; counted as unreadable (docs/divergences.md).
+            assert "usage.cost" in errors[path] and groups[path]["ompUnreadable"] > 0, case
+            compared += 1
             continue
         group = groups[path]
         assert group["dialect"] == "omp", case

@@ -8,7 +8,8 @@
 //! - [`info`]: omp's listing entry (`scanSessionFile`), read from two windows of the file;
 //! - [`list`]: the order of omp's session list, pinned sessions first;
 //! - [`blobs`]: images kept in omp's blob store, put back as omp does on open;
-//! - [`rewrite`]: whether omp rewrites a file when it opens it, and why.
+//! - [`persist`]: what an entry becomes in a line omp writes (`prepareEntryForPersistence`);
+//! - [`rewrite`]: whether omp rewrites a file when it opens it, why, and what it writes.
 //!
 //! A session is read in omp's dialect by loading it with [`crate::Dialect::Omp`]
 //! ([`crate::session::Loader::dialect`]); [`crate::Session::omp_context`] then answers as omp.
@@ -18,6 +19,7 @@ pub mod blobs;
 pub mod context;
 pub mod info;
 pub mod list;
+pub mod persist;
 pub mod rewrite;
 pub mod slot;
 pub mod stats;

@@ -167,6 +167,49 @@ impl OmpStore {
         self.data_dir.join("blobs")
     }
 
+    /// Puts a blob into the store at `dir` as omp's `BlobStore.putSync` does: the file
+    /// `<hash>` (created with the directory, replaced when there), then a side file
+    /// `<hash>.<extension>` for viewers, a hard link to it (kept when it exists; a copy
+    /// where links fail). Each file is written atomically ([`crate::publish::publish`]):
+    /// complete and synced before it has its name, a link in its place replaced, not
+    /// followed.
+    pub fn put_blob(
+        dir: &Path,
+        hash: &str,
+        bytes: &[u8],
+        extension: Option<&str>,
+    ) -> io::Result<()> {
+        if hash.len() != 64 || !hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{hash:?} is not a SHA-256 in lowercase hex"),
+            ));
+        }
+        if let Some(extension) = extension
+            && !(extension.starts_with(|c: char| c.is_ascii_alphanumeric())
+                && extension
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{extension:?} is not a file extension"),
+            ));
+        }
+        std::fs::create_dir_all(dir)?;
+        let blob = dir.join(hash);
+        crate::publish::publish(&blob, bytes, true)?;
+        let Some(extension) = extension else {
+            return Ok(());
+        };
+        let side = dir.join(format!("{hash}.{extension}"));
+        match std::fs::hard_link(&blob, &side) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+            Err(_) => crate::publish::publish(&side, bytes, true),
+        }
+    }
+
     /// The blob store of this environment's omp ([`OmpStore::from_env`]), when it exists:
     /// where the commands look up `blob:sha256:` references unless told another directory.
     pub fn existing_blobs_dir() -> Option<PathBuf> {

@@ -10,7 +10,7 @@ use pi_session_conformance::corpus;
 use pi_session_conformance::embedded::{self, Manifest};
 use pi_session_conformance::level::Level;
 use pi_session_conformance::run::{self, Report, RunOptions};
-use pi_session_format::omp::rewrite::rewrite_conflicts;
+use pi_session_format::omp::rewrite::OnOpen;
 use pi_session_format::{Dialect, PiVersion};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -334,8 +334,9 @@ pub(crate) fn main(command: Command) -> ExitCode {
             op: ProtocolOp::Migrate,
             dialect: Dialect::Omp,
             pi,
+            blobs,
             ..
-        } => omp_migrate(pi),
+        } => omp_migrate(pi, blobs.map(pi_session_format::omp::Blobs::new)),
         Command::Impl { op, dialect, .. }
             if dialect == Dialect::Omp
                 && !matches!(
@@ -368,9 +369,11 @@ pub(crate) fn main(command: Command) -> ExitCode {
 }
 
 /// `migrate` of an omp session on standard input: the file as omp leaves it after opening
-/// it, which is the file itself unless omp rewrites it; omp's rewrite is not reproduced yet,
-/// so that case is the protocol's "not supported" (exit 3), unless omp fails it (exit 1).
-fn omp_migrate(pi: PiVersion) -> ExitCode {
+/// it (itself, or what omp rewrites it into); an error (exit 1) where omp fails, the
+/// protocol's "not supported" (exit 3) where omp's rewrite is not reproduced. Images the
+/// rewrite moves into the blob store are not written anywhere: the protocol's answer is the
+/// file, which names them by their hash.
+fn omp_migrate(pi: PiVersion, blobs: Option<pi_session_format::omp::Blobs>) -> ExitCode {
     let mut bytes = Vec::new();
     if let Err(e) = std::io::stdin().lock().read_to_end(&mut bytes) {
         eprintln!("pi-session: standard input: {e}");
@@ -382,27 +385,23 @@ fn omp_migrate(pi: PiVersion) -> ExitCode {
         sequential_ids: true,
         exits_after: false,
     };
-    match ops::omp_rewrite(&bytes, settings) {
-        Ok((None, _)) => match crate::write_stdout(&bytes) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(Rejected(message)) => {
-                eprintln!("pi-session: {message}");
-                ExitCode::FAILURE
-            }
-        },
-        // omp fails to rewrite it: an error, as omp's.
-        Ok((Some(reason), _)) if rewrite_conflicts(&bytes) => {
+    let written = match ops::omp_on_open(&bytes, settings, blobs.as_ref()) {
+        Ok((OnOpen::Unchanged, _)) => crate::write_stdout(&bytes),
+        Ok((OnOpen::Rewrites { rewritten, .. }, _)) => crate::write_stdout(&rewritten.bytes),
+        Ok((OnOpen::Fails(failure), _)) => Err(Rejected(format!("migrate: {failure}"))),
+        Ok((OnOpen::Unsupported { reason, what }, _)) => {
             eprintln!(
-                "pi-session: migrate: omp would rewrite this file ({reason}) and fails to (SessionWriteConflictError)"
+                "pi-session: migrate: omp rewrites this file when it opens it ({reason}); {what} is not reproduced"
             );
-            ExitCode::FAILURE
+            return ExitCode::from(3);
         }
-        Ok((Some(reason), _)) => {
-            eprintln!(
-                "pi-session: migrate: omp rewrites this file when it opens it ({reason}); that rewrite is not reproduced yet"
-            );
-            ExitCode::from(3)
-        }
+        Ok(_) => Err(Rejected(
+            "migrate: omp's handling of this file is not known".into(),
+        )),
+        Err(rejected) => Err(rejected),
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
         Err(Rejected(message)) => {
             eprintln!("pi-session: {message}");
             ExitCode::FAILURE

@@ -7,8 +7,11 @@ use crate::replace::{self, Labelled, Options, Snapshot};
 use crate::{FileArgs, print_warnings, with_stdout};
 use clap::{Args, CommandFactory};
 use pi_session_format::Dialect;
-use pi_session_format::omp::rewrite::rewrite_conflicts;
+use pi_session_format::omp::Blobs;
+use pi_session_format::omp::rewrite::OnOpen;
+use pi_session_fs::omp_store::OmpStore;
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 const AFTER_HELP: &str = "\
@@ -55,6 +58,11 @@ pub(crate) struct MigrateArgs {
     /// environment variable PI_SESSION_DETERMINISTIC_IDS=1).
     #[arg(long)]
     sequential_ids: bool,
+    /// omp files: the blob store their `blob:sha256:` references name, and where the images
+    /// omp's rewrite moves out of the file go (default: omp's own, `~/.omp/agent/blobs` or
+    /// `$XDG_DATA_HOME/omp/blobs`, by its rules).
+    #[arg(long, value_name = "DIR")]
+    blobs: Option<PathBuf>,
 }
 
 /// Runs the command; prints `pi-session: FILE: message` for each warning and error.
@@ -107,7 +115,7 @@ fn run(args: &MigrateArgs, name: &str) -> Result<(), String> {
     };
     let input = Input::open(path).map_err(|e| e.to_string())?;
     if Dialect::given_or_detected(args.file.dialect, input.bytes()) == Dialect::Omp {
-        return omp(&input, prepared.is_some(), settings, name);
+        return omp(path, &input, prepared, settings, args.blobs.clone(), name);
     }
     let release = |range| input.release(range);
     let Some(prepared) = prepared else {
@@ -168,6 +176,13 @@ fn run(args: &MigrateArgs, name: &str) -> Result<(), String> {
         }
         (done, _) => done.map_err(|e| e.0)?,
     };
+    report_done(name, path, done);
+    Ok(())
+}
+
+/// What a replacement said: its warnings, and where the backup went when that is not the
+/// usual `FILE.bak`.
+fn report_done(name: &str, path: &std::path::Path, done: replace::Done) {
     for warning in &done.warnings {
         eprintln!("pi-session: {name}: {warning}");
     }
@@ -181,35 +196,89 @@ fn run(args: &MigrateArgs, name: &str) -> Result<(), String> {
             );
         }
     }
-    Ok(())
 }
 
-/// An oh-my-pi file: as omp leaves it after opening it. omp rewrites only a file it migrates,
-/// one with text its parser skips, or one with a Copilot replay payload
-/// (`pi_session_format::omp::rewrite`); any other it leaves byte for byte, and so does this.
-/// omp's rewrite itself is not reproduced yet: such a file is refused, nothing written.
-fn omp(input: &Input, in_place: bool, settings: Settings, name: &str) -> Result<(), String> {
-    let (reason, warnings) = ops::omp_rewrite(input.bytes(), settings).map_err(|e| e.0)?;
+/// An oh-my-pi file: as omp leaves it after opening it (`pi_session_format::omp::rewrite`).
+/// omp rewrites only a file it migrates, one with text its parser skips, or one with a
+/// Copilot replay payload; any other it leaves byte for byte, and so does this. When omp
+/// moves images out of the file into its blob store, they are written there first (each
+/// atomically), then the file.
+fn omp(
+    path: &std::path::Path,
+    input: &Input,
+    prepared: Option<replace::Prepared>,
+    settings: Settings,
+    blobs: Option<PathBuf>,
+    name: &str,
+) -> Result<(), String> {
+    let blobs = blobs
+        .or_else(|| OmpStore::from_env().ok().map(|s| s.blobs_dir()))
+        .map(Blobs::new);
+    let resolve_from = blobs.as_ref().filter(|b| b.dir().is_dir());
+    let (on_open, warnings) =
+        ops::omp_on_open(input.bytes(), settings, resolve_from).map_err(|e| e.0)?;
     print_warnings(name, &warnings);
-    if let Some(reason) = reason {
-        if rewrite_conflicts(input.bytes()) {
+    let (reason, rewritten) = match on_open {
+        OnOpen::Unchanged => {
+            if prepared.is_some() {
+                eprintln!(
+                    "pi-session: {name}: omp leaves this file as it is; nothing to migrate, \
+                     file unchanged"
+                );
+                return Ok(());
+            }
+            with_stdout(|out| Ok(out.write_all(input.bytes())?)).map_err(|e| e.0)?;
+            return input.verify().map_err(|e| e.to_string());
+        }
+        OnOpen::Fails(failure) => {
+            return Err(format!("{failure}; nothing written, as omp leaves it"));
+        }
+        OnOpen::Unsupported { reason, what } => {
             return Err(format!(
-                "omp would rewrite this file when it opens it ({reason}), and fails to: its BOM \
-                 or invalid UTF-8 makes omp take the file for changed \
-                 (SessionWriteConflictError); nothing written"
+                "omp rewrites this file when it opens it ({reason}); {what} is not reproduced, \
+                 nothing written"
             ));
         }
-        return Err(format!(
-            "omp rewrites this file when it opens it: {reason}; that rewrite is not reproduced \
-             yet (conformance/reference/omp/REWRITE.md), nothing written"
-        ));
-    }
-    if in_place {
+        OnOpen::Rewrites { reason, rewritten } => (reason, rewritten),
+        _ => return Err("omp's handling of this file is not known; nothing written".into()),
+    };
+    input.verify().map_err(|e| e.to_string())?;
+    if !rewritten.blobs.is_empty() {
+        let Some(store) = &blobs else {
+            return Err(
+                "omp's rewrite moves images into its blob store, and there is none: pass \
+                 --blobs DIR; nothing written"
+                    .into(),
+            );
+        };
+        for blob in &rewritten.blobs {
+            OmpStore::put_blob(
+                store.dir(),
+                &blob.hash,
+                &blob.bytes,
+                blob.extension.as_deref(),
+            )
+            .map_err(|e| {
+                format!(
+                    "writing blob {} into {}: {e}; the session file is unchanged",
+                    blob.hash,
+                    crate::display::path(store.dir())
+                )
+            })?;
+        }
         eprintln!(
-            "pi-session: {name}: omp leaves this file as it is; nothing to migrate, file unchanged"
+            "pi-session: {name}: {} image(s) moved into the blob store {}, as omp does",
+            rewritten.blobs.len(),
+            crate::display::path(store.dir())
         );
-        return Ok(());
     }
-    with_stdout(|out| Ok(out.write_all(input.bytes())?)).map_err(|e| e.0)?;
-    input.verify().map_err(|e| e.to_string())
+    let Some(prepared) = prepared else {
+        return with_stdout(|out| Ok(out.write_all(&rewritten.bytes)?)).map_err(|e| e.0);
+    };
+    let done = prepared
+        .commit(|out| out.write_all(&rewritten.bytes))
+        .map_err(|e| e.0)?;
+    eprintln!("pi-session: {name}: rewritten as omp rewrites it when it opens it ({reason})");
+    report_done(name, path, done);
+    Ok(())
 }

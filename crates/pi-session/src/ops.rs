@@ -6,7 +6,7 @@ use pi_session_format::info;
 use pi_session_format::llm::to_llm;
 use pi_session_format::migrate::{IdGenerator, RandomIds, SequentialIds};
 use pi_session_format::omp::Blobs;
-use pi_session_format::omp::rewrite::{RewriteReason, rewrite_reason};
+use pi_session_format::omp::rewrite::{OnOpen, on_open};
 use pi_session_format::session::{
     ChangeKind, Changes, Key, ReadAt, Session, quoted, skipped_warning,
 };
@@ -223,23 +223,32 @@ pub(crate) fn migrate_releasing(
     Ok(Migrated { warnings, changed })
 }
 
-/// Why omp rewrites the file when it opens it (`None`: omp leaves it as it is), with the
-/// warnings of loading it in omp's dialect.
-pub(crate) fn omp_rewrite(
+/// What omp does to the file when it opens it (leaves it, rewrites it into what, or fails),
+/// with the warnings of loading it in omp's dialect; blob references resolve from `blobs`.
+pub(crate) fn omp_on_open(
     bytes: &[u8],
     settings: Settings,
-) -> Result<(Option<RewriteReason>, Vec<String>), Rejected> {
+    blobs: Option<&Blobs>,
+) -> Result<(OnOpen, Vec<String>), Rejected> {
     let mut warnings = Vec::new();
     let settings = Settings {
         dialect: Some(Dialect::Omp),
         ..settings
     };
     let session = load_accessing(bytes, Access::Release(&|_| {}), settings, &mut warnings)?;
-    let reason = rewrite_reason(&session);
+    let on_open = on_open(&session, blobs);
+    if let OnOpen::Rewrites { rewritten, .. } = &on_open {
+        warnings.extend(rewritten.missing_blobs.iter().map(|hash| {
+            format!(
+                "warning: blob {hash} is not in the blob store; its reference stays, as omp \
+                 leaves it"
+            )
+        }));
+    }
     if settings.exits_after {
         std::mem::forget(session);
     }
-    Ok((reason, warnings))
+    Ok((on_open, warnings))
 }
 
 /// ` warning: N more …` when `n > 0`.

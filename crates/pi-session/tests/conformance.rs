@@ -42,8 +42,7 @@ fn case_trial(case: Case) -> Trial {
         };
         for op in case.ops() {
             let result = run::check(&case, op, &options);
-            let known_gap = result.unsupported && omp_rewrites(&case, op);
-            if !result.passed && !known_gap {
+            if !result.passed {
                 failures.push(format!("[{op}] {}", run::explain(&result)));
             }
         }
@@ -69,19 +68,6 @@ fn case_trial(case: Case) -> Trial {
             case.id
         )))
     })
-}
-
-/// Whether `op` is the `migrate` of an omp case whose file omp rewrote: the one operation
-/// pi-session does not do yet (omp's rewrite, docs/dialects.md), and says so (unsupported)
-/// rather than answer. Everywhere else, unsupported is a failure.
-fn omp_rewrites(case: &Case, op: corpus::Op) -> bool {
-    let rewritten = match case.expected(op) {
-        Ok(Some(corpus::Expected::Output(bytes))) => {
-            std::fs::read(case.session_path()).is_ok_and(|input| input != bytes)
-        }
-        _ => false,
-    };
-    case.dialect() == "omp" && op == corpus::Op::Migrate && rewritten
 }
 
 fn coverage_trial(cases: Vec<Case>) -> Trial {

@@ -46,6 +46,11 @@ impl Blobs {
 
     /// Puts back the blobs `value` references, as omp does when it opens a session.
     pub fn resolve(&self, value: &mut JsValue, out: &mut Resolved) {
+        Blobs::resolve_in(Some(self), value, out);
+    }
+
+    /// [`Blobs::resolve`] from `store`; with none, every well-formed reference is missing.
+    pub(crate) fn resolve_in(store: Option<&Blobs>, value: &mut JsValue, out: &mut Resolved) {
         // An explicit stack: entries can nest as deep as JSON allows.
         let mut stack: Vec<(&mut JsValue, Option<Key>)> = vec![(value, None)];
         while let Some((value, key)) = stack.pop() {
@@ -54,7 +59,7 @@ impl Blobs {
                 && let Some(data) = value.as_object_mut().and_then(|o| o.get_mut("data"))
                 && data.as_str().is_some_and(|d| d.starts_with(BLOB_PREFIX))
             {
-                self.put_back(data, Form::Base64, out);
+                put_back(store, data, Form::Base64, out);
                 continue;
             }
             match value {
@@ -63,10 +68,10 @@ impl Blobs {
                     if crate::json::is_str(o.get("type"), "image_generation_call")
                         && let Some(result) = o.get_mut("result")
                     {
-                        self.put_back(result, Form::Base64, out);
+                        put_back(store, result, Form::Base64, out);
                     }
                     if let Some(url) = o.get_mut("image_url") {
-                        self.put_back(url, Form::Text, out);
+                        put_back(store, url, Form::Text, out);
                     }
                     stack.extend(o.iter_mut().map(|(k, v)| (v, Key::of(k))));
                 }
@@ -81,32 +86,32 @@ impl Blobs {
     pub fn image_base64(&self, reference: &str) -> Option<Result<String, String>> {
         let mut value = JsValue::string(reference);
         let mut out = Resolved::default();
-        self.put_back(&mut value, Form::Base64, &mut out);
+        put_back(Some(self), &mut value, Form::Base64, &mut out);
         if let Some(hash) = out.missing.pop() {
             return Some(Err(hash));
         }
         (out.resolved == 1).then(|| Ok(value.as_str().unwrap_or_default().to_owned()))
     }
+}
 
-    /// Replaces a reference string with its blob, in `form`.
-    fn put_back(&self, value: &mut JsValue, form: Form, out: &mut Resolved) {
-        let Some(hash) = value.as_str().and_then(|s| s.strip_prefix(BLOB_PREFIX)) else {
-            return;
-        };
-        if hash.len() != 64 || !hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            return;
+/// Replaces a reference string with its blob from `store`, in `form`.
+fn put_back(store: Option<&Blobs>, value: &mut JsValue, form: Form, out: &mut Resolved) {
+    let Some(hash) = value.as_str().and_then(|s| s.strip_prefix(BLOB_PREFIX)) else {
+        return;
+    };
+    if hash.len() != 64 || !hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return;
+    }
+    match store.map(|s| std::fs::read(s.dir.join(hash))) {
+        Some(Ok(bytes)) => {
+            let text = match form {
+                Form::Base64 => base64::engine::general_purpose::STANDARD.encode(&bytes),
+                Form::Text => String::from_utf8_lossy(&bytes).into_owned(),
+            };
+            *value = JsValue::string(text.as_str());
+            out.resolved += 1;
         }
-        match std::fs::read(self.dir.join(hash)) {
-            Ok(bytes) => {
-                let text = match form {
-                    Form::Base64 => base64::engine::general_purpose::STANDARD.encode(&bytes),
-                    Form::Text => String::from_utf8_lossy(&bytes).into_owned(),
-                };
-                *value = JsValue::string(text.as_str());
-                out.resolved += 1;
-            }
-            Err(_) => out.missing.push(hash.to_owned()),
-        }
+        Some(Err(_)) | None => out.missing.push(hash.to_owned()),
     }
 }
 
@@ -121,7 +126,7 @@ enum Form {
 
 /// The member keys the walk tells apart.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Key {
+pub(crate) enum Key {
     Content,
     Images,
     Frames,
@@ -130,18 +135,23 @@ enum Key {
 
 impl Key {
     fn of(key: &JsString) -> Option<Key> {
-        Some(match key.as_wtf8() {
+        Some(Key::of_bytes(key.as_wtf8()))
+    }
+
+    /// The key named `key`.
+    pub(crate) fn of_bytes(key: &[u8]) -> Key {
+        match key {
             b"content" => Key::Content,
             b"images" => Key::Images,
             b"frames" => Key::Frames,
             _ => Key::Other,
-        })
+        }
     }
 }
 
 /// `isExternalizableImagePosition`: an image payload under `content` (image blocks) or
 /// `images` (or `frames`, which the caller leaves out).
-fn is_image_position(value: &JsValue, key: Option<Key>) -> bool {
+pub(crate) fn is_image_position(value: &JsValue, key: Option<Key>) -> bool {
     let Some(o) = value.as_object() else {
         return false;
     };

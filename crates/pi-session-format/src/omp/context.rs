@@ -281,7 +281,7 @@ pub(super) fn is_copilot_replay(entry: &JsValue) -> bool {
 /// `SessionManager.open`): the payload goes, and so do the signatures of its thinking blocks
 /// (a present signature, even `""` or `null`). Before the context is built, so a turn left
 /// empty by it counts as an empty error turn.
-fn strip_copilot_replay(entry: &mut JsValue) {
+pub(super) fn strip_copilot_replay(entry: &mut JsValue) {
     if !is_copilot_replay(entry) {
         return;
     }

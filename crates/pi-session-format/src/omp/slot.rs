@@ -6,7 +6,7 @@
 //! the header's `title` and `titleSource`. A first line counts as a slot only when it is
 //! such an object (`parseTitleSlotObject`); anything else is left to be the header.
 
-use crate::json::{self, JsValue};
+use crate::json::{self, JsObject, JsString, JsValue};
 
 /// The size of a slot line, newline included (`SESSION_TITLE_SLOT_BYTES`).
 pub const SLOT_BYTES: usize = 256;
@@ -103,6 +103,61 @@ impl TitleSlot {
     }
 }
 
+/// `serializeTitleSlot`: the slot line omp writes (newline included, exactly [`SLOT_BYTES`]
+/// bytes) for a title (WTF-8), a source (written when truthy) and an `updatedAt` (left out
+/// when `None`, as `JSON.stringify` leaves out `undefined`). The title is cut to the longest
+/// prefix of whole code points that fits; `None` when even an empty title does not fit
+/// (omp throws "Session title slot metadata exceeds fixed slot size").
+pub fn serialize(
+    title: &[u8],
+    source: Option<&JsValue>,
+    updated_at: Option<&JsValue>,
+) -> Option<Vec<u8>> {
+    let line = |title: &[u8], pad: usize| {
+        let mut slot = JsObject::new();
+        slot.set("type", JsValue::string("title"));
+        slot.set("v", JsValue::Number(1.0));
+        slot.set("title", JsValue::String(JsString::concat(&[title])));
+        if let Some(source) = source.filter(|s| s.is_truthy()) {
+            slot.set("source", source.clone());
+        }
+        if let Some(updated_at) = updated_at {
+            slot.set("updatedAt", updated_at.clone());
+        }
+        slot.set("pad", JsValue::string(" ".repeat(pad)));
+        let mut out = Vec::with_capacity(SLOT_BYTES);
+        json::write_value(&mut out, &JsValue::Object(slot));
+        out.push(b'\n');
+        out
+    };
+    // Code point boundaries (a lone surrogate is a code point of its own, as `[...title]`
+    // splits it).
+    let ends: Vec<usize> = (1..=title.len())
+        .filter(|&i| i == title.len() || !matches!(title[i], 0x80..=0xBF))
+        .collect();
+    let fits =
+        |n: usize| line(&title[..if n == 0 { 0 } else { ends[n - 1] }], 0).len() <= SLOT_BYTES;
+    // The largest prefix that fits, by bisection as omp does (the length grows with it).
+    let (mut low, mut high, mut best) = (0usize, ends.len(), None);
+    while low <= high {
+        let mid = (low + high) / 2;
+        if fits(mid) {
+            best = Some(mid);
+            low = mid + 1;
+        } else if mid == 0 {
+            break;
+        } else {
+            high = mid - 1;
+        }
+    }
+    let cut = &title[..match best? {
+        0 => 0,
+        n => ends[n - 1],
+    }];
+    let unpadded = line(cut, 0).len();
+    Some(line(cut, SLOT_BYTES - unpadded))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,6 +204,33 @@ mod tests {
             Err(SlotFault::Source)
         );
         assert_eq!(TitleSlot::read(b"not json"), Err(SlotFault::NotJson));
+    }
+
+    #[test]
+    fn slots_are_256_bytes_and_titles_cut_by_code_point() {
+        let at = JsValue::string("2024-01-01T00:00:00.000Z");
+        let empty = serialize(b"", None, Some(&at)).unwrap();
+        assert_eq!(empty.len(), SLOT_BYTES);
+        // REWRITE.md §3.2: an empty title and a 24-character timestamp leave 174 spaces.
+        assert!(empty.ends_with(format!("\"pad\":\"{}\"}}\n", " ".repeat(174)).as_bytes()));
+        let slot = TitleSlot::parse(&empty[..SLOT_BYTES - 1]).unwrap();
+        assert_eq!((slot.title.as_str(), slot.source), ("", None));
+        let title = "Ünïcödé 日本語 😀 ".repeat(20);
+        let line = serialize(title.as_bytes(), Some(&JsValue::string("user")), Some(&at)).unwrap();
+        assert_eq!(line.len(), SLOT_BYTES);
+        let slot = TitleSlot::parse(&line[..SLOT_BYTES - 1]).unwrap();
+        assert!(title.starts_with(&slot.title) && slot.title.len() < title.len());
+        assert_eq!(slot.source.as_deref(), Some("user"));
+        // A falsy source is left out; no `updatedAt` leaves the key out.
+        let line = serialize(b"T", Some(&JsValue::string("")), None).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&line).contains("source")
+                && !String::from_utf8_lossy(&line).contains("updatedAt")
+        );
+        // Escapes count as written: a quote costs two bytes.
+        let quotes = serialize(&[b'"'; 200], None, Some(&at)).unwrap();
+        assert_eq!(quotes.len(), SLOT_BYTES);
+        assert!(serialize(b"", None, Some(&JsValue::string("x".repeat(250)))).is_none());
         assert_eq!(
             TitleSlot::read(br#"{"type":"session"}"#),
             Err(SlotFault::NotTitle)

@@ -666,6 +666,25 @@ fn splice(
     true
 }
 
+impl Session<'_> {
+    /// Record `i`'s value as the migration leaves it (pi's and omp's migrated array), for
+    /// records visited in file order: `parent` carries the last id v1→v2 gave, from one call
+    /// to the next (start with `None`).
+    pub(crate) fn migrated_value<'s>(&'s self, i: usize, parent: &mut Option<&'s str>) -> JsValue {
+        let mut value = self.records[i].value().into_owned();
+        self.plan.apply(&self.records, i, *parent, &mut value);
+        if let Some(id) = self.plan.id(i) {
+            *parent = Some(id);
+        }
+        value
+    }
+
+    /// Whether the v1→v2 migration runs on this file (it gives every entry a new id).
+    pub(crate) fn migrates_v1(&self) -> bool {
+        self.plan.v1
+    }
+}
+
 /// The file `values` make (one per record, written with `JSON.stringify`), with the lines
 /// that are not records (unparseable lines, pi 0.87.1's falsy lines) kept verbatim at their
 /// place: pi's whole-array rewrite, the reference the streaming writer is checked against.

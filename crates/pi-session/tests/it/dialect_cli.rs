@@ -379,10 +379,11 @@ fn unsupported_omp_context_features_are_refused_not_guessed() {
 
 /// `migrate` of an omp file: omp leaves a file it need not rewrite byte for byte (a CRLF file
 /// without a title slot too), and so does `migrate` (stdout: the file; `--in-place`: nothing
-/// to do, the file untouched); a file omp would rewrite (a migration, a malformed line) is
-/// refused, nothing written, as omp's rewrite is not reproduced yet.
+/// to do, the file untouched); a file omp rewrites (a migration, a malformed line) comes out
+/// as omp rewrites it, printed or replaced; one omp fails to open or rewrite is refused,
+/// nothing written.
 #[test]
-fn migrate_leaves_an_omp_file_as_omp_does_or_refuses() {
+fn migrate_leaves_or_rewrites_an_omp_file_as_omp_does() {
     let dir = scratch("migrate");
     let kept = [
         format!("{}{HEADER}\n{USER}\n", slot("T")),
@@ -420,18 +421,50 @@ fn migrate_leaves_an_omp_file_as_omp_does_or_refuses() {
     ];
     for (i, (text, why)) in rewritten.iter().enumerate() {
         let file = write(&dir, &format!("rewritten-{i}.jsonl"), text);
-        for mode in ["--stdout", "--in-place"] {
-            let out = pi_session(&["migrate", mode, &file], &[]);
-            assert_eq!(out.status.code(), Some(1), "{mode}");
-            assert!(out.stdout.is_empty(), "{mode}");
-            let message = stderr(&out);
-            assert!(
-                message.contains(why) && message.contains("nothing written"),
-                "{message}"
-            );
-            assert_eq!(std::fs::read(&file).unwrap(), text.as_bytes());
-        }
+        let out = pi_session(&["migrate", "--stdout", &file], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let printed = out.stdout;
+        // A fresh 256-byte slot, the header at version 3, the user line; nothing else.
+        assert_eq!(printed.iter().position(|&b| b == b'\n'), Some(255));
+        let lines: Vec<&[u8]> = printed[256..].split(|&b| b == b'\n').collect();
+        assert_eq!(lines.len(), 3, "{}", String::from_utf8_lossy(&printed));
+        assert!(lines[0].starts_with(br#"{"type":"session","version":3"#));
+        assert_eq!(lines[1], USER.as_bytes());
+        assert_eq!(std::fs::read(&file).unwrap(), text.as_bytes());
+        let out = pi_session(&["migrate", "--in-place", "--backup", &file], &[]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(stderr(&out).contains(why), "{}", stderr(&out));
+        assert_eq!(std::fs::read(&file).unwrap(), printed);
+        let backup = format!("{file}.bak");
+        assert_eq!(std::fs::read(&backup).unwrap(), text.as_bytes());
+        std::fs::remove_file(&backup).unwrap();
+        // Rewritten once, omp leaves it.
+        let out = pi_session(&["migrate", "--in-place", &file], &[]);
+        assert!(
+            stderr(&out).contains("omp leaves this file as it is"),
+            "{}",
+            stderr(&out)
+        );
     }
+    // omp's open throws on a usage without cost: refused, nothing written.
+    let no_cost = format!(
+        "{}{HEADER}\n{}\n",
+        slot("T"),
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"usage":{"input":1}}}"#
+    );
+    let no_cost_file = write(&dir, "no-cost.jsonl", &no_cost);
+    for mode in ["--stdout", "--in-place"] {
+        let out = pi_session(&["migrate", mode, &no_cost_file], &[]);
+        assert_eq!(out.status.code(), Some(1), "{mode}");
+        assert!(out.stdout.is_empty());
+        assert!(
+            stderr(&out).contains("line 3: omp fails to open the file: usage without a cost"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read(&no_cost_file).unwrap(), no_cost.as_bytes());
+    }
+    std::fs::remove_file(&no_cost_file).unwrap();
     // With a BOM, omp itself fails to rewrite it (it takes the file for changed).
     let bom = write(
         &dir,
@@ -460,4 +493,57 @@ fn migrate_leaves_an_omp_file_as_omp_does_or_refuses() {
     let out = pi_session(&["migrate", "--stdout", &pi], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with(r#"{"type":"session","version":3"#));
+}
+
+/// omp's rewrite moves large images into its blob store: `migrate` writes each blob (and its
+/// `.png` side link) before the file that names it, into `--blobs DIR` or omp's own store
+/// (created as omp creates it); a store it cannot write into leaves the session untouched.
+#[test]
+fn migrate_moves_omp_images_into_the_blob_store() {
+    let dir = scratch("migrate-blobs");
+    let data = "QUJD".repeat(300); // 1200 characters of base64: "ABC" × 300
+    let image = format!(
+        r#"{{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"user","content":[{{"type":"image","data":"{data}","mimeType":"image/png"}}],"timestamp":2}}}}"#
+    );
+    // A malformed line makes omp rewrite the file.
+    let text = format!("{}{HEADER}\n{USER}\nnot json\n{image}\n", slot("T"));
+    let file = write(&dir, "images.jsonl", &text);
+    let blobs = dir.join("blobs");
+    let blobs_arg = blobs.to_str().unwrap();
+    let out = pi_session(&["migrate", "--stdout", "--blobs", blobs_arg, &file], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let printed = String::from_utf8(out.stdout.clone()).unwrap();
+    let start = printed.find("blob:sha256:").expect("a blob reference") + "blob:sha256:".len();
+    let hash = &printed[start..start + 64];
+    assert_eq!(std::fs::read(blobs.join(hash)).unwrap(), b"ABC".repeat(300));
+    assert_eq!(
+        std::fs::read(blobs.join(format!("{hash}.png"))).unwrap(),
+        b"ABC".repeat(300)
+    );
+    assert!(!printed.contains("not json") && !printed.contains(&data));
+    assert!(stderr(&out).contains("1 image(s) moved into the blob store"));
+    // The store read back: the same bytes again, in place.
+    let out = pi_session(&["migrate", "--in-place", "--blobs", blobs_arg, &file], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), printed);
+    // omp's own store, under a HOME of its own, is created.
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let fresh = write(&dir, "fresh.jsonl", &text);
+    let out = pi_session(&["migrate", "--stdout", &fresh], &[("HOME", &home)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(home.join(".omp/agent/blobs").join(hash).is_file());
+    // A store that is a file: refused, the session untouched, nothing printed.
+    let not_a_dir = write(&dir, "not-a-dir", "x");
+    for mode in ["--stdout", "--in-place"] {
+        let out = pi_session(&["migrate", mode, "--blobs", &not_a_dir, &fresh], &[]);
+        assert_eq!(out.status.code(), Some(1), "{mode}: {}", stderr(&out));
+        assert!(out.stdout.is_empty());
+        assert!(
+            stderr(&out).contains("writing blob") && stderr(&out).contains("unchanged"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(std::fs::read_to_string(&fresh).unwrap(), text);
+    }
 }
