@@ -107,26 +107,41 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
 
 /// What oh-my-pi does with each `--dialect omp` case, in its `omp.json`: whether it resumes
 /// the file (`omp-ref.ts context`: opens it and builds the context, with the case's `blobs/`
-/// as its blob store) or the error it throws. Returns how many cases it recorded or checked.
+/// as its blob store) or the error it throws, and whether it rewrites it on open
+/// (`omp-ref.ts migrate` differs from the file: not loadable, as a file pi rewrites). Returns how many cases it recorded or checked.
 fn record_omp(dirs: &[PathBuf], write: bool, stale: &mut Vec<String>) -> Result<usize, String> {
     let files: Vec<PathBuf> = dirs.iter().map(|d| d.join("session.jsonl")).collect();
+    // Per case: the context omp builds, then the file as omp leaves it after opening it.
     let requests: Vec<reference::Request<'_>> = dirs
         .iter()
         .zip(&files)
-        .map(|(dir, file)| reference::Request {
-            op: "context",
-            file,
-            leaf: None,
-            llm: false,
-            pi: "0.87",
-            dialect: "omp",
-            blobs: Some(dir.join("blobs")).filter(|b| b.is_dir()),
+        .flat_map(|(dir, file)| {
+            ["context", "migrate"].map(|op| reference::Request {
+                op,
+                file,
+                leaf: None,
+                llm: false,
+                pi: "0.87",
+                dialect: "omp",
+                blobs: Some(dir.join("blobs")).filter(|b| b.is_dir()),
+            })
         })
         .collect();
-    let answers = reference::batch(&requests)?;
+    let mut answers = reference::batch(&requests)?.into_iter();
     let root_text = root().display().to_string();
-    for (dir, answer) in dirs.iter().zip(answers) {
+    for (dir, file) in dirs.iter().zip(&files) {
+        let (Some(answer), Some(left)) = (answers.next(), answers.next()) else {
+            return Err("the reference answered fewer requests than it was given".into());
+        };
+        let input = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let rewritten = matches!(&left, Ok(bytes) if *bytes != input);
         let observed = match answer {
+            // omp rewrites it on open: what its parser skipped is gone, as pi's dropped lines.
+            Ok(_) if rewritten => serde_json::json!({
+                "loadable": false,
+                "resumes": true,
+                "what": ["oh-my-pi opened the file, built the context of its last entry and rewrote the file"],
+            }),
             // oh-my-pi resumes at the file's last entry: a file it opens is resumed.
             Ok(_) => serde_json::json!({
                 "loadable": true,

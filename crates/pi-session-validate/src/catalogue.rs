@@ -244,6 +244,19 @@ catalogue! {
     DuplicateKey = "PS0012", "duplicate-key", Warning, Altered,
         title: "duplicate key in an object",
         help: "write each key once per object (a JSON library does)";
+    /// `--dialect omp`: text after the JSON value on a line (a second value, a stray word).
+    /// oh-my-pi's JSONL parser keeps the value and skips the rest of the line; as it skipped
+    /// text that is not blank, it rewrites the file when it opens it, and the text is gone.
+    /// (pi drops the whole line: [`Code::InvalidJson`].)
+    OmpTextAfterValue = "PS0013", "omp-text-after-value", Error, Dropped,
+        title: "text after the JSON value on the line",
+        help: "put each value on a line of its own, or remove the text after it";
+    /// `--dialect omp`: a JSON value written over several lines. oh-my-pi's JSONL parser
+    /// reads it as one entry (JSON whitespace may hold newlines), but oh-my-pi writes one
+    /// value per line, and pi (and every line-by-line reader) drops each of its lines.
+    OmpValueOverLines = "PS0014", "omp-value-over-lines", Warning, None,
+        title: "a JSON value written over several lines",
+        help: "write each value on one line (JSON.stringify without indentation)";
 
     // ---------------------------------------------------------------- header (PS01xx)
     /// The file holds no JSON line at all (it is empty or blank). pi treats it as a corrupt

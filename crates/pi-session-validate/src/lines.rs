@@ -19,6 +19,7 @@ use pi_session_format::json::ParseError;
 use pi_session_format::migrate::lossy::{self, LossyKind};
 use pi_session_format::omp::blobs::{Blobs, Resolved};
 use pi_session_format::read::{self, Line};
+use pi_session_format::session::Session;
 use rayon::prelude::*;
 use serde_json::Value;
 use std::ops::Range;
@@ -59,18 +60,52 @@ pub(crate) fn scan(bytes: &[u8], header: &Header, options: &Options<'_>) -> Scan
         options,
         schema: header.schema(),
     };
-    let pieces = read::split_lines(bytes, edges, rayon::current_num_threads() * 8);
+    // Lines are read as each piece is checked (a file that shrinks meanwhile reads as it is
+    // then, never as two versions at once).
+    type Units<'a> = Box<dyn Iterator<Item = Unit<'a>> + Send + 'a>;
+    let pieces: Vec<Units<'_>> = match omp_units(bytes, options) {
+        Some(units) => {
+            let mut units = units.into_iter().peekable();
+            let mut pieces = Vec::new();
+            while units.peek().is_some() {
+                let piece: Vec<Unit<'_>> = units.by_ref().take(256).collect();
+                pieces.push(Box::new(piece.into_iter()) as Units<'_>);
+            }
+            pieces
+        }
+        None => read::split_lines(bytes, edges, rayon::current_num_threads() * 8)
+            .into_iter()
+            .map(|lines| Box::new(lines.map(Unit::Line)) as Units<'_>)
+            .collect(),
+    };
     let blanks = !options.schema_only;
     let results: Vec<Piece> = pieces
         .into_par_iter()
-        .map(|lines| {
+        .map(|units| {
             let mut piece = Piece::default();
-            for line in lines {
-                let at = (line.number, line.offset);
+            for unit in units {
+                let line = match unit {
+                    Unit::Line(line) => line,
+                    Unit::OmpSkipped(tail) => {
+                        piece.sink.push(text_after_value(bytes, &tail));
+                        continue;
+                    }
+                };
+                // The line a unit ends on: a value omp reads over lines ends on a later one.
+                let at = match line.text.rfind('\n') {
+                    Some(i) => {
+                        piece.sink.push(value_over_lines(bytes, &line));
+                        (
+                            line.number + line.text.matches('\n').count(),
+                            line.offset + i + 1,
+                        )
+                    }
+                    None => (line.number, line.offset),
+                };
                 if blanks && let Some(previous) = piece.last {
                     piece.sink.extend(blank_lines(bytes, previous, line.number));
                 }
-                piece.first.get_or_insert(at);
+                piece.first.get_or_insert((line.number, line.offset));
                 piece.last = Some(at);
                 let (facts, diagnostics) = check_line(&cx, line);
                 piece.facts.extend(facts);
@@ -94,6 +129,122 @@ pub(crate) fn scan(bytes: &[u8], header: &Header, options: &Options<'_>) -> Scan
         diagnostics.push(bom(options.pi));
     }
     Scanned { facts, diagnostics }
+}
+
+/// What the line pass checks: a line, or, in a file read as oh-my-pi's, what omp's JSONL
+/// parser reads differently from `JSON.parse` line by line (O17).
+#[derive(Clone)]
+enum Unit<'a> {
+    /// A line, or a value omp reads over several lines (the `Line` then spans them).
+    Line(Line<'a>),
+    /// Text after a value on its line, which omp skips (the `Line` is that text).
+    OmpSkipped(Line<'a>),
+}
+
+/// The units of a file read as oh-my-pi's when omp reads some of its lines differently
+/// from `JSON.parse` (a value over several lines, a value followed by more text on its
+/// line): its lines, with each such value one unit and the text after it another. `None`
+/// when there is none (or the file does not load as omp's: its lines are checked as they
+/// are, and the header's checks say why).
+fn omp_units<'a>(bytes: &'a [u8], options: &Options<'_>) -> Option<Vec<Unit<'a>>> {
+    if options.dialect != Dialect::Omp {
+        return None;
+    }
+    let session = Session::loader(options.pi)
+        .dialect(Dialect::Omp)
+        .load(bytes)
+        .ok()?;
+    // The values omp reads where a line does not parse: where each starts and ends.
+    let mut recovered: Vec<Range<usize>> = session
+        .records
+        .iter()
+        .filter(|r| !r.lossy)
+        .filter_map(|r| {
+            let text = r.text();
+            let end = r.offset + text.len();
+            let line_end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i);
+            let rest = bytes.get(end..line_end)?;
+            (text.contains('\n') || rest.iter().any(|b| !matches!(b, b' ' | b'\t' | b'\r')))
+                .then_some(r.offset..end)
+        })
+        .collect();
+    if recovered.is_empty() {
+        return None;
+    }
+    recovered.sort_by_key(|r| r.start);
+    let mut recovered = recovered.into_iter().peekable();
+    let mut units = Vec::new();
+    let mut lines = read::lines_with(bytes, read::Edges::Bom);
+    while let Some(line) = lines.next() {
+        let line_end = line.offset + line.len;
+        let Some(value) = recovered.next_if(|v| (line.offset..=line_end).contains(&v.start)) else {
+            units.push(Unit::Line(line));
+            continue;
+        };
+        let text = std::str::from_utf8(&bytes[value.clone()]).ok()?;
+        units.push(Unit::Line(Line {
+            number: line.number,
+            offset: value.start,
+            text: text.into(),
+            len: value.len(),
+            lossy: false,
+        }));
+        // The lines the value goes on over, and what follows it on its last one.
+        let mut last = line;
+        while last.offset + last.len < value.end {
+            last = lines.next()?;
+        }
+        let rest = &bytes[value.end..last.offset + last.len];
+        if rest.iter().any(|b| !matches!(b, b' ' | b'\t' | b'\r')) {
+            units.push(Unit::OmpSkipped(Line {
+                number: last.number,
+                offset: value.end,
+                text: String::from_utf8_lossy(rest),
+                len: rest.len(),
+                lossy: std::str::from_utf8(rest).is_err(),
+            }));
+        }
+    }
+    Some(units)
+}
+
+/// A value omp reads over several lines (O17).
+fn value_over_lines(bytes: &[u8], value: &Line<'_>) -> Diagnostic {
+    let text: &str = &value.text;
+    let first = text.find('\n').unwrap_or(text.len());
+    let last = value.number + text.matches('\n').count();
+    Diagnostic::new(
+        Code::OmpValueOverLines,
+        Some(location(bytes, value.number, value.offset, text, 0..first)),
+        format!(
+            "a JSON value over lines {}–{last}: oh-my-pi reads it as one entry, but writes one \
+             value per line, and pi drops each of these lines",
+            value.number
+        ),
+    )
+}
+
+/// The text after a value on its line, which omp's JSONL parser skips: gone when omp
+/// rewrites the file on open (which such text makes it do).
+fn text_after_value(bytes: &[u8], tail: &Line<'_>) -> Diagnostic {
+    let text: &str = &tail.text;
+    let start = text.len() - text.trim_start_matches([' ', '\t']).len();
+    let line_start = memchr::memrchr(b'\n', &bytes[..tail.offset]).map_or(0, |i| i + 1);
+    let location = Location {
+        line: tail.number,
+        column: String::from_utf8_lossy(&bytes[line_start..tail.offset + start])
+            .chars()
+            .count()
+            + 1,
+        offset: tail.offset + start,
+        length: tail.len - start,
+    };
+    Diagnostic::new(
+        Code::OmpTextAfterValue,
+        Some(location),
+        "text after the JSON value on this line: oh-my-pi keeps the value and skips the rest \
+         of the line, and rewrites the file when it opens it, deleting this text",
+    )
 }
 
 fn bom(pi: PiVersion) -> Diagnostic {
@@ -560,6 +711,13 @@ fn not_json(cx: &Context<'_, '_, '_>, line: &Line<'_>, error: &ParseError) -> Di
     }
     let bom = text.starts_with('\u{FEFF}');
     let mut message = format!("not valid JSON: {}; pi drops this line", error.message());
+    if cx.options.dialect == Dialect::Omp {
+        message = format!(
+            "not valid JSON: {}; oh-my-pi skips this line, and rewrites the file when it \
+             opens it, deleting the line",
+            error.message()
+        );
+    }
     if bom {
         message = "the line starts with a byte order mark (U+FEFF), which JSON does not allow; pi drops this line".into();
     }

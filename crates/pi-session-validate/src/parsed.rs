@@ -79,7 +79,14 @@ pub(crate) fn location(
         start = floor_char(text, start - 1);
     }
     let end = floor_char(text, range.end.min(text.len())).max(start);
-    let raw_len = line_len(bytes, offset);
+    // A value over several lines (oh-my-pi reads those, O17) is valid UTF-8 and stands as
+    // written; its later lines count from their own start.
+    let over_lines = text.contains('\n');
+    let raw_len = if over_lines {
+        text.len()
+    } else {
+        line_len(bytes, offset)
+    };
     let raw = &bytes[offset..offset + raw_len];
     // Offsets in the decoded text equal raw offsets unless the line had invalid UTF-8; then
     // each replacement character stands for the raw bytes it replaced.
@@ -88,9 +95,17 @@ pub(crate) fn location(
     } else {
         (raw_offset(raw, start), raw_offset(raw, end))
     };
+    let before = &text[..start];
+    let (line, column) = match before.rfind('\n').filter(|_| over_lines) {
+        Some(newline) => (
+            line + before.matches('\n').count(),
+            before[newline + 1..].chars().count() + 1,
+        ),
+        None => (line, before.chars().count() + 1),
+    };
     Location {
         line,
-        column: text[..start].chars().count() + 1,
+        column,
         offset: offset + raw_start,
         length: (raw_end - raw_start).max(usize::from(raw_len > raw_start)),
     }

@@ -59,6 +59,11 @@ pub(crate) struct RepairArgs {
     /// Which pi's reading rules the verdicts follow.
     #[arg(long, value_parser = crate::pi::parser(), default_value = crate::pi::DEFAULT)]
     pi: pi_session_format::PiVersion,
+    /// The files' dialect, `pi` or `omp` (oh-my-pi); default: each file's own (see
+    /// docs/dialects.md). Repairs are pi's: an omp file is refused (nothing written), as pi's
+    /// repairs would break what omp reads (`migrate --dialect omp` does what omp does).
+    #[arg(long, value_name = "DIALECT")]
+    dialect: Option<pi_session_format::Dialect>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -230,6 +235,18 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
         Ok(input) => input,
         Err(e) => return failed(format!("cannot read it: {e}"), out),
     };
+    if pi_session_format::Dialect::given_or_detected(args.dialect, input.bytes())
+        == pi_session_format::Dialect::Omp
+    {
+        return failed(
+            "an oh-my-pi (omp) session: repair mends what pi breaks by pi's rules, which \
+             would break what omp reads (its title slot, its JSONL reading); nothing written. \
+             `pi-session validate --dialect omp` says what is wrong, and `pi-session migrate \
+             --dialect omp --in-place` rewrites the file as omp does when it opens it"
+                .into(),
+            out,
+        );
+    }
     let absolute = target.path().and_then(|p| std::path::absolute(p).ok());
     let options = RepairOptions {
         pi: args.pi,

@@ -211,3 +211,40 @@ fn a_pi_file_is_the_same_in_both_dialects() {
     assert_eq!(codes(&pi), [Code::UnknownEntryType]);
     assert_eq!(pi, check(&file, Dialect::Omp));
 }
+
+/// Read as omp's, a value over lines is one entry (PS0014, nothing dropped, its children not
+/// orphans), a problem on its second line is located there, and text after a value on its
+/// line is PS0013 at that text; read as pi's, the same lines are not JSON (PS0001).
+#[test]
+fn omp_reads_values_over_lines_and_the_first_value_of_a_line() {
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+    let first = "{\"type\":\"message\",\"id\":\"a1b2c3d4\",\"parentId\":null,\n\"timestamp\":5,\"message\":{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}}";
+    let second = r#"{"type":"message","id":"b1b2c3d4","parentId":"a1b2c3d4","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"x","timestamp":2}}  {"x":1}"#;
+    let text = format!("{header}\n{first}\n{second}\n");
+    let report = check(&text, Dialect::Omp);
+    let codes: Vec<_> = report.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(count(&report, Code::OmpValueOverLines), 1, "{codes:?}");
+    assert_eq!(count(&report, Code::InvalidJson), 0, "{codes:?}");
+    assert_eq!(count(&report, Code::DanglingParent), 0, "{codes:?}");
+    let at = |code: Code| {
+        let d = report.diagnostics.iter().find(|d| d.code == code).unwrap();
+        let l = d.location.unwrap();
+        (l.line, l.column)
+    };
+    assert_eq!(at(Code::OmpValueOverLines), (2, 1));
+    // `"timestamp":5` is on line 3, column 13.
+    let timestamp = report
+        .diagnostics
+        .iter()
+        .find(|d| d.message.contains("timestamp"))
+        .unwrap_or_else(|| panic!("{codes:?}"));
+    let l = timestamp.location.unwrap();
+    assert_eq!((l.line, l.column), (3, 13), "{timestamp:?}");
+    assert_eq!(
+        at(Code::OmpTextAfterValue),
+        (4, second.find(" {\"x\"").unwrap() + 2)
+    );
+    assert!(!report.verdict.pi_loadable);
+    let as_pi = check(&text, Dialect::Pi);
+    assert_eq!(count(&as_pi, Code::InvalidJson), 3);
+}

@@ -547,3 +547,38 @@ fn migrate_moves_omp_images_into_the_blob_store() {
         assert_eq!(std::fs::read_to_string(&fresh).unwrap(), text);
     }
 }
+
+/// `repair` mends by pi's rules: an omp file (detected, or `--dialect omp`) is refused with
+/// what to do instead, nothing written, even with `--in-place`; `--dialect pi` repairs it as
+/// a pi file.
+#[test]
+fn repair_refuses_an_omp_file_and_says_what_to_use() {
+    let dir = scratch("repair");
+    let v2 = HEADER.replace("\"version\":3", "\"version\":2");
+    let text = format!("{}{v2}\n{USER}\n", slot("T"));
+    let file = write(&dir, "omp.jsonl", &text);
+    for args in [
+        vec!["repair", file.as_str()],
+        vec!["repair", "--in-place", file.as_str()],
+        vec!["repair", "--dialect", "omp", "--in-place", file.as_str()],
+    ] {
+        let out = pi_session(&args, &[]);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let message = stderr(&out);
+        assert!(
+            message.contains("an oh-my-pi (omp) session")
+                && message.contains("nothing written")
+                && message.contains("migrate --dialect omp"),
+            "{message}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    }
+    // Told it is pi's: pi's repairs (the title line is not a header pi can use).
+    let out = pi_session(&["repair", "--dialect", "pi", &file], &[]);
+    assert!(
+        !stderr(&out).contains("oh-my-pi (omp) session"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}
