@@ -312,14 +312,20 @@ pub(crate) fn tree<'a>(
     let mut warnings = Vec::new();
     let session = load_accessing(bytes, access, settings, &mut warnings)?;
     if session.dialect == Dialect::Omp {
-        if text.is_some() {
-            return Err(Rejected(
-                "--format text: a drawing of omp's tree is not reproduced yet; --format json gives omp's getTree()".into(),
-            ));
-        }
         let mut bytes = Vec::new();
-        session.write_omp_tree(&mut bytes)?;
-        bytes.push(b'\n');
+        match text {
+            // omp's tree, in omp's order, drawn as pi's is.
+            Some(options) => {
+                let mut drawing = String::new();
+                let view = session.omp_tree()?;
+                view.write_text(&session, session.index(), options, &mut drawing);
+                bytes = drawing.into_bytes();
+            }
+            None => {
+                session.write_omp_tree(&mut bytes)?;
+                bytes.push(b'\n');
+            }
+        }
         if settings.exits_after {
             std::mem::forget(session);
         }

@@ -104,7 +104,7 @@ const INTERRUPTED_THINKING: &str = "interrupted-thinking";
 /// omp's `DEFAULT_CUSTOM_MESSAGE_TYPE`.
 const DEFAULT_CUSTOM_TYPE: &str = "custom-message";
 /// omp's `CONTEXT_NOTES_ENTRY_TYPE`.
-const CONTEXT_NOTES: &str = "experimental_context_notes";
+pub(crate) const CONTEXT_NOTES: &str = "experimental_context_notes";
 
 /// An entry on the path: its record, and its value, parsed when first needed (the settings
 /// walk looks at the skeleton's types; only the entries that matter are parsed).
@@ -199,7 +199,9 @@ pub fn build(
         let first_kept = compaction
             .get("firstKeptEntryId")
             .map(|k| Key::of(Some(k), u64::MAX));
-        let kept = first_kept.and_then(|k| path[..at].iter().position(|e| same(e.id(), &k)));
+        // Ids on the path are unique (the walk stops at a repeated one): the entry found
+        // from the compaction back is omp's first from the root, and it is near.
+        let kept = first_kept.and_then(|k| path[..at].iter().rposition(|e| same(e.id(), &k)));
         if let Some(kept) = kept {
             for entry in &path[kept..at] {
                 append_message(&mut messages, entry);
@@ -254,7 +256,7 @@ pub(super) fn path<'s, 'b>(
 
 /// Whether the JSON text of an entry may hold the string `name` (written as it is, or with a
 /// `\u` escape): when not, no member of it is `name`, and it need not be parsed.
-pub(super) fn may_name(text: &str, name: &str) -> bool {
+pub(crate) fn may_name(text: &str, name: &str) -> bool {
     let text = text.as_bytes();
     memchr::memmem::find(text, name.as_bytes()).is_some()
         || memchr::memmem::find(text, b"\\u").is_some()
@@ -540,7 +542,7 @@ fn check_supported(
             break;
         }
         if entry.type_is("custom")
-            && may_name(entry.record.text(), CONTEXT_NOTES)
+            && entry.record.may_name_context_notes
             && json::is_str(entry.get("customType"), CONTEXT_NOTES)
         {
             return unsupported(entry, "context notes");

@@ -79,6 +79,33 @@ impl From<io::Error> for OmpTreeError {
 
 /// omp's tree of `session` as JSON (followed by nothing), written to `out`.
 pub fn write_json(session: &Session<'_>, out: &mut dyn Write) -> Result<(), OmpTreeError> {
+    let links = links(session)?;
+    let labels = session.index().labels(session);
+    write_nodes(session, &links.roots, &links.children, labels, out)
+}
+
+/// omp's tree of `session` as the view the terminal drawing takes
+/// ([`crate::tree::Tree::write_text`]): omp's roots and children, in its order, as record
+/// indices (a node shared by entries of one id at each of their places).
+pub fn view(session: &Session<'_>) -> Result<crate::tree::Tree, OmpTreeError> {
+    let links = links(session)?;
+    let entries = &session.entries;
+    let roots = links.roots.iter().map(|&n| entries[n]).collect();
+    let mut children = vec![Vec::new(); session.records.len()];
+    for (n, list) in links.children.into_iter().enumerate() {
+        children[entries[n]] = list.into_iter().map(|c| entries[c]).collect();
+    }
+    Ok(crate::tree::Tree::from_links(roots, children))
+}
+
+/// omp's roots and each node's children, sorted, as indices into `session.entries`.
+struct Links {
+    roots: Vec<usize>,
+    children: Vec<Vec<usize>>,
+}
+
+/// Links and sorts the nodes as omp's `getTree()` does, refusing what omp never finishes.
+fn links(session: &Session<'_>) -> Result<Links, OmpTreeError> {
     let records = &session.records;
     let entries = &session.entries;
     // `nodes`: id → the node of the last entry with that id (objects and arrays are their
@@ -117,8 +144,7 @@ pub fn write_json(session: &Session<'_>, out: &mut dyn Write) -> Result<(), OmpT
     for list in &mut children {
         v8_sort(list, |a, b| time[*a] - time[*b]);
     }
-    let labels = session.index().labels(session);
-    write_nodes(session, &roots, &children, labels, out)
+    Ok(Links { roots, children })
 }
 
 /// Refuses a cycle reachable from a root, and an output of more than 8 times the entries

@@ -851,10 +851,16 @@ fn scan<'a, 'l>(
             } else {
                 (Kind::Other, Key::Undefined, Key::Undefined)
             };
+            let may_name_context_notes =
+                matches!(
+                    &kind,
+                    Kind::Entry { type_: Some(t) } if t.as_ref() == "custom"
+                ) && crate::omp::context::may_name(text, crate::omp::context::CONTEXT_NOTES);
             Ok(Record {
                 line: line.number,
                 offset: line.offset,
                 kind,
+                may_name_context_notes,
                 id,
                 parent_id,
                 message: skeleton.message,

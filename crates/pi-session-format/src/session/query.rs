@@ -84,6 +84,12 @@ impl<'a> Session<'a> {
         crate::omp::tree::write_json(self, out)
     }
 
+    /// omp's `getTree()` of the session as a view to draw ([`crate::tree::Tree::write_text`]):
+    /// omp's roots and children, in its order; refused where [`Session::write_omp_tree`] is.
+    pub fn omp_tree(&self) -> Result<crate::tree::Tree, crate::omp::OmpTreeError> {
+        crate::omp::tree::view(self)
+    }
+
     /// The messages pi sends to the model for `leaf`: `convertToLlm` of the context's
     /// messages ([`llm::to_llm`]).
     pub fn to_llm(&self, leaf: Leaf) -> Result<Vec<Message<'_>>, CycleError> {

@@ -52,6 +52,10 @@ pub struct Record<'a> {
     /// Whether `id` and `parent_id` are the ones v1→v2 gave the entry, which its value gets
     /// when it is parsed from the text (see [`super::Loader::load`]).
     pub(super) fresh_ids: bool,
+    /// For a `custom` entry: whether its text may name oh-my-pi's context-notes type
+    /// ([`crate::omp::context::may_name`]), noted while the line was in hand, so that omp's
+    /// context need not read the text of every `custom` entry on its path again.
+    pub(crate) may_name_context_notes: bool,
     pub(super) text: Text<'a>,
     pub(super) value: Option<Box<JsValue>>,
 }

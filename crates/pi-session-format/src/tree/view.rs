@@ -157,6 +157,26 @@ impl Tree {
         self.first_duplicate.as_ref()
     }
 
+    /// A tree of given links, in their order: `roots` and each record's `children` (record
+    /// indices; a node may repeat), as another program links them (omp's `getTree()`,
+    /// [`crate::omp::tree::view`]), to be drawn ([`Tree::write_text`]).
+    pub(crate) fn from_links(roots: Vec<usize>, children: Vec<Vec<usize>>) -> Tree {
+        let mut start = Vec::with_capacity(children.len() + 1);
+        start.push(0);
+        let mut flat = Vec::new();
+        for list in children {
+            flat.extend(list);
+            start.push(flat.len());
+        }
+        Tree {
+            roots,
+            start,
+            children: flat,
+            form: Form::Pi,
+            first_duplicate: None,
+        }
+    }
+
     /// The root nodes (record indices) in pi's order.
     pub fn roots(&self) -> &[usize] {
         &self.roots

@@ -111,21 +111,13 @@ fn commands_without_omp_rules_refuse_omp_files() {
         "omp.jsonl",
         &format!("{}{HEADER}\n{USER}\n", slot("")),
     );
-    for args in [
-        vec!["tree", file.as_str(), "--format", "text"],
-        vec!["context", file.as_str(), "--llm"],
-    ] {
-        let out = pi_session(&args, &[]);
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
-        assert!(out.stdout.is_empty(), "{args:?}");
-        let message = stderr(&out);
-        assert!(
-            message.contains("not reproduced yet"),
-            "{args:?}: {message}"
-        );
-        // A slot file cannot be read as pi's: the message does not suggest it.
-        assert!(!message.contains("--dialect pi"), "{message}");
-    }
+    let out = pi_session(&["context", &file, "--llm"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let message = stderr(&out);
+    assert!(message.contains("not reproduced yet"), "{message}");
+    // A slot file cannot be read as pi's: the message does not suggest it.
+    assert!(!message.contains("--dialect pi"), "{message}");
     // omp's tree is given; a pi file is answered as before.
     let tree = pi_session(&["tree", &file], &[]);
     assert_eq!(
@@ -581,4 +573,39 @@ fn repair_refuses_an_omp_file_and_says_what_to_use() {
         stderr(&out)
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}
+
+/// `tree --format text` of an omp file draws omp's tree (`getTree()`): its roots (an entry
+/// that is its own parent, one whose parent names no entry) and its children by timestamp,
+/// as the JSON gives them.
+#[test]
+fn tree_text_draws_omp_s_tree() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../conformance/cases/omp/tree-children-by-timestamp-and-labels/session.jsonl");
+    let file = file.to_str().unwrap();
+    let out = pi_session(&["tree", "--format", "text", file], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "r user: root\n\
+         ├─ early user: early child [checkpoint]\n\
+         │  l1 label: checkpoint on early  ◀ leaf\n\
+         └─ late user: late child\n\
+         self user: own parent\n\
+         orphan user: unknown parent\n"
+    );
+    // The JSON, in the same order.
+    let json = pi_session(&["tree", file], &[]);
+    let order: Vec<&str> = [
+        "\"r\"",
+        "\"early\"",
+        "\"l1\"",
+        "\"late\"",
+        "\"self\"",
+        "\"orphan\"",
+    ]
+    .to_vec();
+    let text = String::from_utf8_lossy(&json.stdout).into_owned();
+    let places: Vec<usize> = order.iter().map(|id| text.find(id).unwrap()).collect();
+    assert!(places.windows(2).all(|w| w[0] < w[1]), "{text}");
 }
