@@ -218,7 +218,7 @@ impl Run {
         };
         let text = match self.format {
             Format::Human if self.quiet => human::quiet(&report.path, &report),
-            Format::Human => human::file(&report.path, bytes, &report, self.color),
+            Format::Human => human::file(&report.path, bytes, &report, self.color, self.dialect),
             Format::Github => github::file(&report, &end_columns),
             Format::Json | Format::Sarif => String::new(),
         };

@@ -12,6 +12,7 @@
 use crate::display;
 use annotate_snippets::{AnnotationKind, Level, Origin, Renderer, Snippet};
 use anstyle::{AnsiColor, Effects, Style};
+use pi_session_format::Dialect;
 use pi_session_validate::{
     Diagnostic, FileReport, Location, PiEffect, Severity, Summary, VerdictMode,
 };
@@ -48,8 +49,15 @@ pub(super) fn effect_note(effect: PiEffect) -> &'static str {
 }
 
 /// Renders one file: a snippet per diagnostic, then the verdict line (and a blank line after
-/// a file with diagnostics).
-pub(super) fn file(path: &str, bytes: &[u8], report: &FileReport, color: bool) -> String {
+/// a file with diagnostics); the notes and the verdict say what `dialect`'s program (pi, or
+/// omp for a file checked by its rules) does.
+pub(super) fn file(
+    path: &str,
+    bytes: &[u8],
+    report: &FileReport,
+    color: bool,
+    dialect: Dialect,
+) -> String {
     let renderer = if color {
         Renderer::styled()
     } else {
@@ -57,10 +65,10 @@ pub(super) fn file(path: &str, bytes: &[u8], report: &FileReport, color: bool) -
     };
     let mut out = String::new();
     for d in &report.diagnostics {
-        out.push_str(&render(&renderer, path, bytes, d));
+        out.push_str(&render(&renderer, path, bytes, d, dialect.name()));
         out.push_str("\n\n");
     }
-    out.push_str(&verdict_line(path, report, color));
+    out.push_str(&verdict_line(path, report, color, dialect.name()));
     out.push('\n');
     if !report.diagnostics.is_empty() {
         out.push('\n');
@@ -86,7 +94,13 @@ fn level(severity: Severity) -> Level<'static> {
 }
 
 /// One diagnostic, rendered.
-fn render(renderer: &Renderer, path: &str, bytes: &[u8], d: &Diagnostic) -> String {
+fn render(
+    renderer: &Renderer,
+    path: &str,
+    bytes: &[u8],
+    d: &Diagnostic,
+    program: &'static str,
+) -> String {
     let message = one_line(&d.message);
     let title = level(d.severity)
         .primary_title(message.as_str())
@@ -94,7 +108,7 @@ fn render(renderer: &Renderer, path: &str, bytes: &[u8], d: &Diagnostic) -> Stri
     let notes = [
         Level::HELP.message(d.help.as_str()),
         Level::NOTE
-            .with_name("pi")
+            .with_name(program)
             .message(effect_note(d.pi).to_string()),
     ];
     let Some(location) = d.location else {
@@ -178,8 +192,8 @@ fn memrchr(needle: u8, haystack: &[u8]) -> Option<usize> {
     haystack.iter().rposition(|&b| b == needle)
 }
 
-/// `PATH: strict: yes, pi-loadable: no — pi would drop line 3, …`.
-pub(super) fn verdict_line(path: &str, report: &FileReport, color: bool) -> String {
+/// `PATH: strict: yes, pi-loadable: no — pi would drop line 3, …` (`program`: who would).
+pub(super) fn verdict_line(path: &str, report: &FileReport, color: bool, program: &str) -> String {
     let Some(verdict) = report.verdict else {
         return format!("{path}: {}", paint("unreadable", ERROR, color));
     };
@@ -199,13 +213,13 @@ pub(super) fn verdict_line(path: &str, report: &FileReport, color: bool) -> Stri
     if !verdict.pi_loadable {
         let consequences = consequences(&report.diagnostics);
         if !consequences.is_empty() {
-            let _ = write!(line, " — pi would {}", consequences.join(", "));
+            let _ = write!(line, " — {program} would {}", consequences.join(", "));
         }
     }
     if verdict.pi_loadable && !verdict.pi_resumes {
         let _ = write!(
             line,
-            " — but pi does not resume the conversation the file holds (PS0226)"
+            " — but {program} does not resume the conversation the file holds (PS0226)"
         );
     }
     line

@@ -609,3 +609,29 @@ fn tree_text_draws_omp_s_tree() {
     let places: Vec<usize> = order.iter().map(|id| text.find(id).unwrap()).collect();
     assert!(places.windows(2).all(|w| w[0] < w[1]), "{text}");
 }
+
+/// `validate --dialect omp` says what omp does: its notes and its verdict line name omp, and
+/// a value followed by more text on its line is omp's PS0013, not pi's "not JSON".
+#[test]
+fn validate_of_an_omp_file_speaks_of_omp() {
+    let dir = scratch("validate-omp");
+    let text = format!("{}{HEADER}\n{USER} {{\"x\":1}}\n", slot("T"));
+    let file = write(&dir, "omp.jsonl", &text);
+    let out = pi_session(&["validate", "--dialect", "omp", &file], &[]);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(shown.contains("error[PS0013]"), "{shown}");
+    assert!(!shown.contains("PS0001"), "{shown}");
+    assert!(
+        shown.contains("= omp: ") && !shown.contains("= pi: "),
+        "{shown}"
+    );
+    assert!(shown.contains("— omp would drop line 3"), "{shown}");
+    // Read as pi's, the same line is not JSON, and pi is named.
+    let out = pi_session(&["validate", "--dialect", "pi", &file], &[]);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("= pi: ") && !shown.contains("= omp: "),
+        "{shown}"
+    );
+}
