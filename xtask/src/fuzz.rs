@@ -1,13 +1,14 @@
 //! `cargo xtask fuzz seed`: the seed corpus of the cargo-fuzz targets (`fuzz/corpus/<target>/`).
 //!
 //! - the byte targets (`parse_bytes`, `roundtrip`, `migrate`, `streaming_eq_whole`, `validate`,
-//!   `tree`, `info`, `repair`, `export`, `search`)
+//!   `tree`, `info`, `repair`, `export`, `search`, `redact`)
 //!   get every `conformance/cases/<area>/<case>/session.jsonl`,
 //!   `conformance/validate/<case>/session.jsonl` and `conformance/repair/<case>/input.jsonl`,
 //!   named `<area>-<case>`, cut at the last
 //!   line end within the target's `max_len` (`fuzz/options/<target>.options`);
 //!   `streaming_eq_whole` inputs start with a chunk-size prefix (1, 7 and 64 bytes),
-//!   `info` inputs with a mode byte, `search` inputs with a mode byte and a pattern line;
+//!   `info` inputs with a mode byte, `search` inputs with a mode byte and a pattern line,
+//!   `redact` inputs with three bytes choosing the planted secret, its place and spelling;
 //! - the structured targets (`context`, `to_llm`) read their input through `arbitrary`, for
 //!   which session text is poor entropy: they get 64 seeded pseudo-random inputs of 16 bytes
 //!   up to `max_len`.
@@ -27,6 +28,7 @@ const BYTE_TARGETS: &[&str] = &[
     "repair",
     "export",
     "search",
+    "redact",
 ];
 /// The patterns of the `search` seeds: some the raw-line prefilter takes, some it must not.
 const SEARCH_PATTERNS: &[&str] = &[
@@ -136,6 +138,11 @@ fn seed() -> Result<(), String> {
                 let mut input = vec![(i % 8) as u8];
                 input.extend_from_slice(pattern.as_bytes());
                 input.push(b'\n');
+                input.extend_from_slice(cut(&bytes, max - input.len()));
+                write(dir.join(name), &input)?;
+            } else if *target == "redact" {
+                // The planted secret, its place and its spelling (see fuzzing::redact).
+                let mut input = vec![(i * 7 % 251) as u8, (i % 14) as u8, (i % 3) as u8];
                 input.extend_from_slice(cut(&bytes, max - input.len()));
                 write(dir.join(name), &input)?;
             } else if *target == "info" {

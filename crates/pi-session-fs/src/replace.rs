@@ -61,6 +61,12 @@ impl Job {
         done: "repaired",
         elsewhere: "-o OUT",
     };
+    /// `pi-session redact --in-place`.
+    pub const REDACT: Job = Job {
+        verb: "redact",
+        done: "redacted",
+        elsewhere: "-o OUT",
+    };
 }
 
 impl Default for Job {

@@ -8,7 +8,7 @@
 //! Long file: the checks of the `parse_bytes`, `roundtrip`, `migrate`, `context`, `to_llm`
 //! and `validate` targets, each a few short functions over the shared helpers at the bottom;
 //! the longer models already live in `fuzzing/` (`model.rs`, `spec.rs`, `tree.rs`,
-//! `info.rs`). Splitting the rest per target would scatter those helpers.
+//! `info.rs`, `redact.rs`). Splitting the rest per target would scatter those helpers.
 //!
 //! | check | invariant |
 //! |---|---|
@@ -24,12 +24,14 @@
 //! | [`writer()`] | arbitrary operations on a `SessionWriter` never panic, a refused one changes nothing, and the file is strict-valid, loads whole and holds exactly the entries appended, in order |
 //! | [`export()`] | any loadable bytes export to Markdown and HTML without a panic, and every tag of the HTML, and of the Markdown rendered by pulldown-cmark, is one the exporter writes, with no event handler, no `javascript:` URL and images only as `data:` URLs (none in the Markdown) |
 //! | [`search()`] | a match is found iff the pattern matches the decoded text: `search::find`, raw-line prefilter and all, equals the pattern over every text `search::texts` decodes, snippets included; `search::any` agrees |
+//! | [`redact()`] | any bytes redact into as many lines; a JSON line stays JSON with the same keys, numbers and literals, its strings equal unless they held a secret; a secret planted for any rule, in any place and spelling, is gone from the bytes and every decoded string |
 //! | [`validate`] | the validator never panics, its report is consistent (counts, verdicts, locations inside the file), a file without errors loads without dropping or skipping a line and builds its context, and a pi-loadable file also loads without a rewrite |
 
 mod append;
 mod export;
 mod info;
 pub mod model;
+mod redact;
 mod repair;
 mod search;
 pub mod spec;
@@ -39,6 +41,7 @@ mod writer;
 pub use append::append;
 pub use export::export;
 pub use info::{check_info, info};
+pub use redact::{check_gone, check_line, redact};
 pub use repair::repair;
 pub use search::search;
 pub use spec::{LlmSpec, SessionSpec};

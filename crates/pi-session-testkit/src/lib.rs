@@ -4,3 +4,4 @@
 
 pub mod fuzzing;
 pub mod generate;
+pub mod planted;

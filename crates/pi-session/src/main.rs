@@ -12,6 +12,7 @@ mod ls;
 mod migrate;
 mod ops;
 mod pi;
+mod redact;
 mod repair;
 mod schema;
 mod search;
@@ -115,6 +116,10 @@ enum Command {
     /// header, shared ids, v1/v2 files; with --reattach, orphans and cycles), losing nothing:
     /// a dry run (the plan and a diff) unless -o OUT or --in-place is given.
     Repair(repair::RepairArgs),
+    /// Replace the secrets of sessions (API keys, tokens, passwords, private keys, values you
+    /// name) by stable placeholders `[REDACTED:rule:h8]`; the result is still a session pi
+    /// loads and resumes. Reports by rule and place, never the secret.
+    Redact(redact::RedactArgs),
     /// Tokens, cost and message counts of sessions (default: pi's session directory), by
     /// session, project, model, provider, day or month, with the history a forked or
     /// branched session copied counted once.
@@ -171,6 +176,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::main(args),
         Command::Migrate(args) => migrate::main(args),
         Command::Repair(args) => repair::main(args),
+        Command::Redact(args) => redact::main(args),
         Command::Stats(args) => stats::main(args),
         Command::Ls(args) => ls::main(args),
         Command::Search(args) => search::main(args),
@@ -219,6 +225,7 @@ fn run_file_command(command: Command) -> ExitCode {
         | Command::Validate(_)
         | Command::Migrate(_)
         | Command::Repair(_)
+        | Command::Redact(_)
         | Command::Stats(_)
         | Command::Ls(_)
         | Command::Search(_)
@@ -325,6 +332,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         | Command::Validate(_)
         | Command::Migrate(_)
         | Command::Repair(_)
+        | Command::Redact(_)
         | Command::Stats(_)
         | Command::Ls(_)
         | Command::Search(_)

@@ -490,3 +490,15 @@ fn writer() {
         run("writer", &format!("random-10-{i}"), &input, fuzzing::writer);
     }
 }
+
+#[test]
+fn redact() {
+    // Corpus files, mutated files and noise after a planted secret chosen, placed and spelled
+    // by the input's length.
+    bytes_target("redact", 13, 600, 64 * 1024, |data| {
+        let n = data.len();
+        let mut input = vec![(n % 251) as u8, (n / 3 % 14) as u8, (n / 7 % 3) as u8];
+        input.extend_from_slice(data);
+        fuzzing::redact(&input);
+    });
+}

@@ -4,3 +4,4 @@
 
 mod fuzz_regressions;
 mod fuzz_smoke;
+mod planted;

@@ -1,0 +1,265 @@
+//! Finding secrets in one decoded string: the values the user named, the rules whose keywords
+//! the string holds (one Aho-Corasick pass finds them all, as gitleaks and ripgrep prefilter
+//! before any regex), then the entropy tier; overlapping finds merged into one span.
+
+use crate::entropy;
+use crate::rules::RuleSet;
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use std::ops::Range;
+
+/// What found a secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Finder {
+    /// A rule of the rule set (its index).
+    Rule(usize),
+    /// A value the user named (`--secret`, `--secrets-from`).
+    Named,
+    /// The entropy tier: a candidate, redacted only when asked.
+    Entropy,
+}
+
+/// One secret found in a string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Hit {
+    pub(crate) span: Range<usize>,
+    pub(crate) finder: Finder,
+}
+
+/// The rules, the named values and the keyword automaton, built once per run.
+pub(crate) struct Detector {
+    rules: &'static RuleSet,
+    /// Every rule's keywords, ASCII case-insensitive; a match's pattern index is a keyword.
+    keywords: AhoCorasick,
+    /// Keyword index → the rules it lets run.
+    keyword_rules: Vec<Vec<usize>>,
+    named: Option<AhoCorasick>,
+    /// The generic rules, whose finds give way to a specific rule's.
+    generic: Vec<bool>,
+}
+
+/// The text every placeholder starts with; a find inside one is not a secret.
+pub(crate) const PLACEHOLDER_START: &[u8] = b"[REDACTED:";
+
+impl Detector {
+    /// A detector for `rules` and the user's own `named` values.
+    pub(crate) fn new(rules: &'static RuleSet, named: &[Vec<u8>]) -> Detector {
+        let mut words: Vec<String> = Vec::new();
+        let mut keyword_rules: Vec<Vec<usize>> = Vec::new();
+        for (index, rule) in rules.rules.iter().enumerate() {
+            for keyword in &rule.keywords {
+                match words.iter().position(|w| w == keyword) {
+                    Some(at) => keyword_rules[at].push(index),
+                    None => {
+                        words.push(keyword.clone());
+                        keyword_rules.push(vec![index]);
+                    }
+                }
+            }
+        }
+        // A DFA: overlapping keywords (`sk`, `sk_live`) must all be seen, and common ones
+        // (`key`, `token`) are everywhere, so no prefilter helps; one transition a byte does.
+        let keywords = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(&words)
+            .expect("keywords build an automaton");
+        let named = (!named.is_empty()).then(|| {
+            AhoCorasickBuilder::new()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(named)
+                .expect("named values build an automaton")
+        });
+        let generic = rules
+            .rules
+            .iter()
+            .map(|r| r.id.contains("generic"))
+            .collect();
+        Detector {
+            rules,
+            keywords,
+            keyword_rules,
+            named,
+            generic,
+        }
+    }
+
+    /// The rule set.
+    pub(crate) fn rules(&self) -> &'static RuleSet {
+        self.rules
+    }
+
+    /// Every secret of `text` (and, with `entropy`, every candidate), merged, in order.
+    pub(crate) fn find(&self, text: &[u8], entropy_tier: bool, hits: &mut Vec<Hit>) {
+        hits.clear();
+        if let Some(named) = &self.named {
+            for m in named.find_iter(text) {
+                hits.push(Hit {
+                    span: m.range(),
+                    finder: Finder::Named,
+                });
+            }
+        }
+        let mut run = vec![false; self.rules.rules.len()];
+        let mut any = false;
+        for m in self.keywords.find_overlapping_iter(text) {
+            for &rule in &self.keyword_rules[m.pattern().as_usize()] {
+                run[rule] = true;
+                any = true;
+            }
+        }
+        if any {
+            let mut spans = Vec::new();
+            for (index, rule) in self.rules.rules.iter().enumerate() {
+                if !run[index] {
+                    continue;
+                }
+                spans.clear();
+                rule.find(text, &self.rules.global, &mut spans);
+                hits.extend(spans.drain(..).map(|span| Hit {
+                    span,
+                    finder: Finder::Rule(index),
+                }));
+            }
+        }
+        self.drop_generic_inside_specific(hits);
+        if entropy_tier {
+            let mut spans = Vec::new();
+            entropy::candidates(text, &mut spans);
+            for span in spans {
+                if !hits.iter().any(|h| overlaps(&h.span, &span)) {
+                    hits.push(Hit {
+                        span,
+                        finder: Finder::Entropy,
+                    });
+                }
+            }
+        }
+        drop_inside_placeholders(text, hits);
+        merge(hits);
+    }
+
+    /// gitleaks' `filter`: a generic rule's find inside a specific rule's is dropped.
+    fn drop_generic_inside_specific(&self, hits: &mut Vec<Hit>) {
+        let is_generic = |h: &Hit| matches!(h.finder, Finder::Rule(i) if self.generic[i]);
+        if !hits.iter().any(is_generic) {
+            return;
+        }
+        let specific: Vec<Range<usize>> = hits
+            .iter()
+            .filter(|h| !is_generic(h))
+            .map(|h| h.span.clone())
+            .collect();
+        hits.retain(|h| {
+            !is_generic(h)
+                || !specific
+                    .iter()
+                    .any(|s| s.start <= h.span.start && h.span.end <= s.end)
+        });
+    }
+}
+
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// Finds inside a placeholder already there (a file redacted twice) are not secrets.
+fn drop_inside_placeholders(text: &[u8], hits: &mut Vec<Hit>) {
+    if hits.is_empty() || memchr::memmem::find(text, PLACEHOLDER_START).is_none() {
+        return;
+    }
+    let mut placeholders = Vec::new();
+    for start in memchr::memmem::find_iter(text, PLACEHOLDER_START) {
+        if let Some(len) = memchr::memchr(b']', &text[start..]) {
+            placeholders.push(start..start + len + 1);
+        }
+    }
+    hits.retain(|h| {
+        !placeholders
+            .iter()
+            .any(|p| p.start <= h.span.start && h.span.end <= p.end)
+    });
+}
+
+/// Sorts the hits and merges overlapping ones: the merged span keeps the finder of its first
+/// hit that is not a mere candidate.
+fn merge(hits: &mut Vec<Hit>) {
+    hits.sort_by(|a, b| {
+        a.span
+            .start
+            .cmp(&b.span.start)
+            .then(b.span.end.cmp(&a.span.end))
+    });
+    let mut merged: Vec<Hit> = Vec::with_capacity(hits.len());
+    for hit in hits.drain(..) {
+        match merged.last_mut() {
+            Some(last) if hit.span.start < last.span.end => {
+                last.span.end = last.span.end.max(hit.span.end);
+                if last.finder == Finder::Entropy {
+                    last.finder = hit.finder;
+                }
+            }
+            _ => merged.push(hit),
+        }
+    }
+    *hits = merged;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(text: &str, named: &[&str]) -> Vec<(String, &'static str)> {
+        let named: Vec<Vec<u8>> = named.iter().map(|s| s.as_bytes().to_vec()).collect();
+        let detector = Detector::new(RuleSet::builtin(), &named);
+        let mut hits = Vec::new();
+        detector.find(text.as_bytes(), true, &mut hits);
+        hits.into_iter()
+            .map(|h| {
+                let by = match h.finder {
+                    Finder::Rule(i) => RuleSet::builtin().rules[i].id.as_str(),
+                    Finder::Named => "named",
+                    Finder::Entropy => "entropy",
+                };
+                (text[h.span].to_owned(), by)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn specific_rules_win_over_generic() {
+        let text = "export GITHUB_TOKEN=ghp_R4nd0mT0k3nV4lu3Abcdefghijklmnopqr12\n";
+        assert_eq!(
+            found(text, &[]),
+            [(
+                "ghp_R4nd0mT0k3nV4lu3Abcdefghijklmnopqr12".to_owned(),
+                "github-pat"
+            )]
+        );
+    }
+
+    #[test]
+    fn named_values_are_found_anywhere() {
+        assert_eq!(
+            found("pw is hunter2hunter2!", &["hunter2hunter2"]),
+            [("hunter2hunter2".to_owned(), "named")]
+        );
+    }
+
+    #[test]
+    fn placeholders_are_not_found_again() {
+        assert!(found("token: [REDACTED:github-pat:0a1b2c3d] and more", &[]).is_empty());
+    }
+
+    #[test]
+    fn url_passwords_and_headers() {
+        let hits = found(
+            "DATABASE_URL=postgres://app:s3cr3tP4ssw0rd@db.internal:5432/app",
+            &[],
+        );
+        assert_eq!(hits, [("s3cr3tP4ssw0rd".to_owned(), "url-password")]);
+        let hits = found("Authorization: Bearer abc123DEF456ghi789JKL012mno", &[]);
+        assert_eq!(hits.len(), 1, "{hits:?}");
+        assert_eq!(hits[0].0, "abc123DEF456ghi789JKL012mno");
+    }
+}
