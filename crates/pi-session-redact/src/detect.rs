@@ -25,6 +25,17 @@ pub(crate) struct Hit {
     pub(crate) finder: Finder,
 }
 
+/// Buffers a thread reuses from string to string.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    /// The text searched, lower-cased for the keyword automaton.
+    lower: Vec<u8>,
+    occurrences: Vec<(usize, Range<usize>)>,
+    spans: Vec<Range<usize>>,
+    /// What [`Detector::find`] found.
+    pub(crate) hits: Vec<Hit>,
+}
+
 /// The rules, the named values and the keyword automaton, built once per run.
 pub(crate) struct Detector {
     rules: &'static RuleSet,
@@ -32,10 +43,17 @@ pub(crate) struct Detector {
     keywords: AhoCorasick,
     /// Keyword index → the rules it lets run.
     keyword_rules: Vec<Vec<usize>>,
+    /// Rule index → its keywords' indices.
+    rule_keywords: Vec<Vec<usize>>,
+    /// Keyword index → whether a rule that runs near its keywords has it.
+    located: Vec<bool>,
     named: Option<AhoCorasick>,
     /// The generic rules, whose finds give way to a specific rule's.
     generic: Vec<bool>,
 }
+
+/// Words of the bit set of rules to run: room for 256 rules (a test checks there are fewer).
+const RULE_WORDS: usize = 4;
 
 /// The text every placeholder starts with; a find inside one is not a secret.
 pub(crate) const PLACEHOLDER_START: &[u8] = b"[REDACTED:";
@@ -43,6 +61,10 @@ pub(crate) const PLACEHOLDER_START: &[u8] = b"[REDACTED:";
 impl Detector {
     /// A detector for `rules` and the user's own `named` values.
     pub(crate) fn new(rules: &'static RuleSet, named: &[Vec<u8>]) -> Detector {
+        assert!(
+            rules.rules.len() <= RULE_WORDS * 64,
+            "more rules than the detector's bit set holds"
+        );
         let mut words: Vec<String> = Vec::new();
         let mut keyword_rules: Vec<Vec<usize>> = Vec::new();
         for (index, rule) in rules.rules.iter().enumerate() {
@@ -58,8 +80,9 @@ impl Detector {
         }
         // A DFA: overlapping keywords (`sk`, `sk_live`) must all be seen, and common ones
         // (`key`, `token`) are everywhere, so no prefilter helps; one transition a byte does.
+        // Keywords are lower-case and the text is lower-cased first: a case-sensitive
+        // automaton is faster than an ASCII case-insensitive one.
         let keywords = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
             .kind(Some(aho_corasick::AhoCorasickKind::DFA))
             .build(&words)
@@ -75,10 +98,22 @@ impl Detector {
             .iter()
             .map(|r| r.id.contains("generic"))
             .collect();
+        let mut rule_keywords = vec![Vec::new(); rules.rules.len()];
+        for (keyword, rules) in keyword_rules.iter().enumerate() {
+            for &rule in rules {
+                rule_keywords[rule].push(keyword);
+            }
+        }
+        let located = keyword_rules
+            .iter()
+            .map(|of| of.iter().any(|&r| rules.rules[r].wants_occurrences()))
+            .collect();
         Detector {
             rules,
             keywords,
             keyword_rules,
+            rule_keywords,
+            located,
             named,
             generic,
         }
@@ -89,8 +124,15 @@ impl Detector {
         self.rules
     }
 
-    /// Every secret of `text` (and, with `entropy`, every candidate), merged, in order.
-    pub(crate) fn find(&self, text: &[u8], entropy_tier: bool, hits: &mut Vec<Hit>) {
+    /// Every secret of `text` (and, with `entropy_tier`, every candidate), merged, in order,
+    /// into `scratch.hits`.
+    pub(crate) fn find(&self, text: &[u8], entropy_tier: bool, scratch: &mut Scratch) {
+        let Scratch {
+            lower,
+            occurrences,
+            spans,
+            hits,
+        } = scratch;
         hits.clear();
         if let Some(named) = &self.named {
             for m in named.find_iter(text) {
@@ -100,22 +142,40 @@ impl Detector {
                 });
             }
         }
-        let mut run = vec![false; self.rules.rules.len()];
+        let mut run = [0u64; RULE_WORDS];
         let mut any = false;
-        for m in self.keywords.find_overlapping_iter(text) {
-            for &rule in &self.keyword_rules[m.pattern().as_usize()] {
-                run[rule] = true;
-                any = true;
+        occurrences.clear();
+        lower.clear();
+        lower.extend_from_slice(text);
+        lower.make_ascii_lowercase();
+        for m in self.keywords.find_overlapping_iter(lower.as_slice()) {
+            let keyword = m.pattern().as_usize();
+            if self.located[keyword] {
+                occurrences.push((keyword, m.range()));
             }
+            for &rule in &self.keyword_rules[keyword] {
+                run[rule / 64] |= 1 << (rule % 64);
+            }
+            any = true;
         }
         if any {
-            let mut spans = Vec::new();
+            // Overlapping matches come by end; windows want them by start.
+            occurrences.sort_by_key(|(_, r)| r.start);
             for (index, rule) in self.rules.rules.iter().enumerate() {
-                if !run[index] {
+                if run[index / 64] & (1 << (index % 64)) == 0 {
                     continue;
                 }
                 spans.clear();
-                rule.find(text, &self.rules.global, &mut spans);
+                if rule.wants_occurrences() {
+                    let mine = &self.rule_keywords[index];
+                    let near = occurrences
+                        .iter()
+                        .filter(|(k, _)| mine.contains(k))
+                        .map(|(_, r)| r.clone());
+                    rule.find_near(text, near, &self.rules.global, spans);
+                } else {
+                    rule.find(text, &self.rules.global, spans);
+                }
                 hits.extend(spans.drain(..).map(|span| Hit {
                     span,
                     finder: Finder::Rule(index),
@@ -124,9 +184,9 @@ impl Detector {
         }
         self.drop_generic_inside_specific(hits);
         if entropy_tier {
-            let mut spans = Vec::new();
-            entropy::candidates(text, &mut spans);
-            for span in spans {
+            spans.clear();
+            entropy::candidates(text, spans);
+            for span in spans.drain(..) {
                 if !hits.iter().any(|h| overlaps(&h.span, &span)) {
                     hits.push(Hit {
                         span,
@@ -212,9 +272,11 @@ mod tests {
     fn found(text: &str, named: &[&str]) -> Vec<(String, &'static str)> {
         let named: Vec<Vec<u8>> = named.iter().map(|s| s.as_bytes().to_vec()).collect();
         let detector = Detector::new(RuleSet::builtin(), &named);
-        let mut hits = Vec::new();
-        detector.find(text.as_bytes(), true, &mut hits);
-        hits.into_iter()
+        let mut scratch = Scratch::default();
+        detector.find(text.as_bytes(), true, &mut scratch);
+        scratch
+            .hits
+            .into_iter()
             .map(|h| {
                 let by = match h.finder {
                     Finder::Rule(i) => RuleSet::builtin().rules[i].id.as_str(),

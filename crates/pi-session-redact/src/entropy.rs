@@ -13,6 +13,12 @@ pub(crate) fn shannon(data: &[u8]) -> f64 {
     }
     let mut ascii = [0u32; 128];
     let mut other: Vec<(char, u32)> = Vec::new();
+    if data.is_ascii() {
+        for &b in data {
+            ascii[usize::from(b)] += 1;
+        }
+        return entropy_of(ascii.iter().copied(), data.len());
+    }
     for c in String::from_utf8_lossy(data).chars() {
         if c.is_ascii() {
             ascii[c as usize] += 1;
@@ -22,11 +28,16 @@ pub(crate) fn shannon(data: &[u8]) -> f64 {
             other.push((c, 1));
         }
     }
-    let inv = 1.0 / data.len() as f64;
-    ascii
-        .iter()
-        .copied()
-        .chain(other.iter().map(|&(_, n)| n))
+    entropy_of(
+        ascii.iter().copied().chain(other.iter().map(|&(_, n)| n)),
+        data.len(),
+    )
+}
+
+/// Shannon entropy of counts over a length (gitleaks divides by the byte length).
+fn entropy_of(counts: impl Iterator<Item = u32>, len: usize) -> f64 {
+    let inv = 1.0 / len as f64;
+    counts
         .filter(|&n| n > 0)
         .map(|n| {
             let p = f64::from(n) * inv;
@@ -45,32 +56,103 @@ const THRESHOLD: f64 = 4.0;
 /// The spans of `text` that look like random secrets: runs of `[A-Za-z0-9_+/=.-]` of 24 to
 /// 256 characters, with letters and digits, entropy above 4 bits, not hex, not a UUID.
 ///
-/// Runs are found without looking at most bytes: a run of [`MIN_LEN`] or more that starts at
-/// or after `i` holds byte `i + MIN_LEN - 1`, so when that byte is not a token byte the
-/// search moves on by [`MIN_LEN`].
+/// The text is classified eight bytes at a time ([`token_bits`]) into one bit per byte, and
+/// the bits where a run of [`MIN_LEN`] token bytes starts are found for 64 bytes at once
+/// ([`long_run_starts`]); only where there is one are bytes looked at one by one.
 pub(crate) fn candidates(text: &[u8], found: &mut Vec<std::ops::Range<usize>>) {
-    let mut i = 0;
-    // Invariant: no run of MIN_LEN or more starts before `i` that is not handled, and the
-    // byte before `i` (if any) is not a token byte.
-    while i + MIN_LEN <= text.len() {
-        let probe = i + MIN_LEN - 1;
-        if !TOKEN[usize::from(text[probe])] {
-            i = probe + 1;
-            continue;
-        }
-        let mut start = probe;
-        while start > i && TOKEN[usize::from(text[start - 1])] {
-            start -= 1;
-        }
-        let mut end = probe + 1;
-        while end < text.len() && TOKEN[usize::from(text[end])] {
-            end += 1;
-        }
-        if end - start >= MIN_LEN {
-            consider(text, start, end, found);
-        }
-        i = end + 1;
+    if text.len() < MIN_LEN {
+        return;
     }
+    let mask_at = |chunk: usize| -> u64 {
+        let from = chunk * 64;
+        if from >= text.len() {
+            return 0;
+        }
+        let bytes = &text[from..text.len().min(from + 64)];
+        let mut mask = 0u64;
+        for (k, eight) in bytes.chunks(8).enumerate() {
+            let mut word = [0u8; 8];
+            word[..eight.len()].copy_from_slice(eight);
+            mask |= u64::from(token_bits(u64::from_le_bytes(word))) << (8 * k);
+        }
+        if bytes.len() < 64 {
+            mask &= (1u64 << bytes.len()) - 1;
+        }
+        mask
+    };
+    let chunks = text.len().div_ceil(64);
+    // Runs that end before this byte are done.
+    let mut done = 0;
+    let mut current = mask_at(0);
+    for chunk in 0..chunks {
+        let next = mask_at(chunk + 1);
+        let mut starts = long_run_starts(current, next);
+        while starts != 0 {
+            let at = chunk * 64 + starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            if at < done {
+                continue;
+            }
+            let mut begin = at;
+            while begin > done && is_token(text[begin - 1]) {
+                begin -= 1;
+            }
+            let mut end = at + MIN_LEN;
+            while end < text.len() && is_token(text[end]) {
+                end += 1;
+            }
+            consider(text, begin, end, found);
+            done = end;
+        }
+        current = next;
+    }
+}
+
+/// The bits of `low` where a run of [`MIN_LEN`] set bits starts, `high` holding the bits after
+/// them: the run AND-ed with itself shifted, doubling the length each time.
+fn long_run_starts(low: u64, high: u64) -> u64 {
+    let m = u128::from(low) | u128::from(high) << 64;
+    let two = m & (m >> 1);
+    let four = two & (two >> 2);
+    let eight = four & (four >> 4);
+    let sixteen = eight & (eight >> 8);
+    let twenty_four = sixteen & (eight >> 16);
+    const _: () = assert!(MIN_LEN == 24, "long_run_starts counts to 24");
+    twenty_four as u64
+}
+
+fn is_token(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'/' | b'=' | b'.' | b'-')
+}
+
+/// One bit per byte of `word` (little-endian: bit `k` for byte `k`): whether it is a token
+/// byte `[A-Za-z0-9_+/=.-]`, for eight bytes at once (SWAR: every byte compared in its own
+/// lane, no carry crossing lanes because each lane's top bit is cleared first).
+fn token_bits(word: u64) -> u8 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let ascii = !word & HIGH;
+    let t = word & LOW7;
+    // The top bit of each lane set where the lane's value is at least `lo` (lanes ≤ 0x7f).
+    let at_least = |lo: u8| (t + (0x80 - u64::from(lo)) * ONES) & HIGH;
+    let range = |lo: u8, hi: u8| at_least(lo) & !at_least(hi + 1);
+    let equal = |c: u8| {
+        let v = t ^ (u64::from(c) * ONES);
+        !(((v & LOW7) + LOW7) | v) & HIGH
+    };
+    let token = range(b'0', b'9')
+        | range(b'A', b'Z')
+        | range(b'a', b'z')
+        | equal(b'_')
+        | equal(b'+')
+        | equal(b'/')
+        | equal(b'=')
+        | equal(b'.')
+        | equal(b'-');
+    let bits = (token & ascii) >> 7;
+    // Gather the eight lane bits into one byte.
+    ((bits.wrapping_mul(0x0102_0408_1020_4080)) >> 56) as u8
 }
 
 /// One run of token bytes: trimmed of what ends sentences and paths, kept if it looks random.
@@ -89,33 +171,42 @@ fn consider(text: &[u8], start: usize, end: usize, found: &mut Vec<std::ops::Ran
     }
 }
 
-/// `[A-Za-z0-9_+/=.-]`.
-static TOKEN: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        table[b] =
-            c.is_ascii_alphanumeric() || matches!(c, b'_' | b'+' | b'/' | b'=' | b'.' | b'-');
-        b += 1;
-    }
-    table
-};
-
 fn looks_random(token: &[u8]) -> bool {
-    let letters = token.iter().any(u8::is_ascii_alphabetic);
-    let digits = token.iter().any(u8::is_ascii_digit);
-    let upper = token.iter().any(u8::is_ascii_uppercase);
-    let lower = token.iter().any(u8::is_ascii_lowercase);
-    if !letters || !digits {
+    // One pass: which kinds of byte the token has.
+    const UPPER: u8 = 1;
+    const LOWER: u8 = 2;
+    const DIGIT: u8 = 4;
+    const NOT_HEX: u8 = 8;
+    const DOT: u8 = 16;
+    const SEPARATOR: u8 = 32;
+    let mut kinds = 0u8;
+    let mut slashes = 0usize;
+    for &b in token {
+        kinds |= match b {
+            b'A'..=b'F' => UPPER,
+            b'G'..=b'Z' => UPPER | NOT_HEX,
+            b'a'..=b'f' => LOWER,
+            b'g'..=b'z' => LOWER | NOT_HEX,
+            b'0'..=b'9' => DIGIT,
+            b'.' => DOT | NOT_HEX,
+            b'_' => SEPARATOR | NOT_HEX,
+            b'-' => SEPARATOR,
+            b'/' => {
+                slashes += 1;
+                NOT_HEX
+            }
+            _ => NOT_HEX,
+        };
+    }
+    let has = |k: u8| kinds & k != 0;
+    let mixed_case = has(UPPER) && has(LOWER);
+    // Letters and digits, not hex (hashes, SHAs, ids, UUIDs), not a path (pieces of words),
+    // not a lower-case dotted name, not an identifier in one case with separators
+    // (`snake_case_name_2`).
+    if !(has(UPPER) || has(LOWER)) || !has(DIGIT) || !has(NOT_HEX) {
         return false;
     }
-    // Hex (hashes, SHAs, ids, UUIDs) in either case.
-    if token.iter().all(|&b| b.is_ascii_hexdigit() || b == b'-') {
-        return false;
-    }
-    // A path or a dotted name: pieces of words, not one random run.
-    if token.contains(&b'/')
+    if slashes >= 2
         && token
             .split(|&b| b == b'/')
             .filter(|p| !p.is_empty())
@@ -124,11 +215,10 @@ fn looks_random(token: &[u8]) -> bool {
     {
         return false;
     }
-    if token.contains(&b'.') && !upper {
+    if has(DOT) && !has(UPPER) {
         return false;
     }
-    // Identifiers in one case with separators (`snake_case_name_2`, `kebab-name-3`).
-    if !(upper && lower) && (token.contains(&b'_') || token.contains(&b'-')) {
+    if !mixed_case && has(SEPARATOR) {
         return false;
     }
     shannon(token) > THRESHOLD
@@ -166,5 +256,39 @@ mod tests {
         );
         assert!(spans("/usr/local/lib/node_modules/typescript/lib/tsc.js").is_empty());
         assert!(spans("a_very_long_snake_case_identifier_name_2").is_empty());
+    }
+
+    #[test]
+    fn runs_are_found_at_every_position() {
+        let token = "Xq7rT2mZp9LkV4nB8wQe3YhJ";
+        assert_eq!(token.len(), MIN_LEN);
+        for pad in 0..30 {
+            for tail in 0..3 {
+                let text = format!("{}{token}{}", " ".repeat(pad), " ".repeat(tail));
+                assert_eq!(spans(&text), [token], "{pad} {tail}");
+                let glued = format!("{}{token}", "ab ".repeat(pad));
+                assert_eq!(spans(&glued), [token], "glued {pad}");
+            }
+        }
+        assert!(spans(&token[1..]).is_empty(), "one short");
+    }
+
+    #[test]
+    fn token_bits_classify_every_byte() {
+        for b in 0..=255u8 {
+            let expected = b.is_ascii_alphanumeric() || b"_+/=.-".contains(&b);
+            for lane in 0..8 {
+                let mut word = [b'!'; 8];
+                word[lane] = b;
+                // Neighbours of every kind must not change the lane's answer.
+                word[(lane + 1) % 8] = b.wrapping_add(1);
+                let bits = token_bits(u64::from_le_bytes(word));
+                assert_eq!(
+                    bits >> lane & 1 == 1,
+                    expected,
+                    "byte {b:#x} in lane {lane}"
+                );
+            }
+        }
     }
 }

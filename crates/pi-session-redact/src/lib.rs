@@ -121,7 +121,7 @@ impl Report {
 
 /// Bytes of lines handed to the threads at a time: the memory a run holds, whatever the
 /// file's size.
-const BATCH_BYTES: usize = 8 << 20;
+const BATCH_BYTES: usize = 32 << 20;
 
 impl Redactor {
     /// A redactor with these options and placeholders keyed by `key`; named values shorter
@@ -140,21 +140,34 @@ impl Redactor {
     /// Redacts a whole file's bytes into `out`, line by line (lines split at `\n`, each kept
     /// with its ending; the lines of a batch on every core), and reports what it found.
     pub fn redact(&self, input: &[u8], out: &mut dyn Write) -> std::io::Result<Report> {
+        self.redact_releasing(input, out, &|_| {})
+    }
+
+    /// [`Redactor::redact`], telling `release` each byte range of `input` it is done with
+    /// (a caller with the file mapped drops those pages: memory stays flat in the file's
+    /// size).
+    pub fn redact_releasing(
+        &self,
+        input: &[u8],
+        out: &mut dyn Write,
+        release: &dyn Fn(std::ops::Range<usize>),
+    ) -> std::io::Result<Report> {
         let mut report = Report::default();
         let mut start = 0;
         let mut first_line = 1;
         while start < input.len() {
             let end = batch_end(input, start);
             let batch = &input[start..end];
-            let lines: Vec<&[u8]> = batch.split_inclusive(|&b| b == b'\n').collect();
+            let lines = lines(batch);
             let done: Vec<(Option<Vec<u8>>, Vec<Finding>)> = lines
                 .par_iter()
                 .enumerate()
-                .map(|(i, line)| {
+                .map_init(detect::Scratch::default, |scratch, (i, line)| {
                     let body = line.strip_suffix(b"\n").unwrap_or(line);
                     let mut out = Vec::new();
                     let mut findings = Vec::new();
-                    let changed = self.redact_line(body, first_line + i, &mut out, &mut findings);
+                    let changed =
+                        self.redact_line(body, first_line + i, &mut out, &mut findings, scratch);
                     (changed.then_some(out), findings)
                 })
                 .collect();
@@ -173,6 +186,7 @@ impl Redactor {
             }
             report.lines += lines.len();
             first_line += lines.len();
+            release(start..end);
             start = end;
         }
         Ok(report)
@@ -183,10 +197,10 @@ impl Redactor {
     pub fn redact_text(&self, text: &str) -> (String, Vec<Finding>) {
         let mut out = Vec::new();
         let mut findings = Vec::new();
-        let mut hits = Vec::new();
-        self.detector.find(text.as_bytes(), true, &mut hits);
+        let mut scratch = detect::Scratch::default();
+        self.detector.find(text.as_bytes(), true, &mut scratch);
         let mut copied = 0;
-        for hit in &hits {
+        for hit in &scratch.hits {
             let redact = hit.finder != detect::Finder::Entropy || self.options.aggressive;
             findings.push(Finding {
                 line: 1,
@@ -209,6 +223,20 @@ impl Redactor {
         out.extend_from_slice(&text.as_bytes()[copied..]);
         (String::from_utf8_lossy(&out).into_owned(), findings)
     }
+}
+
+/// The lines of `batch`, each with its `\n` (the last one may have none).
+fn lines(batch: &[u8]) -> Vec<&[u8]> {
+    let mut lines = Vec::with_capacity(batch.len() / 512 + 1);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', batch) {
+        lines.push(&batch[start..=end]);
+        start = end + 1;
+    }
+    if start < batch.len() {
+        lines.push(&batch[start..]);
+    }
+    lines
 }
 
 /// The end of the batch starting at `start`: the first line end at or after

@@ -7,7 +7,7 @@
 //! secret behind the inner string's escapes is found. A line that is not JSON (a torn line)
 //! is searched as text, and its secrets replaced where they are.
 
-use crate::detect::{Finder, Hit};
+use crate::detect::{Finder, Hit, Scratch};
 use crate::{Finding, Redactor};
 use std::ops::Range;
 
@@ -62,6 +62,10 @@ const SIGNATURES: &[&[u8]] = &[b"thinkingSignature", b"textSignature", b"thought
 pub(crate) const PLACEHOLDER_PNG: &str =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg==";
 
+/// Strings shorter than this hold no secret a rule finds (the named values are longer too:
+/// `MIN_NAMED_LEN`).
+const MIN_SECRET: usize = crate::MIN_NAMED_LEN;
+
 /// Strings nested in strings are searched as JSON this deep.
 const NESTED_DEPTH: usize = 3;
 
@@ -88,13 +92,6 @@ enum Frame {
 /// The line is not JSON this walk can follow.
 struct NotJson;
 
-/// A string of the line: where it is (quotes included) and what it is.
-struct Str {
-    range: Range<usize>,
-    class: Class,
-    path: String,
-}
-
 impl Redactor {
     /// Redacts one line (without its newline) into `out` when it changes (returns `true`),
     /// adding what it found to `findings`; `out` is untouched when nothing changes.
@@ -104,9 +101,10 @@ impl Redactor {
         line_number: usize,
         out: &mut Vec<u8>,
         findings: &mut Vec<Finding>,
+        scratch: &mut Scratch,
     ) -> bool {
         let first = findings.len();
-        let changed = match self.redact_json(line, 0, "", line_number, out, findings) {
+        let changed = match self.redact_json(line, 0, "", line_number, out, findings, scratch) {
             Ok((changed, entry_id)) => {
                 for finding in &mut findings[first..] {
                     finding.entry_id.clone_from(&entry_id);
@@ -115,7 +113,7 @@ impl Redactor {
             }
             Err(NotJson) => {
                 findings.truncate(first);
-                self.redact_text_in_place(line, line_number, out, findings)
+                self.redact_text_in_place(line, line_number, out, findings, scratch)
             }
         };
         if !changed {
@@ -132,13 +130,13 @@ impl Redactor {
         line_number: usize,
         out: &mut Vec<u8>,
         findings: &mut Vec<Finding>,
+        scratch: &mut Scratch,
     ) -> bool {
-        let mut hits = Vec::new();
-        self.detector.find(line, true, &mut hits);
+        self.detector.find(line, true, scratch);
         let mut copied = 0;
         let mut changed = false;
         out.clear();
-        for hit in &hits {
+        for hit in &scratch.hits {
             let redact = self.takes(hit);
             findings.push(self.finding(hit, line_number, String::new(), redact));
             if redact {
@@ -154,6 +152,7 @@ impl Redactor {
 
     /// Walks `text` as one JSON value, redacting its strings into `out`. Returns whether
     /// anything changed and the value's top-level `id`.
+    #[allow(clippy::too_many_arguments)] // one call site each; a struct would only rename them
     fn redact_json(
         &self,
         text: &[u8],
@@ -162,91 +161,109 @@ impl Redactor {
         line_number: usize,
         out: &mut Vec<u8>,
         findings: &mut Vec<Finding>,
+        scratch: &mut Scratch,
     ) -> Result<(bool, Option<String>), NotJson> {
-        let strings = walk(text)?;
         let mut entry_id = None;
         let mut copied = 0;
         let mut changed = false;
         out.clear();
-        let mut scratch = Vec::new();
-        for s in strings {
-            let raw = &text[s.range.start + 1..s.range.end - 1];
-            if s.class == Class::Structural {
-                if depth == 0 && s.path == "id" {
-                    entry_id = Some(String::from_utf8_lossy(raw).into_owned());
+        let mut quoted = Vec::new();
+        walk(text, |range, escaped, class, path| {
+            let raw = &text[range.start + 1..range.end - 1];
+            let path_text = || join_path(outer_path, &render_path(text, path));
+            let replacement: Option<Vec<u8>> = match class {
+                Class::Structural => {
+                    if depth == 0 && matches!(path, [Seg::Key(k)] if &text[k.clone()] == b"id") {
+                        entry_id = Some(String::from_utf8_lossy(raw).into_owned());
+                    }
+                    None
                 }
-                continue;
-            }
-            let replacement: Option<Vec<u8>> = match s.class {
                 Class::Signature if self.options.strip_signatures && !raw.is_empty() => {
-                    findings.push(self.stripped("signature", line_number, &s.path, outer_path));
+                    findings.push(self.stripped("signature", line_number, path_text()));
                     Some(b"\"\"".to_vec())
                 }
                 Class::ImageData
                     if self.options.strip_images && raw != PLACEHOLDER_PNG.as_bytes() =>
                 {
-                    findings.push(self.stripped("image", line_number, &s.path, outer_path));
+                    findings.push(self.stripped("image", line_number, path_text()));
                     Some(format!("\"{PLACEHOLDER_PNG}\"").into_bytes())
                 }
                 Class::ImageType if self.options.strip_images => {
                     (raw != b"image/png").then(|| b"\"image/png\"".to_vec())
                 }
-                Class::Text => {
-                    let path = join_path(outer_path, &s.path);
-                    self.redact_string(raw, depth, &path, line_number, &mut scratch, findings)
-                }
+                Class::Text if raw.len() >= MIN_SECRET => self.redact_string(
+                    raw,
+                    escaped,
+                    depth,
+                    &path_text,
+                    line_number,
+                    &mut quoted,
+                    findings,
+                    scratch,
+                ),
                 _ => None,
             };
             if let Some(replacement) = replacement {
-                out.extend_from_slice(&text[copied..s.range.start]);
+                out.extend_from_slice(&text[copied..range.start]);
                 out.extend_from_slice(&replacement);
-                copied = s.range.end;
+                copied = range.end;
                 changed = true;
             }
-        }
+        })?;
         out.extend_from_slice(&text[copied..]);
         Ok((changed, entry_id))
     }
 
     /// One string's raw JSON content (between its quotes): the new string, quoted, when it
     /// held a secret to redact.
+    #[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
     fn redact_string(
         &self,
         raw: &[u8],
+        escaped: bool,
         depth: usize,
-        path: &str,
+        path: &dyn Fn() -> String,
         line_number: usize,
-        scratch: &mut Vec<u8>,
+        built: &mut Vec<u8>,
         findings: &mut Vec<Finding>,
+        scratch: &mut Scratch,
     ) -> Option<Vec<u8>> {
-        let decoded: std::borrow::Cow<'_, [u8]> = if memchr::memchr(b'\\', raw).is_none() {
-            raw.into()
+        let decoded: std::borrow::Cow<'_, [u8]> = if escaped {
+            let mut decoded = Vec::with_capacity(raw.len());
+            unescape(raw, &mut decoded)?;
+            decoded.into()
         } else {
-            decode(raw)?.into()
+            raw.into()
         };
-        let mut text = decoded.clone();
-        let mut changed = false;
         // JSON inside the string: its strings decoded and searched too.
-        if depth < NESTED_DEPTH && holds_json(&text) && memchr::memchr(b'\\', &text).is_some() {
+        let mut nested = None;
+        if depth < NESTED_DEPTH && holds_json(&decoded) && memchr::memchr(b'\\', &decoded).is_some()
+        {
             let mut inner = Vec::new();
-            if let Ok((true, _)) =
-                self.redact_json(&text, depth + 1, path, line_number, &mut inner, findings)
-            {
-                text = inner.into();
-                changed = true;
+            let outer = path();
+            if let Ok((true, _)) = self.redact_json(
+                &decoded,
+                depth + 1,
+                &outer,
+                line_number,
+                &mut inner,
+                findings,
+                scratch,
+            ) {
+                nested = Some(inner);
             }
         }
-        let mut hits = Vec::new();
-        self.detector.find(&text, true, &mut hits);
-        scratch.clear();
+        let mut changed = nested.is_some();
+        let text: &[u8] = nested.as_deref().unwrap_or(&decoded);
+        self.detector.find(text, true, scratch);
+        built.clear();
         let mut copied = 0;
-        for hit in &hits {
+        for hit in &scratch.hits {
             let redact = self.takes(hit);
-            findings.push(self.finding(hit, line_number, path.to_owned(), redact));
+            findings.push(self.finding(hit, line_number, path(), redact));
             if redact {
-                scratch.extend_from_slice(&text[copied..hit.span.start]);
-                scratch
-                    .extend_from_slice(self.placeholder(hit, &text[hit.span.clone()]).as_bytes());
+                built.extend_from_slice(&text[copied..hit.span.start]);
+                built.extend_from_slice(self.placeholder(hit, &text[hit.span.clone()]).as_bytes());
                 copied = hit.span.end;
                 changed = true;
             }
@@ -254,9 +271,9 @@ impl Redactor {
         if !changed {
             return None;
         }
-        scratch.extend_from_slice(&text[copied..]);
-        let mut quoted = Vec::with_capacity(scratch.len() + 2);
-        pi_session_json::write_string(&mut quoted, scratch);
+        built.extend_from_slice(&text[copied..]);
+        let mut quoted = Vec::with_capacity(built.len() + 2);
+        pi_session_json::write_string(&mut quoted, built);
         Some(quoted)
     }
 
@@ -288,11 +305,11 @@ impl Redactor {
         }
     }
 
-    fn stripped(&self, what: &str, line: usize, path: &str, outer: &str) -> Finding {
+    fn stripped(&self, what: &str, line: usize, path: String) -> Finding {
         Finding {
             line,
             entry_id: None,
-            path: join_path(outer, path),
+            path,
             rule: what.to_owned(),
             candidate: false,
             redacted: true,
@@ -314,24 +331,82 @@ fn holds_json(text: &[u8]) -> bool {
     matches!(first, Some(b'{' | b'['))
 }
 
-/// A JSON string's raw content decoded as `JSON.parse` decodes it, to WTF-8 (a lone
-/// surrogate kept); `None` when it is not a valid string.
-fn decode(raw: &[u8]) -> Option<Vec<u8>> {
-    let mut quoted = Vec::with_capacity(raw.len() + 2);
-    quoted.push(b'"');
-    quoted.extend_from_slice(raw);
-    quoted.push(b'"');
-    let text = std::str::from_utf8(&quoted).ok()?;
-    match pi_session_json::parse(text).ok()? {
-        pi_session_json::JsValue::String(s) => Some(s.as_wtf8().to_vec()),
-        _ => None,
+/// A JSON string's raw content decoded as `JSON.parse` decodes it into `out`, as WTF-8 (a
+/// surrogate pair joined, a lone surrogate kept as its three bytes); `None` when an escape is
+/// not valid JSON.
+fn unescape(raw: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    out.clear();
+    let mut i = 0;
+    while let Some(at) = memchr::memchr(b'\\', &raw[i..]) {
+        out.extend_from_slice(&raw[i..i + at]);
+        let escape = *raw.get(i + at + 1)?;
+        i += at + 2;
+        let byte = match escape {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let unit = hex4(raw.get(i..i + 4)?)?;
+                i += 4;
+                let mut code = unit;
+                if (0xD800..0xDC00).contains(&unit)
+                    && raw.get(i..i + 2) == Some(b"\\u")
+                    && let Some(low) = raw.get(i + 2..i + 6).and_then(hex4)
+                    && (0xDC00..0xE000).contains(&low)
+                {
+                    code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                    i += 6;
+                }
+                push_wtf8(out, code);
+                continue;
+            }
+            _ => return None,
+        };
+        out.push(byte);
+    }
+    out.extend_from_slice(&raw[i..]);
+    Some(())
+}
+
+fn hex4(digits: &[u8]) -> Option<u32> {
+    digits.iter().try_fold(0u32, |acc, &d| {
+        let v = (d as char).to_digit(16)?;
+        Some(acc << 4 | v)
+    })
+}
+
+/// A code point (or a lone surrogate) in generalized UTF-8, as WTF-8 holds it.
+fn push_wtf8(out: &mut Vec<u8>, code: u32) {
+    match code {
+        0..=0x7F => out.push(code as u8),
+        0x80..=0x7FF => {
+            out.extend_from_slice(&[0xC0 | (code >> 6) as u8, 0x80 | (code & 0x3F) as u8])
+        }
+        0x800..=0xFFFF => out.extend_from_slice(&[
+            0xE0 | (code >> 12) as u8,
+            0x80 | ((code >> 6) & 0x3F) as u8,
+            0x80 | (code & 0x3F) as u8,
+        ]),
+        _ => out.extend_from_slice(&[
+            0xF0 | (code >> 18) as u8,
+            0x80 | ((code >> 12) & 0x3F) as u8,
+            0x80 | ((code >> 6) & 0x3F) as u8,
+            0x80 | (code & 0x3F) as u8,
+        ]),
     }
 }
 
-/// The strings of one JSON value, in order, each classified; `NotJson` when the text is not a
-/// single JSON value (the walk checks structure and literals, not every detail of numbers).
-fn walk(text: &[u8]) -> Result<Vec<Str>, NotJson> {
-    let mut strings = Vec::new();
+/// Visits the strings of one JSON value, in order, each classified with its path; `NotJson`
+/// (after visiting the strings before the fault) when the text is not a single JSON value (the walk checks structure and literals, not every detail of numbers).
+fn walk(
+    text: &[u8],
+    mut visit: impl FnMut(Range<usize>, bool, Class, &[Seg]),
+) -> Result<(), NotJson> {
     let mut stack: Vec<Frame> = Vec::new();
     let mut path: Vec<Seg> = Vec::new();
     let mut i = 0;
@@ -394,7 +469,7 @@ fn walk(text: &[u8]) -> Result<Vec<Str>, NotJson> {
                 i += 1;
             }
             b'"' => {
-                let end = string_end(text, i + 1).ok_or(NotJson)?;
+                let (end, escaped) = string_end(text, i + 1).ok_or(NotJson)?;
                 let range = i..end;
                 if let Some(Frame::Object {
                     expect_key: expect_key @ true,
@@ -414,11 +489,7 @@ fn walk(text: &[u8]) -> Result<Vec<Str>, NotJson> {
                     {
                         *image = true;
                     }
-                    strings.push(Str {
-                        range,
-                        class,
-                        path: render_path(text, &path),
-                    });
+                    visit(range, escaped, class, &path);
                     leave_value(&mut stack, &mut path);
                     done = stack.is_empty();
                 }
@@ -449,7 +520,7 @@ fn walk(text: &[u8]) -> Result<Vec<Str>, NotJson> {
     if !done || !stack.is_empty() {
         return Err(NotJson);
     }
-    Ok(strings)
+    Ok(())
 }
 
 /// A value starts: its place pushed on the path.
@@ -489,13 +560,16 @@ fn leave_value(stack: &mut [Frame], path: &mut Vec<Seg>) {
     }
 }
 
-/// The index just after the closing quote of the string whose content starts at `from`.
-fn string_end(text: &[u8], mut from: usize) -> Option<usize> {
+/// The index just after the closing quote of the string whose content starts at `from`, and
+/// whether the string has an escape.
+fn string_end(text: &[u8], mut from: usize) -> Option<(usize, bool)> {
+    let mut escaped = false;
     loop {
         let at = from + memchr::memchr2(b'"', b'\\', &text[from..])?;
         if text[at] == b'"' {
-            return Some(at + 1);
+            return Some((at + 1, escaped));
         }
+        escaped = true;
         from = at + 2;
         if from > text.len() {
             return None;
@@ -565,8 +639,11 @@ mod tests {
     #[test]
     fn walk_classifies_strings() {
         let line = br#"{"type":"message","id":"a1","parentId":null,"message":{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image","data":"AAAA","mimeType":"image/jpeg"}],"timestamp":1}}"#;
-        let strings = walk(line).unwrap_or_else(|_| panic!("walks"));
-        let got: Vec<(String, Class)> = strings.into_iter().map(|s| (s.path, s.class)).collect();
+        let mut got: Vec<(String, Class)> = Vec::new();
+        walk(line, |_, _, class, path| {
+            got.push((render_path(line, path), class))
+        })
+        .unwrap_or_else(|_| panic!("walks"));
         assert_eq!(
             got,
             [
@@ -592,7 +669,11 @@ mod tests {
             b"{\"a\" 1}",
             b"\"abc",
         ] {
-            assert!(walk(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+            assert!(
+                walk(bad, |_, _, _, _| {}).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
         }
         for good in [
             &b"{}"[..],
@@ -601,7 +682,33 @@ mod tests {
             b"\"s\"",
             b" {\"a\":[true,false,null,-1.5e3]} ",
         ] {
-            assert!(walk(good).is_ok(), "{}", String::from_utf8_lossy(good));
+            assert!(
+                walk(good, |_, _, _, _| {}).is_ok(),
+                "{}",
+                String::from_utf8_lossy(good)
+            );
+        }
+    }
+
+    #[test]
+    fn unescape_agrees_with_json_parse() {
+        for raw in [
+            r#"plain"#,
+            r#"a\nb\tc\\d\/e\"f\b\f\r"#,
+            r#"\u0041KIA\u00e9\u20ac"#,
+            r#"pair \ud83d\ude00 end"#,
+            r#"lone \ud83d end"#,
+            r#"lone low \ude00 x"#,
+            r#"high then high \ud83d\ud83d\ude00"#,
+            r#"\u12"#,
+        ] {
+            let mut out = Vec::new();
+            let ours = unescape(raw.as_bytes(), &mut out).map(|()| out);
+            let theirs = match pi_session_json::parse(&format!("\"{raw}\"")) {
+                Ok(pi_session_json::JsValue::String(s)) => Some(s.as_wtf8().to_vec()),
+                _ => None,
+            };
+            assert_eq!(ours, theirs, "{raw}");
         }
     }
 }

@@ -307,6 +307,7 @@ fn redact_one(
                 .into(),
         );
     }
+    let release = |range| input.release(range);
     let verified = |report: Report| {
         input
             .verify()
@@ -323,7 +324,7 @@ fn redact_one(
         Destination::Nowhere => {
             done.report = verified(
                 redactor
-                    .redact(input.bytes(), &mut std::io::sink())
+                    .redact_releasing(input.bytes(), &mut std::io::sink(), &release)
                     .map_err(|e| e.to_string())?,
             )?;
         }
@@ -331,7 +332,7 @@ fn redact_one(
             let mut stdout = std::io::stdout().lock();
             let mut out = std::io::BufWriter::with_capacity(1 << 20, &mut stdout);
             let report = redactor
-                .redact(input.bytes(), &mut out)
+                .redact_releasing(input.bytes(), &mut out, &release)
                 .and_then(|r| out.flush().map(|()| r))
                 .map_err(|e| format!("standard output: {e}"))?;
             // Streamed as it was made: a file that shrank meanwhile makes it wrong.
@@ -341,7 +342,7 @@ fn redact_one(
             let mut report = None;
             let mut shrank = None;
             pi_session_fs::write_new_with(out, args.force, |w| {
-                let r = redactor.redact(input.bytes(), w)?;
+                let r = redactor.redact_releasing(input.bytes(), w, &release)?;
                 if let Err(e) = input.verify() {
                     shrank = Some(e.to_string());
                     return Err(std::io::Error::other("the file shrank"));
@@ -363,7 +364,7 @@ fn redact_one(
             let mut report = None;
             let mut shrank = None;
             let committed = prepared.commit(|w| {
-                let r = redactor.redact(input.bytes(), w)?;
+                let r = redactor.redact_releasing(input.bytes(), w, &release)?;
                 if let Err(e) = input.verify() {
                     shrank = Some(e.to_string());
                     return Err(std::io::Error::other("the file shrank"));
