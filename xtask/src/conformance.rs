@@ -22,6 +22,7 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
         ["check-stats"] => crate::stats_corpus::run(false),
         ["check-list"] => crate::list_corpus::run(false),
         ["check-export"] => crate::export_corpus::run(),
+        ["check-redact"] => crate::redact_check::run(),
         _ => Err(format!("unknown conformance command\n{}", crate::USAGE)),
     }
 }

@@ -18,6 +18,8 @@
 //!   own JSONL export (0.87.1, 1.5.2), live, for every corpus session;
 //! - `cargo xtask bless repair` / `cargo xtask conformance check-repair` — the repair corpus
 //!   (`conformance/repair/`): what repair makes of each broken file, and pi's context of it;
+//! - `cargo xtask conformance check-redact` — redacted sessions (the corpus's, and a planted
+//!   secret for every rule in every place) read by every pinned pi as their originals are;
 //! - `cargo xtask conformance same-reading 0.87 1.5` — every corpus operation run by two pi
 //!   versions: fails unless they agree (the evidence behind `--pi 1.5` = 0.87.1's rules);
 //! - `cargo xtask conformance validate-reference [--check]` — what pi does with each case of
@@ -46,6 +48,7 @@ mod fuzz;
 mod implementations;
 mod list_corpus;
 mod public_api;
+mod redact_check;
 mod reference;
 mod repair_corpus;
 mod schema;
@@ -110,6 +113,7 @@ const USAGE: &str = "usage:
   cargo xtask conformance check-stats
   cargo xtask conformance check-list
   cargo xtask conformance check-export
+  cargo xtask conformance check-redact
   cargo xtask fuzz seed
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--linear N] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]

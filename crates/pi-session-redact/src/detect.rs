@@ -58,6 +58,16 @@ const RULE_WORDS: usize = 4;
 /// The text every placeholder starts with; a find inside one is not a secret.
 pub(crate) const PLACEHOLDER_START: &[u8] = b"[REDACTED:";
 
+impl std::fmt::Debug for Detector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The named values are secrets: never shown.
+        f.debug_struct("Detector")
+            .field("rules", &self.rules.rules.len())
+            .field("named", &self.named.as_ref().map(|n| n.patterns_len()))
+            .finish_non_exhaustive()
+    }
+}
+
 impl Detector {
     /// A detector for `rules` and the user's own `named` values.
     pub(crate) fn new(rules: &'static RuleSet, named: &[Vec<u8>]) -> Detector {

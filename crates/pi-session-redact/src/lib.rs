@@ -41,8 +41,8 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::io::Write;
 
-/// What to find and what to do with it.
-#[derive(Debug, Clone, Default)]
+/// What to find and what to do with it (its `Debug` shows how many named values, not them).
+#[derive(Clone, Default)]
 pub struct Options {
     /// Values to redact wherever they are (`--secret`, `--secrets-from`).
     pub named: Vec<Vec<u8>>,
@@ -54,10 +54,22 @@ pub struct Options {
     pub strip_images: bool,
 }
 
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("named", &format_args!("{} value(s)", self.named.len()))
+            .field("aggressive", &self.aggressive)
+            .field("strip_signatures", &self.strip_signatures)
+            .field("strip_images", &self.strip_images)
+            .finish()
+    }
+}
+
 /// The shortest value [`Options::named`] takes: shorter ones would redact ordinary words.
 pub const MIN_NAMED_LEN: usize = 4;
 
 /// Finds and replaces secrets, the same way for every file of a run.
+#[derive(Debug)]
 pub struct Redactor {
     detector: detect::Detector,
     key: Key,
@@ -246,5 +258,25 @@ fn batch_end(input: &[u8], start: usize) -> usize {
     match memchr::memchr(b'\n', &input[target..]) {
         Some(i) if target < input.len() => target + i + 1,
         _ => input.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_shows_a_named_value() {
+        let options = Options {
+            named: vec![b"hunter2hunter2".to_vec()],
+            ..Options::default()
+        };
+        let redactor = Redactor::new(
+            options.clone(),
+            Key::from_bytes(b"0123456789abcdef").unwrap(),
+        );
+        for shown in [format!("{options:?}"), format!("{redactor:?}")] {
+            assert!(!shown.contains("hunter2"), "{shown}");
+        }
     }
 }

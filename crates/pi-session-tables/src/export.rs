@@ -53,6 +53,10 @@ pub struct Export {
     /// Also validate every session (as `pi-session validate` does) and fill the `sessions`
     /// table's verdict columns, null without it; about as much time again as the export.
     pub validate: bool,
+    /// Redact every session before its rows are made (`export --redact`): the tables hold
+    /// the placeholders, never the secrets. Ids, types and timestamps do not change, so the
+    /// first pass (keys) reads the files as they are.
+    pub redact: Option<std::sync::Arc<pi_session_redact::Redactor>>,
 }
 
 /// What an export wrote.
@@ -127,6 +131,7 @@ impl Export {
             options: Options::default(),
             since: None,
             validate: false,
+            redact: None,
         }
     }
 
@@ -494,14 +499,27 @@ impl<'a> Work<'a> {
         };
         // Every record's text is read again for the rows, and `write_session` lets the pages
         // go behind it; a large file's are let go while loading too, at the price of reading
-        // them twice.
-        let session = if input.bytes().len() >= LARGE {
-            load_releasing(&input, pi)
-        } else {
-            Session::loader(pi)
+        // them twice. A redacted session is made in memory first.
+        let redacted = match &self.export.redact {
+            Some(redactor) => {
+                let mut out = Vec::with_capacity(input.bytes().len());
+                redactor
+                    .redact(input.bytes(), &mut out)
+                    .map_err(|e| Failure::File(e.to_string()))?;
+                Some(out)
+            }
+            None => None,
+        };
+        let session = match &redacted {
+            Some(bytes) => Session::loader(pi)
+                .detect_dialect()
+                .load(bytes)
+                .map_err(|e| e.to_string()),
+            None if input.bytes().len() >= LARGE => load_releasing(&input, pi),
+            None => Session::loader(pi)
                 .detect_dialect()
                 .load(input.bytes())
-                .map_err(|e| e.to_string())
+                .map_err(|e| e.to_string()),
         }
         .map_err(Failure::File)?;
         // The verdicts are `pi-session validate`'s: whether pi reads the file (an oh-my-pi

@@ -16,6 +16,7 @@ use pi_session_format::export::{Transcript, html, markdown};
 use pi_session_format::omp::Blobs;
 use pi_session_format::{Dialect, Leaf, PiVersion, Session, SessionWriter, WriterConfig};
 use pi_session_fs::omp_store::OmpStore;
+use pi_session_redact::Redactor;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -50,6 +51,13 @@ pub(crate) struct ExportArgs {
     /// Replace OUT when it exists (atomically); without it an existing OUT is left alone.
     #[arg(long)]
     force: bool,
+    /// Pass the session through `pi-session redact` first: the export holds placeholders
+    /// (`[REDACTED:rule:h8]`), never the secrets (every format; the options below as
+    /// `redact` has them).
+    #[arg(long)]
+    redact: bool,
+    #[command(flatten)]
+    redaction: crate::redact::RedactionArgs,
     #[cfg(feature = "parquet")]
     #[command(flatten)]
     tables: tables::TablesArgs,
@@ -72,10 +80,17 @@ enum Format {
 
 /// Runs `pi-session export`.
 pub(crate) fn main(args: ExportArgs) -> ExitCode {
+    if !args.redact && args.redaction.given() {
+        return usage("the redaction options (--secret, --key-file, …) go with --redact");
+    }
+    let redactor = match args.redact.then(|| args.redaction.redactor()).transpose() {
+        Ok(redactor) => redactor,
+        Err(message) => return usage(&message),
+    };
     #[cfg(feature = "parquet")]
     {
         if args.format == Format::Parquet {
-            return tables::main(args.paths, args.output, args.pi, args.tables);
+            return tables::main(args.paths, args.output, args.pi, args.tables, redactor);
         }
         if let Some(option) = args.tables.parquet_only_option() {
             return usage(&format!("{option} is an option of --format parquet"));
@@ -96,7 +111,7 @@ pub(crate) fn main(args: ExportArgs) -> ExitCode {
         }
     };
     let name = display::path(&file);
-    match export_one(&args, &file) {
+    match export_one(&args, &file, redactor.as_ref()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             // The writer's errors name the file already.
@@ -115,15 +130,28 @@ fn usage(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// The export of one session, written to `-o` or standard output.
-fn export_one(args: &ExportArgs, file: &Path) -> Result<(), String> {
+/// The export of one session, written to `-o` or standard output; with a redactor, made
+/// from the redacted session (the JSONL export: the export redacted, the same thing line by
+/// line).
+fn export_one(args: &ExportArgs, file: &Path, redactor: Option<&Redactor>) -> Result<(), String> {
     let bytes = match args.format {
-        Format::Jsonl => jsonl(args, file)?,
+        Format::Jsonl => {
+            let exported = jsonl(args, file)?;
+            match redactor {
+                Some(redactor) => redacted(redactor, &exported)?,
+                None => exported,
+            }
+        }
         Format::Markdown | Format::Html => {
             let input = Input::open(file).map_err(|e| e.to_string())?;
+            let redacted_input = match redactor {
+                Some(redactor) => Some(redacted(redactor, input.bytes())?),
+                None => None,
+            };
+            let source = redacted_input.as_deref().unwrap_or(input.bytes());
             let session = Session::loader(args.pi)
                 .with_dialect(args.dialect)
-                .load(input.bytes())
+                .load(source)
                 .map_err(|e| e.to_string())?;
             let leaf = args.leaf.clone().map_or(Leaf::Current, Leaf::Id);
             let mut transcript = Transcript::of(&session, &leaf).map_err(|e| e.to_string())?;
@@ -143,7 +171,7 @@ fn export_one(args: &ExportArgs, file: &Path) -> Result<(), String> {
                     );
                 }
             }
-            let mut out = Vec::with_capacity(input.bytes().len() / 2);
+            let mut out = Vec::with_capacity(source.len() / 2);
             let written = if args.format == Format::Html {
                 html::write(&transcript, &mut out)
             } else {
@@ -160,6 +188,15 @@ fn export_one(args: &ExportArgs, file: &Path) -> Result<(), String> {
         Some(path) => pi_session_fs::write_new(path, &bytes, args.force),
         None => crate::write_stdout(&bytes).map_err(|e| e.0),
     }
+}
+
+/// `bytes` redacted, in memory.
+fn redacted(redactor: &Redactor, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(bytes.len());
+    redactor
+        .redact(bytes, &mut out)
+        .map_err(|e| format!("redacting: {e}"))?;
+    Ok(out)
 }
 
 /// pi's `/export FILE.jsonl`: the branch as a linear session (the writer's `export_branch`).

@@ -62,6 +62,16 @@ pub(crate) struct RedactArgs {
     /// Output format of the report.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    #[command(flatten)]
+    redaction: RedactionArgs,
+    /// Follow symbolic links to directories while walking a directory.
+    #[arg(long)]
+    follow: bool,
+}
+
+/// What to find and how to replace it: `redact`'s options, which `export --redact` shares.
+#[derive(Args, Clone)]
+pub(crate) struct RedactionArgs {
     /// A value to redact wherever it is (repeatable; at least 4 bytes).
     #[arg(long, value_name = "VALUE")]
     secret: Vec<String>,
@@ -82,9 +92,65 @@ pub(crate) struct RedactArgs {
     /// Replace every image by a 1×1 PNG.
     #[arg(long)]
     strip_images: bool,
-    /// Follow symbolic links to directories while walking a directory.
-    #[arg(long)]
-    follow: bool,
+}
+
+impl RedactionArgs {
+    /// Whether any of the options was given.
+    pub(crate) fn given(&self) -> bool {
+        !self.secret.is_empty()
+            || !self.secrets_from.is_empty()
+            || self.key_file.is_some()
+            || self.aggressive
+            || self.strip_signatures
+            || self.strip_images
+    }
+
+    /// The redactor these options describe, or the usage error they make.
+    pub(crate) fn redactor(&self) -> Result<Redactor, String> {
+        let key = match &self.key_file {
+            None => Key::random(),
+            Some(path) => match std::fs::read(path) {
+                Ok(bytes) => Key::from_bytes(&bytes),
+                Err(e) => return Err(format!("--key-file {}: {e}", display::path(path))),
+            },
+        }
+        .map_err(|e| format!("--key-file: {e}"))?;
+        Ok(Redactor::new(self.options()?, key))
+    }
+
+    /// The redaction options: the named values read.
+    fn options(&self) -> Result<Options, String> {
+        let mut named = Vec::new();
+        for value in &self.secret {
+            if value.len() < MIN_NAMED_LEN {
+                return Err(format!(
+                    "--secret: a value of {} bytes would redact ordinary text; give at least \
+                     {MIN_NAMED_LEN}",
+                    value.len()
+                ));
+            }
+            named.push(value.as_bytes().to_vec());
+        }
+        for path in &self.secrets_from {
+            let text = std::fs::read(path)
+                .map_err(|e| format!("--secrets-from {}: {e}", display::path(path)))?;
+            let (values, short) = env_values(&text);
+            if short > 0 {
+                eprintln!(
+                    "pi-session: --secrets-from {}: {short} value(s) shorter than \
+                     {MIN_NAMED_LEN} bytes left out (they would redact ordinary text)",
+                    display::path(path)
+                );
+            }
+            named.extend(values);
+        }
+        Ok(Options {
+            named,
+            aggressive: self.aggressive,
+            strip_signatures: self.strip_signatures,
+            strip_images: self.strip_images,
+        })
+    }
 }
 
 /// `--format`.
@@ -113,20 +179,9 @@ pub(crate) fn main(args: RedactArgs) -> ExitCode {
     if let Err(targets::Usage(message)) = targets::check_usage(&args.paths) {
         return usage(&message);
     }
-    let options = match options(&args) {
-        Ok(options) => options,
+    let redactor = match args.redaction.redactor() {
+        Ok(redactor) => redactor,
         Err(message) => return usage(&message),
-    };
-    let key = match &args.key_file {
-        None => Key::random(),
-        Some(path) => match std::fs::read(path) {
-            Ok(bytes) => Key::from_bytes(&bytes),
-            Err(e) => return usage(&format!("--key-file {}: {e}", display::path(path))),
-        },
-    };
-    let key = match key {
-        Ok(key) => key,
-        Err(e) => return usage(&format!("--key-file: {e}")),
     };
     let collected = match targets::collect_said(
         &args.paths,
@@ -158,7 +213,6 @@ pub(crate) fn main(args: RedactArgs) -> ExitCode {
     if matches!(destination, Destination::InPlace) && collected.targets.contains(&Target::Stdin) {
         return usage("--in-place needs a file to replace, not `-` (standard input); use -o OUT");
     }
-    let redactor = Redactor::new(options, key);
     // The report goes to stdout unless the session does.
     let mut report_out: Box<dyn Write> = match destination {
         Destination::Stdout => Box::new(std::io::stderr().lock()),
@@ -197,40 +251,6 @@ pub(crate) fn main(args: RedactArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// The redaction options from the command line: the named values read.
-fn options(args: &RedactArgs) -> Result<Options, String> {
-    let mut named = Vec::new();
-    for value in &args.secret {
-        if value.len() < MIN_NAMED_LEN {
-            return Err(format!(
-                "--secret: a value of {} bytes would redact ordinary text; give at least \
-                 {MIN_NAMED_LEN}",
-                value.len()
-            ));
-        }
-        named.push(value.as_bytes().to_vec());
-    }
-    for path in &args.secrets_from {
-        let text = std::fs::read(path)
-            .map_err(|e| format!("--secrets-from {}: {e}", display::path(path)))?;
-        let (values, short) = env_values(&text);
-        if short > 0 {
-            eprintln!(
-                "pi-session: --secrets-from {}: {short} value(s) shorter than {MIN_NAMED_LEN} \
-                 bytes left out (they would redact ordinary text)",
-                display::path(path)
-            );
-        }
-        named.extend(values);
-    }
-    Ok(Options {
-        named,
-        aggressive: args.aggressive,
-        strip_signatures: args.strip_signatures,
-        strip_images: args.strip_images,
-    })
 }
 
 /// The values of a `KEY=VALUE` file (`export KEY=VALUE`, quotes and comments as `.env` files

@@ -98,6 +98,7 @@ pub(crate) fn main(
     output: Option<PathBuf>,
     pi: PiVersion,
     args: TablesArgs,
+    redactor: Option<pi_session_redact::Redactor>,
 ) -> ExitCode {
     let usage = |message: &str| {
         eprintln!("pi-session: error: {message}");
@@ -117,6 +118,7 @@ pub(crate) fn main(
     export.pi = pi;
     export.since = args.since.clone();
     export.validate = args.validate;
+    export.redact = redactor.map(std::sync::Arc::new);
     export.options = Options {
         no_dedupe: args.no_dedupe,
         partition_by: args.partition_by.map(|b| match b {
