@@ -221,7 +221,47 @@ fn looks_random(token: &[u8]) -> bool {
     if !mixed_case && has(SEPARATOR) {
         return false;
     }
+    // Ids providers give tool calls, requests and responses, which sessions quote.
+    if ID_PREFIXES.iter().any(|p| token.starts_with(p)) || holds_uuid(token) {
+        return false;
+    }
     shannon(token) > THRESHOLD
+}
+
+/// Prefixes of the ids model providers give tool calls, requests, messages and responses.
+const ID_PREFIXES: &[&[u8]] = &[
+    b"toolu_",
+    b"srvtoolu_",
+    b"req_",
+    b"msg_",
+    b"call_",
+    b"resp_",
+    b"rs_",
+    b"fc_",
+    b"chatcmpl-",
+    b"run_",
+    b"thread_",
+    b"asst_",
+    b"file-",
+    b"file_",
+    b"batch_",
+    b"ws_",
+    b"tool_",
+];
+
+/// Whether `token` holds a UUID (`8-4-4-4-12` hex digits): a file or session name.
+fn holds_uuid(token: &[u8]) -> bool {
+    const SHAPE: [usize; 5] = [8, 4, 4, 4, 12];
+    token.windows(36).any(|w| {
+        let mut at = 0;
+        SHAPE.iter().enumerate().all(|(i, &n)| {
+            let group = w[at..at + n].iter().all(u8::is_ascii_hexdigit);
+            at += n;
+            let dash = i == SHAPE.len() - 1 || w[at] == b'-';
+            at += 1;
+            group && dash
+        })
+    })
 }
 
 #[cfg(test)]
@@ -256,6 +296,13 @@ mod tests {
         );
         assert!(spans("/usr/local/lib/node_modules/typescript/lib/tsc.js").is_empty());
         assert!(spans("a_very_long_snake_case_identifier_name_2").is_empty());
+        assert!(
+            spans("see toolu_019tYDrbzifrra2KYzmYqWvk and req_011CVvAQm5gLufA1cDeHobKh").is_empty()
+        );
+        assert!(
+            spans("pi-session-2025-12-08T23-22-21-320Z_0db2eb3b-5ed8-4b70-88c6-a3f7104eb251.html")
+                .is_empty()
+        );
     }
 
     #[test]

@@ -24,6 +24,8 @@ enum Class {
     ImageType,
     /// Everything else: searched.
     Text,
+    /// An object's key: searched unless it is one of pi's member names.
+    Key,
 }
 
 /// Members of an entry (or the header) that are structure, not content.
@@ -57,6 +59,50 @@ const MESSAGE_STRUCTURE: &[&[u8]] = &[
 const BLOCK_STRUCTURE: &[&[u8]] = &[b"type", b"id", b"name", b"mimeType"];
 /// Opaque signatures providers return.
 const SIGNATURES: &[&[u8]] = &[b"thinkingSignature", b"textSignature", b"thoughtSignature"];
+
+/// The member names of pi's entries, messages and blocks: keys never searched (the others are,
+/// a key can be a secret).
+const KNOWN_KEYS: &[&[u8]] = &[
+    b"arguments",
+    b"cacheRead",
+    b"cacheWrite",
+    b"cancelled",
+    b"command",
+    b"content",
+    b"customType",
+    b"details",
+    b"display",
+    b"errorMessage",
+    b"excludeFromContext",
+    b"exitCode",
+    b"firstKeptEntryId",
+    b"fromHook",
+    b"fullOutputPath",
+    b"isError",
+    b"message",
+    b"mimeType",
+    b"modelId",
+    b"parentId",
+    b"parentSession",
+    b"provider",
+    b"redacted",
+    b"responseId",
+    b"stopReason",
+    b"summary",
+    b"targetId",
+    b"textSignature",
+    b"thinking",
+    b"thinkingLevel",
+    b"thinkingSignature",
+    b"thoughtSignature",
+    b"timestamp",
+    b"toolCallId",
+    b"toolName",
+    b"tokensBefore",
+    b"totalTokens",
+    b"truncated",
+    b"version",
+];
 
 /// A 1×1 grey PNG, what `--strip-images` puts in place of an image.
 pub(crate) const PLACEHOLDER_PNG: &str =
@@ -122,8 +168,11 @@ impl Redactor {
         changed
     }
 
-    /// A line that is not JSON: its secrets replaced where they are. A placeholder holds no
-    /// quote or backslash, so what JSON there is stays as it was around it.
+    /// A line that is not JSON (torn by a crash, glued to another): each quoted piece is
+    /// decoded (invalid escapes kept) and searched as a string, so that a secret after a
+    /// `\n` escape is found, and written back as a JSON string (without its closing quote
+    /// when it had none); the text between them is searched as it is, its secrets replaced
+    /// where they are (a placeholder holds no quote or backslash).
     fn redact_text_in_place(
         &self,
         line: &[u8],
@@ -132,21 +181,66 @@ impl Redactor {
         findings: &mut Vec<Finding>,
         scratch: &mut Scratch,
     ) -> bool {
-        self.detector.find(line, true, scratch);
-        let mut copied = 0;
-        let mut changed = false;
         out.clear();
-        for hit in &scratch.hits {
-            let redact = self.takes(hit);
-            findings.push(self.finding(hit, line_number, String::new(), redact));
-            if redact {
-                out.extend_from_slice(&line[copied..hit.span.start]);
-                out.extend_from_slice(self.placeholder(hit, &line[hit.span.clone()]).as_bytes());
-                copied = hit.span.end;
+        let mut changed = false;
+        let mut at = 0;
+        let mut decoded = Vec::new();
+        let mut built = Vec::new();
+        while at < line.len() {
+            let quote = memchr::memchr(b'"', &line[at..]).map_or(line.len(), |q| at + q);
+            // The text before the quote, as it is.
+            let gap = &line[at..quote];
+            self.detector.find(gap, true, scratch);
+            let mut copied = 0;
+            for hit in &scratch.hits {
+                let redact = self.takes(hit);
+                findings.push(self.finding(hit, line_number, String::new(), redact));
+                if redact {
+                    out.extend_from_slice(&gap[copied..hit.span.start]);
+                    out.extend_from_slice(self.placeholder(hit, &gap[hit.span.clone()]).as_bytes());
+                    copied = hit.span.end;
+                    changed = true;
+                }
+            }
+            out.extend_from_slice(&gap[copied..]);
+            if quote == line.len() {
+                break;
+            }
+            // The quoted piece, to its closing quote or the end of the line.
+            let (end, closed) = match string_end(line, quote + 1) {
+                Some((end, _)) => (end, true),
+                None => (line.len(), false),
+            };
+            let raw = &line[quote + 1..if closed { end - 1 } else { end }];
+            unescape_lenient(raw, &mut decoded);
+            self.detector.find(&decoded, true, scratch);
+            built.clear();
+            let mut copied = 0;
+            for hit in &scratch.hits {
+                let redact = self.takes(hit);
+                findings.push(self.finding(hit, line_number, String::new(), redact));
+                if redact {
+                    built.extend_from_slice(&decoded[copied..hit.span.start]);
+                    built.extend_from_slice(
+                        self.placeholder(hit, &decoded[hit.span.clone()]).as_bytes(),
+                    );
+                    copied = hit.span.end;
+                }
+            }
+            if copied == 0 {
+                out.extend_from_slice(&line[quote..end]);
+            } else {
+                built.extend_from_slice(&decoded[copied..]);
+                let mut quoted = Vec::with_capacity(built.len() + 2);
+                pi_session_json::write_string(&mut quoted, &built);
+                if !closed {
+                    quoted.pop();
+                }
+                out.extend_from_slice(&quoted);
                 changed = true;
             }
+            at = end;
         }
-        out.extend_from_slice(&line[copied..]);
         changed
     }
 
@@ -170,7 +264,13 @@ impl Redactor {
         let mut quoted = Vec::new();
         walk(text, |range, escaped, class, path| {
             let raw = &text[range.start + 1..range.end - 1];
-            let path_text = || join_path(outer_path, &render_path(text, path));
+            let path_text = || {
+                let mut at = self.render_path(text, path);
+                if class == Class::Key {
+                    at.push_str(if at.is_empty() { "(a key)" } else { " (a key)" });
+                }
+                join_path(outer_path, &at)
+            };
             let replacement: Option<Vec<u8>> = match class {
                 Class::Structural => {
                     if depth == 0 && matches!(path, [Seg::Key(k)] if &text[k.clone()] == b"id") {
@@ -191,16 +291,21 @@ impl Redactor {
                 Class::ImageType if self.options.strip_images => {
                     (raw != b"image/png").then(|| b"\"image/png\"".to_vec())
                 }
-                Class::Text if raw.len() >= MIN_SECRET => self.redact_string(
-                    raw,
-                    escaped,
-                    depth,
-                    &path_text,
-                    line_number,
-                    &mut quoted,
-                    findings,
-                    scratch,
-                ),
+                Class::Text | Class::Key
+                    if raw.len() >= MIN_SECRET
+                        && !(class == Class::Key && KNOWN_KEYS.contains(&raw)) =>
+                {
+                    self.redact_string(
+                        raw,
+                        escaped,
+                        depth,
+                        &path_text,
+                        line_number,
+                        &mut quoted,
+                        findings,
+                        scratch,
+                    )
+                }
                 _ => None,
             };
             if let Some(replacement) = replacement {
@@ -305,6 +410,32 @@ impl Redactor {
         }
     }
 
+    /// `message.content[2].text`; a key that holds a secret shown with its placeholder (a
+    /// report never shows a secret).
+    fn render_path(&self, text: &[u8], path: &[Seg]) -> String {
+        let mut out = String::new();
+        for seg in path {
+            match seg {
+                Seg::Key(k) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    let key = &text[k.clone()];
+                    if key.len() < MIN_SECRET || KNOWN_KEYS.contains(&key) {
+                        out.push_str(&String::from_utf8_lossy(key));
+                    } else {
+                        let mut decoded = Vec::new();
+                        unescape_lenient(key, &mut decoded);
+                        let (safe, _) = self.redact_text(&String::from_utf8_lossy(&decoded));
+                        out.push_str(&safe);
+                    }
+                }
+                Seg::Index(i) => out.push_str(&format!("[{i}]")),
+            }
+        }
+        out
+    }
+
     fn stripped(&self, what: &str, line: usize, path: String) -> Finding {
         Finding {
             line,
@@ -335,23 +466,28 @@ fn holds_json(text: &[u8]) -> bool {
 /// surrogate pair joined, a lone surrogate kept as its three bytes); `None` when an escape is
 /// not valid JSON.
 fn unescape(raw: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    decode_escapes(raw, out, false)
+}
+
+/// [`unescape`]; `lenient`: an invalid escape is kept as written instead of failing.
+fn decode_escapes(raw: &[u8], out: &mut Vec<u8>, lenient: bool) -> Option<()> {
     out.clear();
     let mut i = 0;
     while let Some(at) = memchr::memchr(b'\\', &raw[i..]) {
         out.extend_from_slice(&raw[i..i + at]);
-        let escape = *raw.get(i + at + 1)?;
-        i += at + 2;
-        let byte = match escape {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
-                let unit = hex4(raw.get(i..i + 4)?)?;
+        let start = i + at;
+        i = start + 2;
+        let byte = match raw.get(start + 1) {
+            Some(b'"') => b'"',
+            Some(b'\\') => b'\\',
+            Some(b'/') => b'/',
+            Some(b'b') => 0x08,
+            Some(b'f') => 0x0c,
+            Some(b'n') => b'\n',
+            Some(b'r') => b'\r',
+            Some(b't') => b'\t',
+            Some(b'u') if raw.get(i..i + 4).and_then(hex4).is_some() => {
+                let unit = raw.get(i..i + 4).and_then(hex4).unwrap_or_default();
                 i += 4;
                 let mut code = unit;
                 if (0xD800..0xDC00).contains(&unit)
@@ -365,12 +501,24 @@ fn unescape(raw: &[u8], out: &mut Vec<u8>) -> Option<()> {
                 push_wtf8(out, code);
                 continue;
             }
+            _ if lenient => {
+                // Kept as written: the backslash, and what follows read on from there.
+                out.push(b'\\');
+                i = start + 1;
+                continue;
+            }
             _ => return None,
         };
         out.push(byte);
     }
-    out.extend_from_slice(&raw[i..]);
+    out.extend_from_slice(&raw[i.min(raw.len())..]);
     Some(())
+}
+
+/// [`unescape`] for text that may not be valid JSON (a torn line): an escape that is not
+/// valid (or cut off) is kept as it is written.
+fn unescape_lenient(raw: &[u8], out: &mut Vec<u8>) {
+    decode_escapes(raw, out, true);
 }
 
 fn hex4(digits: &[u8]) -> Option<u32> {
@@ -479,6 +627,7 @@ fn walk(
                 {
                     *expect_key = false;
                     *key = Some(i + 1..end - 1);
+                    visit(range, escaped, Class::Key, &path);
                 } else {
                     enter_value(&mut stack, &mut path)?;
                     let class = classify(text, &path, &stack);
@@ -615,23 +764,6 @@ fn classify(text: &[u8], path: &[Seg], stack: &[Frame]) -> Class {
     }
 }
 
-/// `message.content[2].text`.
-fn render_path(text: &[u8], path: &[Seg]) -> String {
-    let mut out = String::new();
-    for seg in path {
-        match seg {
-            Seg::Key(k) => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(&String::from_utf8_lossy(&text[k.clone()]));
-            }
-            Seg::Index(i) => out.push_str(&format!("[{i}]")),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -640,8 +772,14 @@ mod tests {
     fn walk_classifies_strings() {
         let line = br#"{"type":"message","id":"a1","parentId":null,"message":{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image","data":"AAAA","mimeType":"image/jpeg"}],"timestamp":1}}"#;
         let mut got: Vec<(String, Class)> = Vec::new();
+        let redactor = crate::Redactor::new(
+            crate::Options::default(),
+            crate::Key::from_bytes(b"0123456789abcdef").unwrap(),
+        );
         walk(line, |_, _, class, path| {
-            got.push((render_path(line, path), class))
+            if class != Class::Key {
+                got.push((redactor.render_path(line, path), class));
+            }
         })
         .unwrap_or_else(|_| panic!("walks"));
         assert_eq!(
@@ -710,5 +848,51 @@ mod tests {
             };
             assert_eq!(ours, theirs, "{raw}");
         }
+    }
+    fn redacted(line: &[u8]) -> (String, Vec<Finding>) {
+        let redactor = crate::Redactor::new(
+            crate::Options::default(),
+            crate::Key::from_bytes(b"0123456789abcdef").unwrap(),
+        );
+        let mut out = Vec::new();
+        let mut findings = Vec::new();
+        let mut scratch = Scratch::default();
+        if !redactor.redact_line(line, 1, &mut out, &mut findings, &mut scratch) {
+            out = line.to_vec();
+        }
+        (String::from_utf8(out).unwrap(), findings)
+    }
+
+    #[test]
+    fn a_torn_line_is_decoded_piece_by_piece() {
+        let (out, findings) = redacted(
+            br#"{"type":"message","message":{"content":[{"type":"text","text":"$ cat keys\nAKIAQWERTYUI234567ZX\n\u0041KIAQWERTYUI234567ZY and \q"#,
+        );
+        assert!(!out.contains("QWERTYUI234567Z"), "{out}");
+        assert_eq!(findings.len(), 2, "{findings:?}");
+        assert!(
+            out.ends_with(r#"and \\q"#),
+            "the unclosed piece stays unclosed: {out}"
+        );
+        let (out, _) = redacted(b"plain text ghp_R4nd0mT0k3nV4lu3Abcdefghijklmnopqr12 \"");
+        assert!(!out.contains("ghp_"), "{out}");
+    }
+
+    #[test]
+    fn a_key_that_is_a_secret_is_redacted_and_never_reported() {
+        let (out, findings) = redacted(
+            br#"{"type":"custom","data":{"tokens":{"ghp_R4nd0mT0k3nV4lu3Abcdefghijklmnopqr12":"x"}}}"#,
+        );
+        assert!(!out.contains("ghp_"), "{out}");
+        let shown = format!("{findings:?}");
+        assert!(!shown.contains("ghp_"), "{shown}");
+        assert_eq!(findings[0].path, "data.tokens (a key)");
+    }
+
+    #[test]
+    fn lenient_unescape_keeps_what_is_not_an_escape() {
+        let mut out = Vec::new();
+        unescape_lenient(br"a\qb\u12\n\", &mut out);
+        assert_eq!(out, b"a\\qb\\u12\n\\");
     }
 }

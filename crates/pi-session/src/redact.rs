@@ -267,12 +267,7 @@ fn env_values(text: &[u8]) -> (Vec<Vec<u8>>, usize) {
         let Some(eq) = line.iter().position(|&b| b == b'=') else {
             continue;
         };
-        let mut value = line[eq + 1..].trim_ascii();
-        for quote in [b'"', b'\''] {
-            if value.len() >= 2 && value[0] == quote && value[value.len() - 1] == quote {
-                value = &value[1..value.len() - 1];
-            }
-        }
+        let value = dotenv_value(line[eq + 1..].trim_ascii());
         if value.len() < MIN_NAMED_LEN {
             short += usize::from(!value.is_empty());
             continue;
@@ -280,6 +275,23 @@ fn env_values(text: &[u8]) -> (Vec<Vec<u8>>, usize) {
         values.push(value.to_vec());
     }
     (values, short)
+}
+
+/// A `.env` value as dotenv loaders read it: a quoted value up to its closing quote (what
+/// follows, a comment, left out); an unquoted one up to a ` #` comment.
+fn dotenv_value(value: &[u8]) -> &[u8] {
+    match value.first() {
+        Some(&quote @ (b'"' | b'\'')) => match value[1..].iter().position(|&b| b == quote) {
+            Some(end) => &value[1..1 + end],
+            None => &value[1..],
+        },
+        _ => {
+            let comment = value
+                .windows(2)
+                .position(|w| w[0].is_ascii_whitespace() && w[1] == b'#');
+            comment.map_or(value, |at| &value[..at]).trim_ascii_end()
+        }
+    }
 }
 
 /// What happened to one file.
@@ -313,7 +325,12 @@ fn redact_one(
                 force: args.force,
                 job: Job::REDACT,
             };
-            Some(replace::prepare(path, snapshot, options).map_err(|e| e.0)?)
+            match replace::prepare(path, snapshot, options) {
+                Ok(prepared) => Some(prepared),
+                // A file with nothing to redact is left alone, refusal or not (a second run
+                // over a redacted directory, its backups there, succeeds).
+                Err(refused) => return untouched(redactor, target).ok_or(refused.0),
+            }
         }
         _ => None,
     };
@@ -413,6 +430,20 @@ fn redact_one(
         }
     }
     Ok(done)
+}
+
+/// The report of a file with nothing to redact (read, not written), or `None` when it has
+/// something, or cannot be read.
+fn untouched(redactor: &Redactor, target: &Target) -> Option<Done> {
+    let input = target.open().ok()?;
+    let report = redactor.redact(input.bytes(), &mut std::io::sink()).ok()?;
+    input.verify().ok()?;
+    (report.lines_changed == 0).then_some(Done {
+        report,
+        written: None,
+        backup: None,
+        warnings: Vec::new(),
+    })
 }
 
 /// The human report of one file: counts by rule, then each finding.
@@ -534,5 +565,16 @@ mod tests {
         );
         assert_eq!(values, [b"abc123xyz".to_vec(), b"p4ssw0rd!".to_vec()]);
         assert_eq!(short, 1);
+        let (values, _) = env_values(
+            b"DB_PASSWORD=hunter2-Correct-Horse # production\nAPI_TOKEN=\"tok-9f8e7d6c5b4a\"  # ci only\nURL=http://x/#frag\n",
+        );
+        assert_eq!(
+            values,
+            [
+                b"hunter2-Correct-Horse".to_vec(),
+                b"tok-9f8e7d6c5b4a".to_vec(),
+                b"http://x/#frag".to_vec()
+            ]
+        );
     }
 }

@@ -10,6 +10,7 @@ mod conformance_cli;
 mod dialect_cli;
 mod export_cli;
 mod ls_cli;
+mod redact_cli;
 mod repair_cli;
 mod search_cli;
 mod stats_cli;
