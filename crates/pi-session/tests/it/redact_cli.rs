@@ -6,6 +6,10 @@
 //! candidates, and the hostile cases: symlinks, hard links, read-only files, FIFOs, standard
 //! input, directories, odd names, a full disk, v1 and v2 files (not migrated), omp files
 //! (refused) and torn lines.
+//!
+//! Long file: one command's whole contract, the hostile cases beside the ordinary ones, all
+//! over the same few session builders and report checks at the top; split, those would move
+//! to a module of their own for one user.
 
 use crate::adversarial::common::*;
 use serde_json::Value;
