@@ -134,6 +134,16 @@ impl Report {
 /// Bytes of lines handed to the threads at a time: the memory a run holds, whatever the
 /// file's size.
 const BATCH_BYTES: usize = 32 << 20;
+/// Bytes of lines one thread takes at a time from a batch.
+const PIECE_BYTES: usize = 256 << 10;
+
+/// What one thread made of a piece of lines.
+struct Piece {
+    output: Vec<u8>,
+    findings: Vec<Finding>,
+    lines: usize,
+    lines_changed: usize,
+}
 
 impl Redactor {
     /// A redactor with these options and placeholders keyed by `key`; named values shorter
@@ -166,42 +176,65 @@ impl Redactor {
     ) -> std::io::Result<Report> {
         let mut report = Report::default();
         let mut start = 0;
-        let mut first_line = 1;
         while start < input.len() {
-            let end = batch_end(input, start);
-            let batch = &input[start..end];
-            let lines = lines(batch);
-            let done: Vec<(Option<Vec<u8>>, Vec<Finding>)> = lines
-                .par_iter()
-                .enumerate()
-                .map_init(detect::Scratch::default, |scratch, (i, line)| {
-                    let body = line.strip_suffix(b"\n").unwrap_or(line);
-                    let mut out = Vec::new();
-                    let mut findings = Vec::new();
-                    let changed =
-                        self.redact_line(body, first_line + i, &mut out, &mut findings, scratch);
-                    (changed.then_some(out), findings)
+            let end = piece_end(input, start, BATCH_BYTES);
+            // The batch in pieces of whole lines, each redacted by one thread into its own
+            // output; written in order.
+            let mut pieces = Vec::new();
+            let mut at = start;
+            while at < end {
+                let to = piece_end(&input[..end], at, PIECE_BYTES);
+                pieces.push(at..to);
+                at = to;
+            }
+            let done: Vec<Piece> = pieces
+                .into_par_iter()
+                .map_init(detect::Scratch::default, |scratch, range| {
+                    self.redact_piece(&input[range], scratch)
                 })
                 .collect();
-            for (line, (changed, findings)) in lines.iter().zip(done) {
-                match changed {
-                    Some(new) => {
-                        out.write_all(&new)?;
-                        if line.ends_with(b"\n") {
-                            out.write_all(b"\n")?;
-                        }
-                        report.lines_changed += 1;
-                    }
-                    None => out.write_all(line)?,
-                }
-                report.findings.extend(findings);
+            for piece in done {
+                out.write_all(&piece.output)?;
+                let first_line = report.lines + 1;
+                report
+                    .findings
+                    .extend(piece.findings.into_iter().map(|mut f| {
+                        f.line += first_line - 1;
+                        f
+                    }));
+                report.lines += piece.lines;
+                report.lines_changed += piece.lines_changed;
             }
-            report.lines += lines.len();
-            first_line += lines.len();
             release(start..end);
             start = end;
         }
         Ok(report)
+    }
+
+    /// One piece of whole lines redacted: its output, and its findings numbered from its
+    /// first line (1).
+    fn redact_piece(&self, piece: &[u8], scratch: &mut detect::Scratch) -> Piece {
+        let mut done = Piece {
+            output: Vec::with_capacity(piece.len()),
+            findings: Vec::new(),
+            lines: 0,
+            lines_changed: 0,
+        };
+        let mut line_out = Vec::new();
+        for line in lines(piece) {
+            done.lines += 1;
+            let body = line.strip_suffix(b"\n").unwrap_or(line);
+            if self.redact_line(body, done.lines, &mut line_out, &mut done.findings, scratch) {
+                done.output.extend_from_slice(&line_out);
+                if line.ends_with(b"\n") {
+                    done.output.push(b'\n');
+                }
+                done.lines_changed += 1;
+            } else {
+                done.output.extend_from_slice(line);
+            }
+        }
+        done
     }
 
     /// Redacts one string (a title, a file name, text that is not a session): its secrets
@@ -237,24 +270,21 @@ impl Redactor {
     }
 }
 
-/// The lines of `batch`, each with its `\n` (the last one may have none).
-fn lines(batch: &[u8]) -> Vec<&[u8]> {
-    let mut lines = Vec::with_capacity(batch.len() / 512 + 1);
+/// The lines of `piece`, each with its `\n` (the last one may have none).
+fn lines(piece: &[u8]) -> impl Iterator<Item = &[u8]> {
     let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', batch) {
-        lines.push(&batch[start..=end]);
+    let ends = memchr::memchr_iter(b'\n', piece).chain(std::iter::once(piece.len()));
+    ends.filter_map(move |end| {
+        let line = &piece[start..(end + 1).min(piece.len())];
         start = end + 1;
-    }
-    if start < batch.len() {
-        lines.push(&batch[start..]);
-    }
-    lines
+        (!line.is_empty()).then_some(line)
+    })
 }
 
-/// The end of the batch starting at `start`: the first line end at or after
-/// [`BATCH_BYTES`], or the end of the input.
-fn batch_end(input: &[u8], start: usize) -> usize {
-    let target = (start + BATCH_BYTES).min(input.len());
+/// The end of the piece of `size` bytes starting at `start`: just after the first line end at
+/// or after `start + size`, or the end of the input.
+fn piece_end(input: &[u8], start: usize, size: usize) -> usize {
+    let target = (start + size).min(input.len());
     match memchr::memchr(b'\n', &input[target..]) {
         Some(i) if target < input.len() => target + i + 1,
         _ => input.len(),
