@@ -76,8 +76,10 @@ pub struct Redactor {
     options: Options,
 }
 
-/// One secret (or candidate, or stripped value) found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One secret (or candidate, or stripped value) found; serialised as the report's JSON has it
+/// (`line`, `entryId`, `path`, `rule`, `candidate`, `redacted`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Finding {
     /// The line, from 1.
     pub line: usize,
@@ -128,6 +130,41 @@ impl Report {
             }
         }
         counts
+    }
+}
+
+/// The report as `pi-session redact --format json` and the bindings give it for a file:
+/// `{"lines","linesChanged","redacted","candidatesLeft","rules":{RULE:{"redacted",
+/// "candidates"}},"findings":[…]}`. Never a secret: rules, places and counts.
+impl serde::Serialize for Report {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        #[derive(serde::Serialize)]
+        struct Count {
+            redacted: usize,
+            candidates: usize,
+        }
+        let rules: BTreeMap<&str, Count> = self
+            .by_rule()
+            .into_iter()
+            .map(|(rule, (redacted, candidates))| {
+                (
+                    rule,
+                    Count {
+                        redacted,
+                        candidates,
+                    },
+                )
+            })
+            .collect();
+        let mut s = serializer.serialize_struct("Report", 6)?;
+        s.serialize_field("lines", &self.lines)?;
+        s.serialize_field("linesChanged", &self.lines_changed)?;
+        s.serialize_field("redacted", &self.redacted())?;
+        s.serialize_field("candidatesLeft", &self.candidates_left())?;
+        s.serialize_field("rules", &rules)?;
+        s.serialize_field("findings", &self.findings)?;
+        s.end()
     }
 }
 

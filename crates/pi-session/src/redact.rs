@@ -515,43 +515,24 @@ fn describe(f: &Finding) -> String {
     format!("{place}: {} ({what})", f.rule)
 }
 
+/// The JSON report of one file: the library's report, with the file, where it was written
+/// and its backup.
 fn json(name: &str, done: &Done) -> serde_json::Value {
-    let report = &done.report;
-    let rules: serde_json::Map<String, serde_json::Value> = report
-        .by_rule()
-        .into_iter()
-        .map(|(rule, (r, l))| {
-            (
-                rule.to_owned(),
-                serde_json::json!({ "redacted": r, "candidates": l }),
-            )
-        })
-        .collect();
-    let findings: Vec<serde_json::Value> = report
-        .findings
-        .iter()
-        .map(|f| {
-            serde_json::json!({
-                "line": f.line,
-                "entryId": f.entry_id,
-                "path": f.path,
-                "rule": f.rule,
-                "candidate": f.candidate,
-                "redacted": f.redacted,
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "path": name,
-        "lines": report.lines,
-        "linesChanged": report.lines_changed,
-        "redacted": report.redacted(),
-        "candidatesLeft": report.candidates_left(),
-        "rules": rules,
-        "findings": findings,
-        "written": done.written.as_deref().map(display::path),
-        "backup": done.backup.as_deref().map(display::path),
-    })
+    let mut file = serde_json::json!({ "path": name });
+    if let (Some(file), Ok(serde_json::Value::Object(report))) =
+        (file.as_object_mut(), serde_json::to_value(&done.report))
+    {
+        file.extend(report);
+        file.insert(
+            "written".into(),
+            done.written.as_deref().map(display::path).into(),
+        );
+        file.insert(
+            "backup".into(),
+            done.backup.as_deref().map(display::path).into(),
+        );
+    }
+    file
 }
 
 #[cfg(test)]
