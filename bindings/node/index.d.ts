@@ -512,6 +512,61 @@ export interface StatsReport {
  */
 export declare function stats(paths: string | string[], options?: StatsOptions): StatsReport;
 
+// ---- redact ------------------------------------------------------------------------------------
+
+/** What to find and how to replace it (`pi-session redact`'s options). */
+export interface RedactionOptions {
+	/** Values to redact wherever they are (at least 4 bytes each). */
+	secrets?: string[];
+	/** `.env` files (`KEY=VALUE` lines): their values are redacted, never their names. */
+	secretsFrom?: string[];
+	/** The key placeholders are made with (at least 16 bytes); default: random per call. */
+	key?: Uint8Array | string;
+	/** Also redact the entropy tier's candidates (long random-looking tokens). */
+	aggressive?: boolean;
+	/** Empty `thinkingSignature`, `textSignature` and `thoughtSignature`. */
+	stripSignatures?: boolean;
+	/** Replace every image by a 1×1 PNG. */
+	stripImages?: boolean;
+}
+
+export interface RedactOptions extends RedactionOptions {
+	/** Where the redacted session goes (a new file, unless `force`); without it nothing is written. */
+	out?: string;
+	force?: boolean;
+}
+
+/** One secret found: where, never what. */
+export interface RedactFinding {
+	line: number;
+	entryId: string | null;
+	/** `message.content[0].text`; `→` steps into JSON held in a string. */
+	path: string;
+	/** The rule's id, `named-secret`, `high-entropy`, `signature` or `image`. */
+	rule: string;
+	candidate: boolean;
+	redacted: boolean;
+}
+
+/** What a file held: `pi-session redact --format json`'s report of a file. */
+export interface RedactReport {
+	lines: number;
+	linesChanged: number;
+	redacted: number;
+	candidatesLeft: number;
+	rules: Record<string, { redacted: number; candidates: number }>;
+	findings: RedactFinding[];
+}
+
+/** The session's secrets replaced by `[REDACTED:rule:h8]`; the result still a session pi resumes. */
+export declare function redact(path: string, options?: RedactOptions): RedactReport;
+
+/** `redact` of a session's bytes, in memory (`data` is a `Buffer`). */
+export declare function redactBytes(
+	data: Uint8Array,
+	options?: RedactionOptions,
+): { data: Uint8Array; report: RedactReport };
+
 // ---- writing -----------------------------------------------------------------------------------
 
 export interface WriterOptions {

@@ -258,6 +258,61 @@ function stats(paths, options) {
 	return JSON.parse(report);
 }
 
+/** The options `redact` and `redactBytes` share, checked, in the addon's order. */
+function redactionOptions(o) {
+	const strings = (name, value) => {
+		if (value === undefined) return [];
+		if (!Array.isArray(value)) throw coded(TypeError, "ERR_INVALID_ARG_TYPE", `${name} must be an array of strings`);
+		return value.map((v, i) => checkString(`${name}[${i}]`, v));
+	};
+	let key;
+	if (o.key !== undefined) {
+		if (typeof o.key === "string") key = Buffer.from(o.key, "utf8");
+		else if (o.key instanceof Uint8Array) key = Buffer.from(o.key);
+		else throw coded(TypeError, "ERR_INVALID_ARG_TYPE", "options.key must be a Buffer, a Uint8Array or a string");
+	}
+	return [
+		strings("options.secrets", o.secrets),
+		strings("options.secretsFrom", o.secretsFrom),
+		key,
+		[
+			optionalBoolean("options.aggressive", o.aggressive) ?? false,
+			optionalBoolean("options.stripSignatures", o.stripSignatures) ?? false,
+			optionalBoolean("options.stripImages", o.stripImages) ?? false,
+		],
+	];
+}
+
+/**
+ * The session's secrets replaced by `[REDACTED:rule:h8]`, the result still a session pi loads
+ * and resumes: written to `options.out` (atomically, never over a file unless `options.force`),
+ * or, without it, only reported. The report is `pi-session redact --format json`'s for a file.
+ */
+function redact(path, options) {
+	const o = optionsObject(options);
+	const [secrets, secretsFrom, key, flags] = redactionOptions(o);
+	return JSON.parse(
+		native.redactJson(
+			checkString("path", path),
+			optionalString("options.out", o.out),
+			optionalBoolean("options.force", o.force),
+			secrets,
+			secretsFrom,
+			key,
+			flags,
+		),
+	);
+}
+
+/** `redact` of a session's bytes, in memory: `{ data, report }`. */
+function redactBytes(data, options) {
+	if (!(data instanceof Uint8Array)) throw coded(TypeError, "ERR_INVALID_ARG_TYPE", "data must be a Buffer or a Uint8Array");
+	const o = optionsObject(options);
+	const [secrets, secretsFrom, key, flags] = redactionOptions(o);
+	const [out, report] = native.redactBytes(Buffer.from(data.buffer, data.byteOffset, data.byteLength), secrets, secretsFrom, key, flags);
+	return { data: out, report: JSON.parse(report) };
+}
+
 /** A session being written as pi writes it (pi's SessionManager), safely. */
 class SessionWriter {
 	/** @internal */
@@ -454,6 +509,8 @@ module.exports = {
 	info,
 	validate,
 	stats,
+	redact,
+	redactBytes,
 	Session,
 	SessionWriter,
 	loadEntriesFromFile,

@@ -326,6 +326,60 @@ def stats(
     `errors` (and a `PiSessionWarning`). `pandas.json_normalize(report["groups"])` is a frame
     of the rows."""
 
+class RedactRuleCount(TypedDict):
+    redacted: int
+    candidates: int
+
+class RedactFinding(TypedDict):
+    """One secret found: where (never what)."""
+
+    line: int
+    entryId: Optional[str]
+    path: str
+    rule: str
+    candidate: bool
+    redacted: bool
+
+class RedactReport(TypedDict):
+    """What `redact()` found in a file, as `pi-session redact --format json` reports it."""
+
+    lines: int
+    linesChanged: int
+    redacted: int
+    candidatesLeft: int
+    rules: Dict[str, RedactRuleCount]
+    findings: List[RedactFinding]
+
+def redact(
+    path: StrPath,
+    out: Optional[StrPath] = None,
+    *,
+    force: bool = False,
+    secrets: Iterable[str] = (),
+    secrets_from: Iterable[StrPath] = (),
+    key: Optional[bytes] = None,
+    aggressive: bool = False,
+    strip_signatures: bool = False,
+    strip_images: bool = False,
+) -> RedactReport:
+    """The session's secrets (gitleaks' rules and ours, `secrets`, the values of the `.env`
+    files `secrets_from`; with `aggressive`, random-looking tokens) replaced by
+    `[REDACTED:rule:h8]`, `h8` keyed by `key` (at least 16 bytes; default: random): the
+    result still a session pi loads and resumes. Written to `out` (atomically, never over a
+    file unless `force`); without `out` nothing is written. The report never holds a secret."""
+
+def redact_bytes(
+    data: bytes,
+    *,
+    secrets: Iterable[str] = (),
+    secrets_from: Iterable[StrPath] = (),
+    key: Optional[bytes] = None,
+    aggressive: bool = False,
+    strip_signatures: bool = False,
+    strip_images: bool = False,
+) -> "tuple[bytes, RedactReport]":
+    """`redact()` of a session's bytes, in memory: the redacted bytes and the report."""
+
 def tables(
     paths: Optional[Paths] = None,
     dedupe: bool = True,

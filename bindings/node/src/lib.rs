@@ -13,6 +13,8 @@
 //! - [`error`]: errors with stable codes, and panics caught before they cross into N-API;
 //! - [`session`]: `open` and the `Session` answers (the front door, `pi_session_format::Session`);
 //! - [`reader`]: the drop-in for pi's `loadEntriesFromFile` and `buildSessionContext`;
+//! - [`redact`]: a session's secrets replaced (`pi_session_redact::Redactor`), the report of
+//!   `pi-session redact --format json`;
 //! - [`stats`]: tokens, cost and counts of many sessions (`pi_session_format::stats::report`);
 //! - [`validate`]: the validator's report (`pi_session_validate::ValidateReport`);
 //! - [`writer`]: `SessionWriter` (`pi_session_format::SessionWriter`).
@@ -23,6 +25,7 @@ use pi_session_format::PiVersion;
 pub mod error;
 mod objects;
 pub mod reader;
+pub mod redact;
 pub mod session;
 pub mod stats;
 pub mod validate;

@@ -8,6 +8,8 @@
 //! - [`stats`](mod@stats): `stats(paths, by=…)`, the report of `pi-session stats --format json`;
 //! - [`tables`](mod@tables): `tables(paths)`, the six tables of `export --format parquet` as
 //!   `pyarrow.Table`s;
+//! - [`redact`](mod@redact): `redact(path, out=None)` and `redact_bytes(data)`, a session's
+//!   secrets replaced (`pi_session_redact::Redactor`), the report of `redact --format json`;
 //! - [`writer`]: `SessionWriter`, `pi_session_format::SessionWriter`;
 //! - [`error`]: `PiSessionError` and its `code`; [`convert`]: JSON as Python objects;
 //!   [`paths`]: the arguments every function shares.
@@ -18,6 +20,7 @@
 mod convert;
 mod error;
 mod paths;
+mod redact;
 mod session;
 mod stats;
 mod tables;
@@ -67,6 +70,8 @@ fn pi_session(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate::validate, m)?)?;
     m.add_function(wrap_pyfunction!(stats::stats, m)?)?;
     m.add_function(wrap_pyfunction!(tables::tables, m)?)?;
+    m.add_function(wrap_pyfunction!(redact::redact, m)?)?;
+    m.add_function(wrap_pyfunction!(redact::redact_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(_set_conversion, m)?)?;
     Ok(())
