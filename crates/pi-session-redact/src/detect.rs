@@ -233,22 +233,47 @@ fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
 }
 
-/// Finds inside a placeholder already there (a file redacted twice) are not secrets.
+/// Finds inside a placeholder already there (a file redacted twice) are not secrets. Only a
+/// whole placeholder counts (`[REDACTED:rule:h8]`, eight lower-case hex digits), so that text
+/// merely mentioning `[REDACTED:` exempts nothing; linear in the text and the hits.
 fn drop_inside_placeholders(text: &[u8], hits: &mut Vec<Hit>) {
     if hits.is_empty() || memchr::memmem::find(text, PLACEHOLDER_START).is_none() {
         return;
     }
-    let mut placeholders = Vec::new();
-    for start in memchr::memmem::find_iter(text, PLACEHOLDER_START) {
-        if let Some(len) = memchr::memchr(b']', &text[start..]) {
-            placeholders.push(start..start + len + 1);
-        }
+    let placeholders: Vec<Range<usize>> = memchr::memmem::find_iter(text, PLACEHOLDER_START)
+        .filter_map(|start| placeholder_at(text, start).map(|len| start..start + len))
+        .collect();
+    if placeholders.is_empty() {
+        return;
     }
+    hits.sort_by_key(|h| h.span.start);
+    let mut p = 0;
     hits.retain(|h| {
+        while p < placeholders.len() && placeholders[p].end <= h.span.start {
+            p += 1;
+        }
         !placeholders
-            .iter()
-            .any(|p| p.start <= h.span.start && h.span.end <= p.end)
+            .get(p)
+            .is_some_and(|ph| ph.start <= h.span.start && h.span.end <= ph.end)
     });
+}
+
+/// The length of the placeholder starting at `start`, if one does: `[REDACTED:`, a rule id
+/// (`[a-z0-9-]`, at most 64), `:`, eight lower-case hex digits, `]`.
+fn placeholder_at(text: &[u8], start: usize) -> Option<usize> {
+    let rest = &text[start + PLACEHOLDER_START.len()..];
+    let id = rest
+        .iter()
+        .take(65)
+        .position(|&b| !(b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'))?;
+    if id == 0 || id > 64 || rest.get(id) != Some(&b':') {
+        return None;
+    }
+    let hash = rest.get(id + 1..id + 9)?;
+    let hex = hash
+        .iter()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b));
+    (hex && rest.get(id + 9) == Some(&b']')).then_some(PLACEHOLDER_START.len() + id + 10)
 }
 
 /// Sorts the hits and merges overlapping ones: the merged span keeps the finder of its first
@@ -321,6 +346,18 @@ mod tests {
     #[test]
     fn placeholders_are_not_found_again() {
         assert!(found("token: [REDACTED:github-pat:0a1b2c3d] and more", &[]).is_empty());
+        // Text that only mentions a placeholder exempts nothing.
+        let text =
+            "const P = b\"[REDACTED:\"; let t = \"ghp_Q7vK2mX9pL4rT8wN3bY6zH1cJ5dF0gS2aE7u\"; v[0]";
+        assert_eq!(found(text, &[]).len(), 1);
+        assert_eq!(
+            found(
+                "[REDACTED:x:0123456z] ghp_Q7vK2mX9pL4rT8wN3bY6zH1cJ5dF0gS2aE7u]",
+                &[]
+            )
+            .len(),
+            1
+        );
     }
 
     #[test]

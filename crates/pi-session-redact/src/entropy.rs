@@ -162,8 +162,13 @@ fn consider(text: &[u8], start: usize, end: usize, found: &mut Vec<std::ops::Ran
         end -= 1;
     }
     let mut begin = start;
-    while begin < end && matches!(text[begin], b'.' | b'-' | b'/') {
+    while begin < end && matches!(text[begin], b'.' | b'-' | b'/' | b'~') {
         begin += 1;
+    }
+    // A rooted path (`/home/…/Form2.tsx`, `./src/…`) of two steps or more is a path
+    // whatever its pieces.
+    if begin > start && text[begin - 1] == b'/' && text[begin..end].contains(&b'/') {
+        return;
     }
     let token = &text[begin..end];
     if (MIN_LEN..=MAX_LEN).contains(&token.len()) && looks_random(token) {
@@ -206,13 +211,7 @@ fn looks_random(token: &[u8]) -> bool {
     if !(has(UPPER) || has(LOWER)) || !has(DIGIT) || !has(NOT_HEX) {
         return false;
     }
-    if slashes >= 2
-        && token
-            .split(|&b| b == b'/')
-            .filter(|p| !p.is_empty())
-            .count()
-            > 2
-    {
+    if slashes >= 2 && looks_like_path(token) {
         return false;
     }
     if has(DOT) && !has(UPPER) {
@@ -226,6 +225,20 @@ fn looks_random(token: &[u8]) -> bool {
         return false;
     }
     shannon(token) > THRESHOLD
+}
+
+/// A path (`/usr/lib/x`, `./a/b`, `src/core/main.rs`), not base64 that happens to hold two
+/// `/`: rooted, or none of its pieces mixes capitals and digits (`K7MDENG` in an AWS secret
+/// key does).
+fn looks_like_path(token: &[u8]) -> bool {
+    if matches!(token.first(), Some(b'/' | b'.' | b'~')) {
+        return true;
+    }
+    // A piece of base64 has capitals and digits and no `.`; a file name has an extension.
+    token.split(|&b| b == b'/').all(|piece| {
+        piece.contains(&b'.')
+            || !(piece.iter().any(u8::is_ascii_uppercase) && piece.iter().any(u8::is_ascii_digit))
+    })
 }
 
 /// Prefixes of the ids model providers give tool calls, requests, messages and responses.
@@ -295,6 +308,12 @@ mod tests {
                 .is_empty()
         );
         assert!(spans("/usr/local/lib/node_modules/typescript/lib/tsc.js").is_empty());
+        assert!(spans("packages/coding-agent/src/core/model-resolver.ts").is_empty());
+        // Base64 with slashes is not a path.
+        assert_eq!(
+            spans("key wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8W3kLmN2 end"),
+            ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8W3kLmN2"]
+        );
         assert!(spans("a_very_long_snake_case_identifier_name_2").is_empty());
         assert!(
             spans("see toolu_019tYDrbzifrra2KYzmYqWvk and req_011CVvAQm5gLufA1cDeHobKh").is_empty()

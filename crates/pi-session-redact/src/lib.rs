@@ -31,10 +31,12 @@
 
 mod detect;
 mod entropy;
+mod env;
 mod line;
 mod placeholder;
 pub mod rules;
 
+pub use env::env_values;
 pub use placeholder::{Key, KeyError, MIN_KEY_BYTES};
 
 use rayon::prelude::*;
@@ -165,48 +167,6 @@ impl serde::Serialize for Report {
         s.serialize_field("rules", &rules)?;
         s.serialize_field("findings", &self.findings)?;
         s.end()
-    }
-}
-
-/// The values of a `KEY=VALUE` file, as [`Options::named`] takes them (`--secrets-from`):
-/// `export KEY=VALUE`, quotes and comments as `.env` files have them; the names are left out,
-/// and so are values shorter than [`MIN_NAMED_LEN`] (how many is the second number).
-pub fn env_values(text: &[u8]) -> (Vec<Vec<u8>>, usize) {
-    let mut values = Vec::new();
-    let mut short = 0;
-    for line in text.split(|&b| b == b'\n') {
-        let line = line.trim_ascii();
-        if line.is_empty() || line.starts_with(b"#") {
-            continue;
-        }
-        let line = line.strip_prefix(b"export ").unwrap_or(line);
-        let Some(eq) = line.iter().position(|&b| b == b'=') else {
-            continue;
-        };
-        let value = dotenv_value(line[eq + 1..].trim_ascii());
-        if value.len() < MIN_NAMED_LEN {
-            short += usize::from(!value.is_empty());
-            continue;
-        }
-        values.push(value.to_vec());
-    }
-    (values, short)
-}
-
-/// A `.env` value as dotenv loaders read it: a quoted value up to its closing quote (what
-/// follows, a comment, left out); an unquoted one up to a ` #` comment.
-fn dotenv_value(value: &[u8]) -> &[u8] {
-    match value.first() {
-        Some(&quote @ (b'"' | b'\'')) => match value[1..].iter().position(|&b| b == quote) {
-            Some(end) => &value[1..1 + end],
-            None => &value[1..],
-        },
-        _ => {
-            let comment = value
-                .windows(2)
-                .position(|w| w[0].is_ascii_whitespace() && w[1] == b'#');
-            comment.map_or(value, |at| &value[..at]).trim_ascii_end()
-        }
     }
 }
 
@@ -374,25 +334,6 @@ fn piece_end(input: &[u8], start: usize, size: usize) -> usize {
 mod tests {
     use super::*;
 
-    #[test]
-    fn env_values_take_values_not_names() {
-        let (values, short) = env_values(
-            b"# comment\nexport API_KEY=\"abc123xyz\"\nDB_PASSWORD='p4ssw0rd!'\nEMPTY=\nX=ab\nnot a pair\n",
-        );
-        assert_eq!(values, [b"abc123xyz".to_vec(), b"p4ssw0rd!".to_vec()]);
-        assert_eq!(short, 1);
-        let (values, _) = env_values(
-            b"DB_PASSWORD=hunter2-Correct-Horse # production\nAPI_TOKEN=\"tok-9f8e7d6c5b4a\"  # ci only\nURL=http://x/#frag\n",
-        );
-        assert_eq!(
-            values,
-            [
-                b"hunter2-Correct-Horse".to_vec(),
-                b"tok-9f8e7d6c5b4a".to_vec(),
-                b"http://x/#frag".to_vec()
-            ]
-        );
-    }
     #[test]
     fn debug_never_shows_a_named_value() {
         let options = Options {

@@ -60,49 +60,102 @@ const BLOCK_STRUCTURE: &[&[u8]] = &[b"type", b"id", b"name", b"mimeType"];
 /// Opaque signatures providers return.
 const SIGNATURES: &[&[u8]] = &[b"thinkingSignature", b"textSignature", b"thoughtSignature"];
 
-/// The member names of pi's entries, messages and blocks: keys never searched (the others are,
-/// a key can be a secret).
-const KNOWN_KEYS: &[&[u8]] = &[
+/// Every member name of pi's format (the properties of `schemas/`, a test of the testkit
+/// checks it): keys never searched or rewritten (the others are: a key can be a secret), and
+/// keys that give a value no context.
+const PI_KEYS: &[&[u8]] = &[
+    b"api",
     b"arguments",
+    b"branchedFrom",
     b"cacheRead",
     b"cacheWrite",
+    b"cacheWrite1h",
     b"cancelled",
+    b"code",
     b"command",
+    b"constrainedSampling",
     b"content",
+    b"cost",
     b"customType",
+    b"cwd",
+    b"data",
+    b"deferred",
+    b"description",
     b"details",
+    b"diagnostics",
     b"display",
+    b"endTurn",
+    b"error",
     b"errorMessage",
     b"excludeFromContext",
     b"exitCode",
+    b"expiresAt",
     b"firstKeptEntryId",
+    b"firstKeptEntryIndex",
     b"fromHook",
+    b"fromId",
     b"fullOutputPath",
+    b"id",
+    b"input",
     b"isError",
+    b"kind",
+    b"label",
     b"message",
+    b"messages",
     b"mimeType",
+    b"model",
     b"modelId",
+    b"name",
+    b"namespace",
+    b"note",
+    b"output",
+    b"parameters",
     b"parentId",
     b"parentSession",
+    b"partialJson",
+    b"pollAfterMs",
     b"provider",
+    b"providerThinkingLevel",
+    b"rawStopReason",
+    b"reasoning",
     b"redacted",
+    b"replace",
+    b"replacement",
     b"responseId",
+    b"responseModel",
+    b"role",
+    b"sections",
+    b"stack",
     b"stopReason",
     b"summary",
+    b"systemMessage",
     b"targetId",
+    b"text",
     b"textSignature",
     b"thinking",
     b"thinkingLevel",
     b"thinkingSignature",
     b"thoughtSignature",
     b"timestamp",
+    b"tokensBefore",
     b"toolCallId",
     b"toolName",
-    b"tokensBefore",
+    b"toolsAdded",
+    b"toolsRemoved",
+    b"total",
     b"totalTokens",
     b"truncated",
+    b"type",
+    b"usage",
     b"version",
 ];
+
+fn is_pi_key(key: &[u8]) -> bool {
+    PI_KEYS.binary_search(&key).is_ok()
+}
+
+/// Paths deeper than this are shown by their first and last steps (a report stays small).
+const PATH_SHOWN: usize = 12;
 
 /// A 1×1 grey PNG, what `--strip-images` puts in place of an image.
 pub(crate) const PLACEHOLDER_PNG: &str =
@@ -184,7 +237,6 @@ impl Redactor {
         out.clear();
         let mut changed = false;
         let mut at = 0;
-        let mut decoded = Vec::new();
         let mut built = Vec::new();
         while at < line.len() {
             let quote = memchr::memchr(b'"', &line[at..]).map_or(line.len(), |q| at + q);
@@ -206,38 +258,39 @@ impl Redactor {
             if quote == line.len() {
                 break;
             }
-            // The quoted piece, to its closing quote or the end of the line.
+            // The quoted piece, to its closing quote or the end of the line: searched as a
+            // string is (JSON held in it too), written back without a closing quote when it
+            // had none.
             let (end, closed) = match string_end(line, quote + 1) {
                 Some((end, _)) => (end, true),
                 None => (line.len(), false),
             };
             let raw = &line[quote + 1..if closed { end - 1 } else { end }];
-            unescape_lenient(raw, &mut decoded);
-            self.detector.find(&decoded, true, scratch);
-            built.clear();
-            let mut copied = 0;
-            for hit in &scratch.hits {
-                let redact = self.takes(hit);
-                findings.push(self.finding(hit, line_number, String::new(), redact));
-                if redact {
-                    built.extend_from_slice(&decoded[copied..hit.span.start]);
-                    built.extend_from_slice(
-                        self.placeholder(hit, &decoded[hit.span.clone()]).as_bytes(),
-                    );
-                    copied = hit.span.end;
+            let escaped = memchr::memchr(b'\\', raw).is_some();
+            let redacted = (raw.len() >= MIN_SECRET)
+                .then(|| {
+                    self.redact_string(
+                        raw,
+                        escaped,
+                        None,
+                        0,
+                        &String::new,
+                        line_number,
+                        &mut built,
+                        findings,
+                        scratch,
+                    )
+                })
+                .flatten();
+            match redacted {
+                Some(mut quoted) => {
+                    if !closed {
+                        quoted.pop();
+                    }
+                    out.extend_from_slice(&quoted);
+                    changed = true;
                 }
-            }
-            if copied == 0 {
-                out.extend_from_slice(&line[quote..end]);
-            } else {
-                built.extend_from_slice(&decoded[copied..]);
-                let mut quoted = Vec::with_capacity(built.len() + 2);
-                pi_session_json::write_string(&mut quoted, &built);
-                if !closed {
-                    quoted.pop();
-                }
-                out.extend_from_slice(&quoted);
-                changed = true;
+                None => out.extend_from_slice(&line[quote..end]),
             }
             at = end;
         }
@@ -258,11 +311,12 @@ impl Redactor {
         scratch: &mut Scratch,
     ) -> Result<(bool, Option<String>), NotJson> {
         let mut entry_id = None;
+        let first = findings.len();
         let mut copied = 0;
         let mut changed = false;
         out.clear();
         let mut quoted = Vec::new();
-        walk(text, |range, escaped, class, path| {
+        walk(text, depth > 0, |range, escaped, class, path| {
             let raw = &text[range.start + 1..range.end - 1];
             let path_text = || {
                 let mut at = self.render_path(text, path);
@@ -274,7 +328,7 @@ impl Redactor {
             let replacement: Option<Vec<u8>> = match class {
                 Class::Structural => {
                     if depth == 0 && matches!(path, [Seg::Key(k)] if &text[k.clone()] == b"id") {
-                        entry_id = Some(String::from_utf8_lossy(raw).into_owned());
+                        entry_id = Some(raw);
                     }
                     None
                 }
@@ -292,12 +346,20 @@ impl Redactor {
                     (raw != b"image/png").then(|| b"\"image/png\"".to_vec())
                 }
                 Class::Text | Class::Key
-                    if raw.len() >= MIN_SECRET
-                        && !(class == Class::Key && KNOWN_KEYS.contains(&raw)) =>
+                    if raw.len() >= MIN_SECRET && !(class == Class::Key && is_pi_key(raw)) =>
                 {
+                    // A value under a key of its own (`"password": "…"`) is searched with its
+                    // key before it, as `KEY=value`: rules that want a name find it.
+                    let context = match (class, path.last()) {
+                        (Class::Text, Some(Seg::Key(k))) if !is_pi_key(&text[k.clone()]) => {
+                            Some(&text[k.clone()])
+                        }
+                        _ => None,
+                    };
                     self.redact_string(
                         raw,
                         escaped,
+                        context,
                         depth,
                         &path_text,
                         line_number,
@@ -316,16 +378,25 @@ impl Redactor {
             }
         })?;
         out.extend_from_slice(&text[copied..]);
+        // Shown only when something was found, and then as a report may show it.
+        let entry_id = entry_id
+            .filter(|_| findings.len() > first)
+            .map(|id| self.shown(id));
         Ok((changed, entry_id))
     }
 
     /// One string's raw JSON content (between its quotes): the new string, quoted, when it
     /// held a secret to redact.
+    /// One string's raw JSON content (between its quotes): the new string, quoted, when it
+    /// held a secret to redact. `context`: the raw key the string is the value of, searched
+    /// before it as `KEY=` (its finds in the key alone dropped). A string whose escapes are
+    /// not valid JSON is decoded leniently (pi drops its line; its secret must still go).
     #[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
-    fn redact_string(
+    pub(crate) fn redact_string(
         &self,
         raw: &[u8],
         escaped: bool,
+        context: Option<&[u8]>,
         depth: usize,
         path: &dyn Fn() -> String,
         line_number: usize,
@@ -335,7 +406,9 @@ impl Redactor {
     ) -> Option<Vec<u8>> {
         let decoded: std::borrow::Cow<'_, [u8]> = if escaped {
             let mut decoded = Vec::with_capacity(raw.len());
-            unescape(raw, &mut decoded)?;
+            if unescape(raw, &mut decoded).is_none() {
+                unescape_lenient(raw, &mut decoded);
+            }
             decoded.into()
         } else {
             raw.into()
@@ -359,16 +432,38 @@ impl Redactor {
             }
         }
         let mut changed = nested.is_some();
-        let text: &[u8] = nested.as_deref().unwrap_or(&decoded);
+        let value: &[u8] = nested.as_deref().unwrap_or(&decoded);
+        // With a key: `KEY=value`, searched as one text, spans moved back into the value.
+        let mut with_key = Vec::new();
+        let offset = match context {
+            Some(key) => {
+                unescape_lenient(key, &mut with_key);
+                with_key.push(b'=');
+                let offset = with_key.len();
+                with_key.extend_from_slice(value);
+                offset
+            }
+            None => 0,
+        };
+        let text: &[u8] = if context.is_some() { &with_key } else { value };
         self.detector.find(text, true, scratch);
         built.clear();
         let mut copied = 0;
         for hit in &scratch.hits {
-            let redact = self.takes(hit);
-            findings.push(self.finding(hit, line_number, path(), redact));
+            if hit.span.end <= offset {
+                continue; // in the key alone
+            }
+            let span = hit.span.start.max(offset) - offset..hit.span.end - offset;
+            let hit = Hit {
+                span,
+                finder: hit.finder,
+            };
+            let redact = self.takes(&hit);
+            findings.push(self.finding(&hit, line_number, path(), redact));
             if redact {
-                built.extend_from_slice(&text[copied..hit.span.start]);
-                built.extend_from_slice(self.placeholder(hit, &text[hit.span.clone()]).as_bytes());
+                built.extend_from_slice(&value[copied..hit.span.start]);
+                built
+                    .extend_from_slice(self.placeholder(&hit, &value[hit.span.clone()]).as_bytes());
                 copied = hit.span.end;
                 changed = true;
             }
@@ -376,7 +471,7 @@ impl Redactor {
         if !changed {
             return None;
         }
-        built.extend_from_slice(&text[copied..]);
+        built.extend_from_slice(&value[copied..]);
         let mut quoted = Vec::with_capacity(built.len() + 2);
         pi_session_json::write_string(&mut quoted, built);
         Some(quoted)
@@ -414,26 +509,49 @@ impl Redactor {
     /// report never shows a secret).
     fn render_path(&self, text: &[u8], path: &[Seg]) -> String {
         let mut out = String::new();
-        for seg in path {
+        // A deep path is shown by its ends: a report stays small however deep the line.
+        let skipped = path.len().saturating_sub(2 * PATH_SHOWN);
+        for (n, seg) in path.iter().enumerate() {
+            if skipped > 0 && n == PATH_SHOWN {
+                out.push_str(&format!("…({skipped} more)…"));
+            }
+            if skipped > 0 && (PATH_SHOWN..PATH_SHOWN + skipped).contains(&n) {
+                continue;
+            }
             match seg {
                 Seg::Key(k) => {
                     if !out.is_empty() {
                         out.push('.');
                     }
                     let key = &text[k.clone()];
-                    if key.len() < MIN_SECRET || KNOWN_KEYS.contains(&key) {
+                    if key.len() < MIN_SECRET || is_pi_key(key) {
                         out.push_str(&String::from_utf8_lossy(key));
                     } else {
                         let mut decoded = Vec::new();
                         unescape_lenient(key, &mut decoded);
-                        let (safe, _) = self.redact_text(&String::from_utf8_lossy(&decoded));
-                        out.push_str(&safe);
+                        out.push_str(&self.shown(&decoded));
                     }
                 }
                 Seg::Index(i) => out.push_str(&format!("[{i}]")),
             }
         }
         out
+    }
+
+    /// `text` as a report may show it: everything any finder finds in it (candidates too)
+    /// replaced by its placeholder.
+    pub(crate) fn shown(&self, text: &[u8]) -> String {
+        let mut scratch = Scratch::default();
+        self.detector.find(text, true, &mut scratch);
+        let mut out = Vec::with_capacity(text.len());
+        let mut copied = 0;
+        for hit in &scratch.hits {
+            out.extend_from_slice(&text[copied..hit.span.start]);
+            out.extend_from_slice(self.placeholder(hit, &text[hit.span.clone()]).as_bytes());
+            copied = hit.span.end;
+        }
+        out.extend_from_slice(&text[copied..]);
+        String::from_utf8_lossy(&out).into_owned()
     }
 
     fn stripped(&self, what: &str, line: usize, path: String) -> Finding {
@@ -553,6 +671,7 @@ fn push_wtf8(out: &mut Vec<u8>, code: u32) {
 /// (after visiting the strings before the fault) when the text is not a single JSON value (the walk checks structure and literals, not every detail of numbers).
 fn walk(
     text: &[u8],
+    nested: bool,
     mut visit: impl FnMut(Range<usize>, bool, Class, &[Seg]),
 ) -> Result<(), NotJson> {
     let mut stack: Vec<Frame> = Vec::new();
@@ -630,7 +749,11 @@ fn walk(
                     visit(range, escaped, Class::Key, &path);
                 } else {
                     enter_value(&mut stack, &mut path)?;
-                    let class = classify(text, &path, &stack);
+                    let class = if nested {
+                        Class::Text
+                    } else {
+                        classify(text, &path, &stack)
+                    };
                     if class == Class::Structural
                         && matches!(path.last(), Some(Seg::Key(k)) if &text[k.clone()] == b"type")
                         && &text[i + 1..end - 1] == b"image"
@@ -733,7 +856,13 @@ fn key_is(text: &[u8], seg: Option<&Seg>, names: &[&[u8]]) -> bool {
 /// What the string at `path` is.
 fn classify(text: &[u8], path: &[Seg], stack: &[Frame]) -> Class {
     let last = path.last();
-    if key_is(text, last, SIGNATURES) {
+    let in_content = match path {
+        [Seg::Key(m), Seg::Key(c), Seg::Index(_), _] => {
+            &text[m.clone()] == b"message" && &text[c.clone()] == b"content"
+        }
+        _ => false,
+    };
+    if in_content && key_is(text, last, SIGNATURES) {
         return Class::Signature;
     }
     let in_image = matches!(stack.last(), Some(Frame::Object { image: true, .. }));
@@ -776,7 +905,7 @@ mod tests {
             crate::Options::default(),
             crate::Key::from_bytes(b"0123456789abcdef").unwrap(),
         );
-        walk(line, |_, _, class, path| {
+        walk(line, false, |_, _, class, path| {
             if class != Class::Key {
                 got.push((redactor.render_path(line, path), class));
             }
@@ -808,7 +937,7 @@ mod tests {
             b"\"abc",
         ] {
             assert!(
-                walk(bad, |_, _, _, _| {}).is_err(),
+                walk(bad, false, |_, _, _, _| {}).is_err(),
                 "{}",
                 String::from_utf8_lossy(bad)
             );
@@ -821,7 +950,7 @@ mod tests {
             b" {\"a\":[true,false,null,-1.5e3]} ",
         ] {
             assert!(
-                walk(good, |_, _, _, _| {}).is_ok(),
+                walk(good, false, |_, _, _, _| {}).is_ok(),
                 "{}",
                 String::from_utf8_lossy(good)
             );
@@ -894,5 +1023,171 @@ mod tests {
         let mut out = Vec::new();
         unescape_lenient(br"a\qb\u12\n\", &mut out);
         assert_eq!(out, b"a\\qb\\u12\n\\");
+    }
+
+    fn redacted_with(line: &[u8], options: crate::Options) -> (String, Vec<Finding>) {
+        let redactor = crate::Redactor::new(
+            options,
+            crate::Key::from_bytes(b"0123456789abcdef").unwrap(),
+        );
+        let mut out = Vec::new();
+        let mut findings = Vec::new();
+        let mut scratch = Scratch::default();
+        if !redactor.redact_line(line, 1, &mut out, &mut findings, &mut scratch) {
+            out = line.to_vec();
+        }
+        (String::from_utf8(out).unwrap(), findings)
+    }
+
+    const PAT: &str = "ghp_Q7vK2mX9pL4rT8wN3bY6zH1cJ5dF0gS2aE7u";
+
+    #[test]
+    fn a_value_is_searched_with_its_key() {
+        let (out, findings) = redacted(
+            br#"{"type":"message","id":"a1","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"login","arguments":{"password":"Xk9mP2vL7qR4wZ8nT","api_key":"aB3dE6gH9jK2mN5pQ8sT1x","aws_secret_access_key":"wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8W3kLmN2"}}]}}"#,
+        );
+        for secret in [
+            "Xk9mP2vL7qR4wZ8nT",
+            "aB3dE6gH9jK2mN5pQ8sT1x",
+            "wJalrXUtnFEMI",
+        ] {
+            assert!(!out.contains(secret), "{secret} in {out}");
+        }
+        assert_eq!(findings.len(), 3, "{findings:?}");
+        assert!(
+            out.contains(r#""password":"[REDACTED:generic-api-key:"#),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_string_with_an_invalid_escape_is_still_searched() {
+        for line in [
+            format!(r#"{{"type":"message","message":{{"content":"my key {PAT} \q"}}}}"#),
+            format!(r#"{{"type":"message","message":{{"content":"my key {PAT} \u12G4"}}}}"#),
+        ] {
+            let (out, _) = redacted(line.as_bytes());
+            assert!(!out.contains(PAT), "{out}");
+        }
+    }
+
+    #[test]
+    fn structure_is_only_where_pi_puts_it() {
+        // A signature's name in custom data, an `id` in JSON held in a string: searched.
+        let (out, _) = redacted(
+            format!(r#"{{"type":"custom","customType":"x","data":{{"thinkingSignature":"{PAT}"}},"id":"e"}}"#)
+                .as_bytes(),
+        );
+        assert!(!out.contains(PAT), "{out}");
+        let options = crate::Options {
+            named: vec![b"pass/w0rd-Zq9".to_vec()],
+            ..crate::Options::default()
+        };
+        let line = br#"{"type":"message","message":{"role":"toolResult","content":[{"type":"text","text":"{\"id\":\"pass\\/w0rd-Zq9\",\"token\":\"x\"}"}]}}"#;
+        let (out, _) = redacted_with(line, options);
+        assert!(!out.contains("w0rd-Zq9"), "{out}");
+    }
+
+    #[test]
+    fn glued_lines_are_searched_as_json_too() {
+        let one = r#"{"type":"message","message":{"content":[{"type":"text","text":"{\"cfg\":\"aws_secret_access_key = wJalrXUtnFEMI\\/K7MDENG\\/bPxRfiCYzq8W3kLmN2\"}"}]}}"#;
+        let (alone, _) = redacted(one.as_bytes());
+        assert!(!alone.contains("wJalrXUtnFEMI"), "{alone}");
+        let (glued, _) = redacted(format!("{one}{one}").as_bytes());
+        assert!(!glued.contains("wJalrXUtnFEMI"), "{glued}");
+    }
+
+    #[test]
+    fn pi_keys_are_never_rewritten() {
+        let options = crate::Options {
+            named: vec![b"type".to_vec(), b"text".to_vec(), b"role".to_vec()],
+            ..crate::Options::default()
+        };
+        let line = br#"{"type":"message","id":"a1","message":{"role":"user","content":[{"type":"text","text":"the type of role"}]}}"#;
+        let (out, _) = redacted_with(line, options);
+        let value = pi_session_json::parse(&out).unwrap();
+        assert!(
+            pi_session_json::is_str(value.get("type"), "message"),
+            "{out}"
+        );
+        assert!(out.starts_with(r#"{"type":"message","id":"a1","message":{"role":"user","content":[{"type":"text","text":"the [REDACTED:named-secret:"#), "{out}");
+    }
+
+    #[test]
+    fn a_report_never_shows_a_candidate_key_or_a_deep_path_whole() {
+        let (_, findings) = redacted(
+            format!(r#"{{"type":"custom","data":{{"Xq7rT2mZp9LkV4nB8wQe3YhJ6sDf":"{PAT}"}}}}"#)
+                .as_bytes(),
+        );
+        let shown = format!("{findings:?}");
+        assert!(!shown.contains("Xq7rT2mZp9LkV4nB8wQe3YhJ6sDf"), "{shown}");
+        let deep = format!("{}\"{PAT}\"{}", "[".repeat(10_000), "]".repeat(10_000));
+        let (_, findings) = redacted(deep.as_bytes());
+        assert_eq!(findings.len(), 1);
+        assert!(findings[0].path.len() < 200, "{}", findings[0].path.len());
+    }
+
+    #[test]
+    fn every_member_name_of_the_schemas_is_a_pi_key() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas");
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return; // a packaged crate has no schemas beside it
+        };
+        let mut names = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if !name.ends_with(".schema.json") || name.starts_with("validate-report") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let value = pi_session_json::parse(&text).unwrap();
+            let mut stack = vec![&value];
+            while let Some(v) = stack.pop() {
+                match v {
+                    pi_session_json::JsValue::Object(o) => {
+                        for (k, v) in o.iter() {
+                            if k.to_string_lossy() == "properties"
+                                && let Some(props) = v.as_object()
+                            {
+                                names.extend(props.iter().map(|(k, _)| k.to_string_lossy()));
+                            }
+                            stack.push(v);
+                        }
+                    }
+                    pi_session_json::JsValue::Array(a) => stack.extend(a.0.iter()),
+                    _ => {}
+                }
+            }
+        }
+        assert!(names.len() > 50);
+        let missing: Vec<&String> = names.iter().filter(|n| !is_pi_key(n.as_bytes())).collect();
+        assert!(missing.is_empty(), "add to PI_KEYS: {missing:?}");
+        assert!(
+            PI_KEYS.windows(2).all(|w| w[0] < w[1]),
+            "PI_KEYS sorted, for binary_search"
+        );
+    }
+
+    #[test]
+    fn inputs_that_once_took_time_as_their_square_do_not() {
+        // Each of these took minutes at a megabyte (a regex per keyword over the rest, an
+        // allowlist over the whole one-line string per find, a placeholder search per hit).
+        let key_run = format!(
+            r#"{{"type":"custom","data":{{"v":"apikey={}"}}}}"#,
+            "key=".repeat(60_000)
+        );
+        let one_line_prose = format!(
+            r#"{{"type":"custom","data":{{"v":"{}"}}}}"#,
+            "the api key: aB3dE6gH9jK2mN5pQ8sT1x, token = Zq8xT4mW2nR7vB5k; ".repeat(5_000)
+        );
+        let placeholders = format!(
+            r#"{{"type":"custom","data":{{"v":"{PAT} {}"}}}}"#,
+            "[REDACTED:a] abcd ".repeat(12_000)
+        );
+        for line in [key_run, one_line_prose, placeholders] {
+            let (out, _) = redacted(line.as_bytes());
+            assert!(!out.contains(PAT));
+        }
     }
 }

@@ -112,14 +112,23 @@ impl Rule {
             return self.find(text, global, found);
         };
         let mut window: Option<std::ops::Range<usize>> = None;
+        // The last run of value characters walked: a later occurrence inside it ends where it
+        // ends (each byte is walked once: `key=key=key=…` is linear).
+        let mut walked = 0..0;
         for occurrence in occurrences {
             let Some(m) = tail.regex.find(&text[occurrence.end..]) else {
                 continue;
             };
             let start = occurrence.start.saturating_sub(tail.before);
             let mut end = occurrence.end + m.end();
-            while end < text.len() && VALUE[usize::from(text[end])] {
-                end += 1;
+            if walked.contains(&end) {
+                end = walked.end;
+            } else {
+                let from = end;
+                while end < text.len() && VALUE[usize::from(text[end])] {
+                    end += 1;
+                }
+                walked = from..end;
             }
             // The delimiter the regex ends with (`\n` is two bytes).
             let end = (end + 2).min(text.len());
@@ -148,23 +157,38 @@ impl Rule {
         let Ok(regex) = self.regex() else { return };
         let offset = range.start;
         let haystack = &text[range];
-        for captures in regex.captures_iter(haystack) {
-            let whole = captures.get(0).expect("group 0 always matches");
-            let chosen = match self.secret_group {
-                Some(group) => captures.get(group),
-                None => captures.iter().skip(1).flatten().find(|g| !g.is_empty()),
+        let mut locations = regex.capture_locations();
+        let mut at = 0;
+        while at <= haystack.len() {
+            let Some(found_at) = regex.captures_read_at(&mut locations, haystack, at) else {
+                break;
             };
-            let chosen = chosen.unwrap_or(whole);
-            let mut span = if self.whole_match {
-                whole.range()
+            let whole = found_at.range();
+            let chosen = match self.secret_group {
+                Some(g) => locations.get(g),
+                None => (1..locations.len())
+                    .filter_map(|g| locations.get(g))
+                    .find(|(start, end)| start < end),
+            };
+            let chosen = chosen.map_or(whole.clone(), |(start, end)| start..end);
+            // The next search starts inside this one's secret, not after its match: a value
+            // can swallow the name of the next secret (`token=abc… secret,xyz`), which
+            // gitleaks' non-overlapping search then misses.
+            at = if chosen == whole || self.whole_match {
+                whole.end.max(at + 1)
             } else {
-                chosen.range()
+                (chosen.start + 1).max(at + 1)
+            };
+            let mut span = if self.whole_match {
+                whole.clone()
+            } else {
+                chosen.clone()
             };
             // gitleaks trims newlines from a match; a whole match may end in its delimiter.
             while span.end > span.start && matches!(haystack[span.end - 1], b'\n' | b'\r') {
                 span.end -= 1;
             }
-            if self.whole_match || chosen.range() == whole.range() {
+            if self.whole_match || chosen == whole {
                 while span.end > span.start
                     && matches!(
                         haystack[span.end - 1],
@@ -180,8 +204,8 @@ impl Rule {
             let span = span.start + offset..span.end + offset;
             let candidate = Candidate {
                 span: span.clone(),
-                secret: chosen.as_bytes(),
-                matched: whole.as_bytes(),
+                secret: &haystack[chosen],
+                matched: &haystack[whole],
             };
             if let Some(threshold) = self.entropy
                 && crate::entropy::shannon(candidate.secret) <= threshold
@@ -258,12 +282,20 @@ impl Allowlist {
     }
 }
 
-/// The line of `text` holding `span` (gitleaks' `regexTarget = "line"`).
+/// The line of `text` holding `span` (gitleaks' `regexTarget = "line"`), at most
+/// [`LINE_REACH`] bytes on either side of it: a string of megabytes on one line would make
+/// every find's allowlist search the whole string (time as the square of its length); the
+/// line allowlists (`import … from`, `LICENSE = "…"`) are about the text next to the secret.
 fn line_around<'t>(text: &'t [u8], span: &std::ops::Range<usize>) -> &'t [u8] {
-    let start = memchr::memrchr(b'\n', &text[..span.start]).map_or(0, |i| i + 1);
-    let end = memchr::memchr(b'\n', &text[span.end..]).map_or(text.len(), |i| span.end + i);
+    let from = span.start.saturating_sub(LINE_REACH);
+    let to = (span.end + LINE_REACH).min(text.len());
+    let start = memchr::memrchr(b'\n', &text[from..span.start]).map_or(from, |i| from + i + 1);
+    let end = memchr::memchr(b'\n', &text[span.end..to]).map_or(to, |i| span.end + i);
     &text[start..end]
 }
+
+/// How far [`line_around`] looks from a secret.
+const LINE_REACH: usize = 1024;
 
 /// `span` widened to whole UTF-8 characters (a regex with Unicode off can stop inside one).
 fn widen_to_chars(text: &[u8], mut span: std::ops::Range<usize>) -> std::ops::Range<usize> {
