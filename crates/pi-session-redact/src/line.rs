@@ -162,7 +162,7 @@ fn is_pi_key(key: &[u8]) -> bool {
         }
         buckets
     });
-    key.len() < 32 && buckets[bucket_of(key)].iter().any(|&name| name == key)
+    key.len() < 32 && buckets[bucket_of(key)].contains(&key)
 }
 
 /// The bucket of a name: its length (under 32) and its first byte's low six bits.

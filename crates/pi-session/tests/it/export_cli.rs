@@ -479,3 +479,63 @@ fn an_omp_session_is_exported_with_its_images() {
     r.assert_code(1);
     assert!(r.stderr.contains("oh-my-pi"), "{}", r.stderr);
 }
+
+/// A session with secrets in a prompt, a tool call's argument, its result and a label.
+pub(crate) fn session_with_secrets(dir: &Path) -> (PathBuf, [&'static str; 3]) {
+    const PAT: &str = "ghp_Q7vK2mX9pL4rT8wN3bY6zH1cJ5dF0gS2aE7u";
+    const PASSWORD: &str = "S3cr3tPassw0rd9";
+    const NAMED: &str = "correct-horse-battery-staple";
+    let lines = [
+        r#"{"type":"session","version":3,"id":"0f8fad5b-d9cb-469f-a165-70867728950e","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#.to_owned(),
+        format!(r#"{{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"deploy with {PAT} and {NAMED}","timestamp":1}}}}"#),
+        format!(r#"{{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"t1","name":"bash","arguments":{{"command":"psql postgres://app:{PASSWORD}@db/app"}}}}],"api":"x","provider":"p","model":"m","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"toolUse","timestamp":2}}}}"#),
+        format!(r#"{{"type":"message","id":"a3","parentId":"a2","timestamp":"2026-01-01T00:00:03.000Z","message":{{"role":"toolResult","toolCallId":"t1","toolName":"bash","content":[{{"type":"text","text":"GITHUB_TOKEN={PAT}"}}],"isError":false,"timestamp":3}}}}"#),
+        format!(r#"{{"type":"label","id":"a4","parentId":"a3","timestamp":"2026-01-01T00:00:04.000Z","targetId":"a1","label":"used {PAT}"}}"#),
+    ];
+    let path = dir.join("secrets.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    (path, [PAT, PASSWORD, NAMED])
+}
+
+#[test]
+fn redact_passes_every_text_format_through_redaction() {
+    let dir = scratch("export-redact");
+    let (session, secrets) = session_with_secrets(&dir);
+    let session = session.to_str().unwrap();
+    for format in ["markdown", "html", "jsonl"] {
+        let plain = export(&[session, "--format", format]);
+        plain.assert_code(0);
+        let plain = String::from_utf8_lossy(&plain.stdout).into_owned();
+        assert!(
+            plain.contains(secrets[0]),
+            "{format}: the fixture holds the secret"
+        );
+        let redacted = export(&[
+            session, "--format", format, "--redact", "--secret", secrets[2],
+        ]);
+        redacted.assert_code(0);
+        let out = String::from_utf8_lossy(&redacted.stdout);
+        for secret in secrets {
+            assert!(!out.contains(secret), "{format}: {secret} survives");
+            assert!(
+                !redacted.stderr.contains(secret),
+                "{format}: {secret} on stderr"
+            );
+        }
+        assert!(out.contains("[REDACTED:github-pat:"), "{format}");
+    }
+    // The JSONL export is still a session: the same entries, in order.
+    let jsonl = export(&[session, "--format", "jsonl", "--redact"]);
+    let ids: Vec<String> = String::from_utf8_lossy(&jsonl.stdout)
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].to_string())
+        .collect();
+    assert_eq!(ids, ["\"a1\"", "\"a2\"", "\"a3\"", "\"a4\""]);
+    // The redaction options go with --redact only.
+    export(&[session, "--format", "markdown", "--aggressive"]).assert_code(2);
+    export(&[
+        session, "--format", "markdown", "--redact", "--secret", "ab",
+    ])
+    .assert_code(2);
+}
