@@ -1,8 +1,8 @@
 //! Redaction: `Redactor::redact` on generated sessions of every size and on the real sessions
 //! of the corpus (`redact/…`, nothing to replace: the cost of looking), and on the planted
 //! corpus, a secret for every rule in every place (`redact_planted/…`, every string replaced).
-//! A whole-process peer is `pi-session redact --dry-run` under `farm-bench`
-//! (docs/PERFORMANCE.md, "Redaction").
+//! The whole process, `pi-session redact --dry-run` on 1 GB, is in docs/PERFORMANCE.md
+//! ("Redaction").
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pi_session_bench::{configure, generated_all, real};
