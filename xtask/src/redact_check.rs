@@ -1,13 +1,14 @@
 //! `cargo xtask conformance check-redact`: redacted sessions still load and resume in pi.
 //!
-//! Every pi session of the corpus (`conformance/cases/*/*/session.jsonl`, redacted with
+//! Every session of the corpus (`conformance/cases/*/*/session.jsonl`, redacted with
 //! `--aggressive --strip-signatures --strip-images` so that strings change) and the planted
 //! sessions (a secret for every rule, in every place a session keeps text:
 //! `pi_session_testkit::planted`) are redacted with a fixed key; each one that changed is given
-//! to every pinned pi (`pi-ref.mjs batch`) beside its original, and must read the same: the
-//! same tree of ids and entry types (`getTree()`; labels may be redacted), the same context
-//! shape (as many messages, the same roles, thinking level and model), or the same refusal.
-//! The validator must give the redacted file the same verdicts as the original.
+//! to its reader beside its original — every pinned pi (`pi-ref.mjs batch`), or omp 18.3.4 for
+//! an omp session (`omp-ref.ts batch`; its title slot rewritten at its width) — and must read
+//! the same: the same tree of ids and entry types (`getTree()`; labels may be redacted), the
+//! same context shape (as many messages, the same roles, thinking level and model), or the same
+//! refusal. The validator must give the redacted file the same verdicts as the original.
 
 use crate::reference::{self, Request};
 use crate::root;
@@ -36,8 +37,9 @@ pub(crate) fn run() -> Result<(), String> {
         key.clone(),
     );
     let plain = Redactor::new(Options::default(), key);
-    let mut pairs: Vec<(String, PathBuf, PathBuf)> = Vec::new();
+    let mut pairs: Vec<(String, PathBuf, PathBuf, Dialect)> = Vec::new();
     let mut redact = |name: String, bytes: &[u8], redactor: &Redactor| -> Result<(), String> {
+        let dialect = Dialect::given_or_detected(None, bytes);
         let mut redacted = Vec::new();
         let report = redactor
             .redact(bytes, &mut redacted)
@@ -50,8 +52,8 @@ pub(crate) fn run() -> Result<(), String> {
         let changed = out.join(format!("{flat}.redacted.jsonl"));
         std::fs::write(&original, bytes).map_err(|e| e.to_string())?;
         std::fs::write(&changed, &redacted).map_err(|e| e.to_string())?;
-        same_verdicts(&name, bytes, &redacted)?;
-        pairs.push((name, original, changed));
+        same_verdicts(&name, bytes, &redacted, dialect)?;
+        pairs.push((name, original, changed, dialect));
         Ok(())
     };
     let cases = root().join("conformance/cases");
@@ -67,9 +69,6 @@ pub(crate) fn run() -> Result<(), String> {
     sessions.sort();
     for session in &sessions {
         let bytes = std::fs::read(session).map_err(|e| format!("{}: {e}", session.display()))?;
-        if Dialect::given_or_detected(None, &bytes) == Dialect::Omp {
-            continue;
-        }
         let name = session
             .strip_prefix(&cases)
             .unwrap_or(session)
@@ -85,8 +84,13 @@ pub(crate) fn run() -> Result<(), String> {
         }
     }
     let mut requests = Vec::new();
-    for (_, original, redacted) in &pairs {
-        for pi in PIS {
+    for (_, original, redacted, dialect) in &pairs {
+        // omp reads as omp: one reader.
+        let (pis, reader): (&[&str], &str) = match dialect {
+            Dialect::Omp => (&["1.5"], "omp"),
+            _ => (&PIS, "pi"),
+        };
+        for &pi in pis {
             for op in ["tree", "context"] {
                 for file in [original, redacted] {
                     requests.push(Request {
@@ -95,7 +99,7 @@ pub(crate) fn run() -> Result<(), String> {
                         leaf: None,
                         llm: false,
                         pi,
-                        dialect: "pi",
+                        dialect: reader,
                         blobs: None,
                     });
                 }
@@ -107,9 +111,13 @@ pub(crate) fn run() -> Result<(), String> {
     for (pair, answers) in requests.chunks(2).zip(responses.chunks(2)) {
         let name = pairs
             .iter()
-            .find(|(_, o, _)| o == pair[0].file)
-            .map_or("?", |(n, _, _)| n.as_str());
-        let what = format!("{name}: pi {} {}", pair[0].pi, pair[0].op);
+            .find(|(_, o, _, _)| o == pair[0].file)
+            .map_or("?", |(n, _, _, _)| n.as_str());
+        let reader = match pair[0].dialect {
+            "omp" => "omp".to_owned(),
+            _ => format!("pi {}", pair[0].pi),
+        };
+        let what = format!("{name}: {reader} {}", pair[0].op);
         match (&answers[0], &answers[1]) {
             (Ok(a), Ok(b)) => {
                 let same = if pair[0].op == "tree" {
@@ -129,9 +137,11 @@ pub(crate) fn run() -> Result<(), String> {
             )),
         }
     }
+    let omp = pairs.iter().filter(|p| p.3 == Dialect::Omp).count();
     println!(
-        "check-redact: {} redacted sessions, each read by pi {} as its original ({} requests)",
-        pairs.len(),
+        "check-redact: {} redacted pi sessions, each read by pi {} as its original, and {omp} \
+         omp sessions by omp ({} requests)",
+        pairs.len() - omp,
         PIS.join(", "),
         requests.len()
     );
@@ -194,11 +204,18 @@ fn context_shape(context: &Value) -> Value {
     })
 }
 
-/// The validator's verdicts (each pinned pi's rules) of the redacted file are the original's.
-fn same_verdicts(name: &str, original: &[u8], redacted: &[u8]) -> Result<(), String> {
+/// The validator's verdicts (each pinned pi's rules, in the file's dialect) of the redacted
+/// file are the original's.
+fn same_verdicts(
+    name: &str,
+    original: &[u8],
+    redacted: &[u8],
+    dialect: Dialect,
+) -> Result<(), String> {
     for pi in [PiVersion::V0_73, PiVersion::V0_87, PiVersion::V1_5] {
         let options = pi_session_validate::Options {
             pi,
+            dialect,
             ..Default::default()
         };
         let before = pi_session_validate::validate(original, &options).verdict;

@@ -35,6 +35,7 @@ mod env;
 mod line;
 mod placeholder;
 pub mod rules;
+mod slot;
 
 pub use env::env_values;
 pub use placeholder::{Key, KeyError, MIN_KEY_BYTES};
@@ -215,6 +216,12 @@ impl Redactor {
     ) -> std::io::Result<Report> {
         let mut report = Report::default();
         let mut start = 0;
+        // An oh-my-pi file's first line, its fixed-width title slot, is written again at its
+        // width (`omp::slot`).
+        if let Some(slot) = slot::redact(self, input, &mut report) {
+            out.write_all(&slot.line)?;
+            start = slot.len;
+        }
         while start < input.len() {
             let end = piece_end(input, start, BATCH_BYTES);
             // The batch in pieces of whole lines, each redacted by one thread into its own

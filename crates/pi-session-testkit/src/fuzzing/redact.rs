@@ -125,32 +125,48 @@ fn strings(value: &JsValue, out: &mut Vec<String>) {
 }
 
 /// Compares an original line with its redaction: the same shape, the same keys, numbers and
-/// literals; strings equal unless they held a secret.
+/// literals; a string (or key) either the same or the original with spans replaced by
+/// placeholders (JSON held in a string compared the same way, inside), and one that held a
+/// planted secret changed.
 pub fn check_line(before: &JsValue, after: &JsValue, secrets: &[&str], at: &str) {
+    check_value(before, after, secrets, at, 0);
+}
+
+/// Values nested deeper than this are compared as their `JSON.stringify` text (the check
+/// recurses; fuzzed values nest thousands deep).
+const DEEP: usize = 128;
+
+fn check_value(before: &JsValue, after: &JsValue, secrets: &[&str], at: &str, depth: usize) {
+    if depth > DEEP {
+        let (b, a) = (
+            pi_session_json::to_string(before),
+            pi_session_json::to_string(after),
+        );
+        if b != a {
+            check_text(&b, &a, &[], &format!("{at}…"), depth);
+        }
+        return;
+    }
     match (before, after) {
         (JsValue::String(b), JsValue::String(a)) => {
             let (b, a) = (b.to_string_lossy(), a.to_string_lossy());
-            if secrets.iter().any(|s| b.contains(s)) || holds_json_with_secret(&b, secrets) {
-                assert!(
-                    a.contains("[REDACTED:"),
-                    "{at}: a string with a secret kept as {a:?}"
-                );
-            } else {
-                assert_eq!(b, a, "{at}: a string without a secret changed");
+            if secrets.iter().any(|s| b.contains(s)) {
+                assert_ne!(b, a, "{at}: a string with a planted secret kept");
             }
+            check_text(&b, &a, secrets, at, depth);
         }
         (JsValue::Array(b), JsValue::Array(a)) => {
             assert_eq!(b.0.len(), a.0.len(), "{at}: array length");
             for (i, (b, a)) in b.0.iter().zip(a.0.iter()).enumerate() {
-                check_line(b, a, secrets, &format!("{at}[{i}]"));
+                check_value(b, a, secrets, &format!("{at}[{i}]"), depth + 1);
             }
         }
         (JsValue::Object(b), JsValue::Object(a)) => {
-            let bk: Vec<_> = b.iter().map(|(k, _)| k.to_string_lossy()).collect();
-            let ak: Vec<_> = a.iter().map(|(k, _)| k.to_string_lossy()).collect();
-            assert_eq!(bk, ak, "{at}: keys");
-            for ((k, b), (_, a)) in b.iter().zip(a.iter()) {
-                check_line(b, a, secrets, &format!("{at}.{}", k.to_string_lossy()));
+            assert_eq!(b.len(), a.len(), "{at}: member count");
+            for ((bk, b), (ak, a)) in b.iter().zip(a.iter()) {
+                let (bk, ak) = (bk.to_string_lossy(), ak.to_string_lossy());
+                check_text(&bk, &ak, secrets, &format!("{at} (key {bk:?})"), depth);
+                check_value(b, a, secrets, &format!("{at}.{bk}"), depth + 1);
             }
         }
         (b, a) => assert_eq!(
@@ -161,13 +177,37 @@ pub fn check_line(before: &JsValue, after: &JsValue, secrets: &[&str], at: &str)
     }
 }
 
-fn holds_json_with_secret(text: &str, secrets: &[&str]) -> bool {
-    let Ok(value) = pi_session_json::parse(text) else {
-        return false;
-    };
-    let mut inner = Vec::new();
-    strings(&value, &mut inner);
-    inner
-        .iter()
-        .any(|s| secrets.iter().any(|secret| s.contains(secret)))
+/// `after` is `before`, or `before` with spans replaced by placeholders: what is left between
+/// the placeholders appears in `before`, in order. JSON held in the string is compared as
+/// JSON (its strings written again may spell their escapes differently).
+fn check_text(before: &str, after: &str, secrets: &[&str], at: &str, depth: usize) {
+    if before == after {
+        return;
+    }
+    if depth <= DEEP
+        && let (Ok(b), Ok(a)) = (
+            pi_session_json::parse(before),
+            pi_session_json::parse(after),
+        )
+        && matches!(b, JsValue::Object(_) | JsValue::Array(_))
+    {
+        check_value(&b, &a, secrets, &format!("{at}→"), depth + 1);
+        return;
+    }
+    assert!(
+        after.contains("[REDACTED:"),
+        "{at}: changed without a placeholder: {after:?}"
+    );
+    let mut rest = before;
+    for piece in after.split("[REDACTED:") {
+        // The placeholder's own `rule:h8]`, then text of the original.
+        let piece = match piece.find(']') {
+            Some(end) if piece.as_ptr() != after.as_ptr() => &piece[end + 1..],
+            _ => piece,
+        };
+        match rest.find(piece) {
+            Some(found) => rest = &rest[found + piece.len()..],
+            None => panic!("{at}: {piece:?} is not what the original held there: {after:?}"),
+        }
+    }
 }

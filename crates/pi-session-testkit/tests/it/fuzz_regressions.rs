@@ -23,6 +23,9 @@ fn check(target: &str) -> fn(&[u8]) {
         "writer" => fuzzing::writer,
         "repair" => fuzzing::repair,
         "export" => fuzzing::export,
+        "search" => fuzzing::search,
+        "append" => fuzzing::append,
+        "redact" => fuzzing::redact,
         other => panic!("fuzz/regressions/{other}: no such target"),
     }
 }

@@ -5,7 +5,8 @@
 //! held in strings, `--strip-signatures`, `--strip-images`, `--aggressive` and its
 //! candidates, and the hostile cases: symlinks, hard links, read-only files, FIFOs, standard
 //! input, directories, odd names, a full disk, v1 and v2 files (not migrated), omp files
-//! (refused) and torn lines.
+//! (their title slot kept at its width), torn lines, a run killed in place and a file growing
+//! while it is redacted.
 //!
 //! Long file: one command's whole contract, the hostile cases beside the ordinary ones, all
 //! over the same few session builders and report checks at the top; split, those would move
@@ -1210,43 +1211,55 @@ fn v1_and_v2_files_are_redacted_without_migration() {
 }
 
 #[test]
-fn an_omp_file_is_refused() {
+fn an_omp_file_keeps_its_title_slot() {
     let dir = scratch("redact-omp");
     let base = fs::read_to_string(
         root().join("conformance/cases/omp/compaction-summary-fields/session.jsonl"),
     )
     .unwrap();
     assert!(base.starts_with(r#"{"type":"title""#), "an omp title slot");
+    let slot_len = base.find('\n').unwrap() + 1;
+    assert_eq!(slot_len, 256);
+    // A secret in the title (the slot keeps its width) and one in an entry.
+    let slot: Value = serde_json::from_str(&base[..slot_len - 1]).unwrap();
+    let title = format!("deploy {GITHUB_PAT}");
+    let mut new_slot = slot.clone();
+    new_slot["title"] = Value::String(title.clone());
+    new_slot["pad"] = Value::String(String::new());
+    let unpadded = serde_json::to_string(&new_slot).unwrap();
+    new_slot["pad"] = Value::String(" ".repeat(255 - unpadded.len()));
+    let slot_line = serde_json::to_string(&new_slot).unwrap();
+    assert_eq!(slot_line.len(), 255);
     let text = format!(
-        "{base}{}\n",
-        user("e9999999", Some("e0000001"), &format!("token {GITHUB_PAT}"))
+        "{slot_line}\n{}{}\n",
+        &base[slot_len..],
+        user("e9999999", Some("e0000001"), &format!("token {AWS_KEY_ID}"))
     );
     let file = write(&dir, "omp.jsonl", &text);
-    let out = dir.join("out.jsonl");
-    let runs: [&[&str]; 4] = [
-        &[],
-        &["--dry-run"],
-        &["--in-place", "--backup"],
-        &["-o", s(&out)],
-    ];
-    for args in runs {
-        let mut all = args.to_vec();
-        all.push(s(&file));
-        let r = redact(&all);
-        r.assert_code(1);
-        assert!(
-            r.stderr.contains("oh-my-pi (omp) session") && r.stderr.contains("nothing written"),
-            "{args:?}: {}",
-            r.stderr
-        );
-        assert!(!r.stdout_text().contains("REDACTED"), "{args:?}");
-        assert!(
-            !r.stdout_text().contains("\"type\""),
-            "{args:?}: no session"
-        );
-        assert_eq!(fs::read_to_string(&file).unwrap(), text, "{args:?}");
-        assert_eq!(names(&dir), ["omp.jsonl"], "{args:?}");
-    }
+    let r = redact(&[s(&file)]);
+    r.assert_code(1);
+    let out = r.stdout_text();
+    assert_no_secret("stdout", out.as_bytes(), &[GITHUB_PAT, AWS_KEY_ID]);
+    let first = &out[..out.find('\n').unwrap() + 1];
+    assert_eq!(first.len(), 256, "the slot keeps its width");
+    let redacted: Value = serde_json::from_str(first.trim_end()).unwrap();
+    assert!(
+        redacted["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("deploy [REDACTED:github-pat:")
+    );
+    assert_eq!(redacted["updatedAt"], slot["updatedAt"]);
+    // Every other line is the same but the one with the key.
+    assert_eq!(
+        &out[256..],
+        &text[256..].replace(AWS_KEY_ID, &placeholder_of(&out, "aws-access-token"))
+    );
+    assert!(
+        r.stderr.contains("line 1, title: github-pat (redacted)"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -1370,4 +1383,91 @@ fn secrets_from_reads_values_with_inline_comments() {
     let r = redact(&["--secrets-from", s(&env), s(&file)]);
     r.assert_code(1);
     assert_no_secret("stdout", &r.stdout, &[password, token]);
+}
+
+/// A session of `entries` user messages, each holding the GitHub token and `pad` bytes of
+/// words: large enough that a run takes a while.
+fn long_session(entries: usize, pad: usize) -> String {
+    let words = "word ".repeat(pad / 5);
+    let mut all = vec![header()];
+    for i in 0..entries {
+        let parent = (i > 0).then(|| format!("{:08x}", i - 1));
+        all.push(user(
+            &format!("{i:08x}"),
+            parent.as_deref(),
+            &format!("{GITHUB_PAT} {words}"),
+        ));
+    }
+    lines(&all)
+}
+
+/// Killed (SIGKILL) at any moment of `--in-place`: the file is the original or the whole
+/// redaction, never a mix, and the next run finishes the job and leaves nothing behind.
+#[test]
+fn a_run_killed_in_place_leaves_the_original_or_the_whole_redaction() {
+    let dir = scratch("redact-killed");
+    let original = long_session(4_000, 4_000);
+    let key = key_file(&dir, "key", 32);
+    let source = write(&dir, "source.jsonl", &original);
+    let expected_path = dir.join("expected.jsonl");
+    redact(&["--key-file", s(&key), s(&source), "-o", s(&expected_path)]).assert_code(1);
+    let expected = fs::read(&expected_path).unwrap();
+    let work = dir.join("work");
+    fs::create_dir(&work).unwrap();
+    let file = work.join("s.jsonl");
+    let mut seen = std::collections::BTreeSet::new();
+    for delay_ms in [0, 20, 80, 200, 500, 1500] {
+        fs::write(&file, &original).unwrap();
+        let mut child = bin()
+            .args(["redact", "--in-place", "--key-file", s(&key), s(&file)])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let now = fs::read(&file).unwrap();
+        assert!(
+            now == original.as_bytes() || now == expected,
+            "killed after {delay_ms} ms: the file is neither the original nor the redaction"
+        );
+        seen.insert(now == expected);
+        // The next run finishes (or finds nothing to do) and leaves only the file.
+        redact(&["--in-place", "--key-file", s(&key), s(&file)]);
+        assert_eq!(fs::read(&file).unwrap(), expected, "after {delay_ms} ms");
+        assert_eq!(names(&work), ["s.jsonl"], "after {delay_ms} ms");
+    }
+    assert!(
+        seen.contains(&false),
+        "no kill came before the rename: make the file larger"
+    );
+}
+
+/// A writer appending while `--in-place` runs loses nothing: its line is in the file after
+/// (moved over, or the run refused and the file left as it is).
+#[test]
+fn lines_appended_during_an_in_place_run_are_kept() {
+    let dir = scratch("redact-growing");
+    let file = write(&dir, "s.jsonl", long_session(2_000, 4_000));
+    let marker = user("ffffffff", Some("000007cf"), "appended while it ran");
+    let mut child = bin()
+        .args(["redact", "--in-place", s(&file)])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(30));
+    {
+        use std::io::Write as _;
+        let mut append = fs::OpenOptions::new().append(true).open(&file).unwrap();
+        append.write_all(format!("{marker}\n").as_bytes()).unwrap();
+    }
+    let status = child.wait().unwrap();
+    let text = fs::read_to_string(&file).unwrap();
+    assert!(
+        text.contains(&marker),
+        "the appended line is lost (exit {status})"
+    );
+    assert_eq!(names(&dir), ["s.jsonl"]);
 }
