@@ -8,6 +8,7 @@
 //!   untimed warm-up run each (page cache; its outputs are compared byte for byte). Wall time
 //!   is measured around each child process; peak RSS is `/usr/bin/time -f %M` when present,
 //!   otherwise (or with `XTASK_BENCH_WAIT4=1`) `wait4`'s `ru_maxrss`. Prints a Markdown table of medians.
+//! - `search` (`bench_search.rs`): `pi-session search -l` against ripgrep over a session tree.
 //! - `check-gen`: generates small sessions (1 MB, seeds 1–5, versions 1–3 by default) and
 //!   compares `context` (and `context --llm`; for v1 also `migrate` with deterministic ids)
 //!   between `node conformance/reference/pi-ref.mjs` and `pi-session`.
@@ -24,13 +25,15 @@ const USAGE: &str = "usage:
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--seed 1] [--version 3]
                             [--linear ENTRIES] [--pi 0.73|0.87] [--timeout 300] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3] [--pi 0.73|0.87]
-  cargo xtask bench writer [--messages 100000] [--size 100MB] [--runs 5] [--pi 1.5]";
+  cargo xtask bench writer [--messages 100000] [--size 100MB] [--runs 5] [--pi 1.5]
+  cargo xtask bench search [--files 10000] [--size 1GB] [--seed 1] [--patterns P,P] [--runs 5]";
 
 pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     match args {
         ["compare", rest @ ..] => compare(rest),
         ["check-gen", rest @ ..] => check_gen(rest),
         ["writer", rest @ ..] => crate::bench_writer::main(rest),
+        ["search", rest @ ..] => crate::bench_search::main(rest),
         _ => Err(format!("unknown bench command\n{USAGE}")),
     }
 }
@@ -41,12 +44,12 @@ fn flag<'a>(rest: &mut std::slice::Iter<'a, &'a str>, name: &str) -> Result<&'a 
         .ok_or_else(|| format!("{name} needs a value\n{USAGE}"))
 }
 
-fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| crate::root().join("target"), PathBuf::from)
 }
 
 /// Builds `pi-session` (`--release` or debug) and returns the binary's path.
-fn build_pi_session(release: bool) -> Result<PathBuf, String> {
+pub(crate) fn build_pi_session(release: bool) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(crate::root())
@@ -106,17 +109,17 @@ fn generate(bin: &Path, args: &[String], out: &Path) -> Result<(), String> {
 
 /// One timed run of a child process.
 #[derive(Debug, Clone, Copy)]
-struct Run {
-    seconds: f64,
+pub(crate) struct Run {
+    pub(crate) seconds: f64,
     /// Peak resident set size, KiB.
-    max_rss_kib: u64,
+    pub(crate) max_rss_kib: u64,
 }
 
 /// A failed run: the exit status and the start of standard error.
-struct Failed(String);
+pub(crate) struct Failed(pub(crate) String);
 
 /// Runs `program args` with standard output to /dev/null (or to `stdout_to`) and measures it.
-fn measure(
+pub(crate) fn measure(
     program: &Path,
     args: &[&str],
     stdout_to: Option<&Path>,
@@ -310,7 +313,7 @@ struct Row {
     identical: Option<bool>,
 }
 
-fn median(mut xs: Vec<f64>) -> f64 {
+pub(crate) fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     let n = xs.len();
     if n % 2 == 1 {

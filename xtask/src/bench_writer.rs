@@ -4,6 +4,7 @@
 //! itself inside its process (`crates/pi-session-bench/examples/writer_bench.rs`,
 //! `conformance/reference/bench-write.mjs`), runs alternate, and medians are reported.
 
+use crate::bench::median;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -23,16 +24,6 @@ fn seconds(output: std::process::Output, what: &str) -> Result<f64, String> {
     value["seconds"]
         .as_f64()
         .ok_or_else(|| format!("{what}: no seconds in {text}"))
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    let n = xs.len();
-    if n % 2 == 1 {
-        xs[n / 2]
-    } else {
-        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
-    }
 }
 
 fn fresh_dir(name: &str) -> Result<PathBuf, String> {

@@ -26,9 +26,9 @@
 //!   `conformance/validate/` (`pi.json`: drops, rewrites, throws, hangs), the evidence behind the
 //!   validator's pi-loadable verdict;
 //! - `cargo xtask fuzz seed` — the fuzzers' seed corpus (`fuzz/corpus/`) from `conformance/`.
-//! - `cargo xtask bench compare|check-gen|writer` — the reference vs `pi-session` on generated
-//!   sessions: timing table (`docs/PERFORMANCE.md`), identical reading of generated files, and
-//!   the writer against pi's `SessionManager`.
+//! - `cargo xtask bench compare|check-gen|writer|search` — the reference vs `pi-session` on
+//!   generated sessions: timing table (`docs/PERFORMANCE.md`), identical reading of generated
+//!   files, the writer against pi's `SessionManager`, and `search -l` against ripgrep.
 //! - `cargo xtask schema [--check]` — write `schemas/` from the types, or check it is current.
 //! - `cargo xtask diagnostics [--check]` — write `docs/diagnostics.md` from the catalogue of
 //!   diagnostic codes and `conformance/validate/`, or check it is current.
@@ -38,6 +38,7 @@
 //!   ARCHITECTURE.md and `.ci/run`'s header up to date); also a test of `cargo test`.
 
 mod bench;
+mod bench_search;
 mod bench_writer;
 mod bless;
 mod conformance;
@@ -118,6 +119,7 @@ const USAGE: &str = "usage:
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--linear N] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3]
   cargo xtask bench writer [--messages 100000] [--size 100MB] [--runs 5]
+  cargo xtask bench search [--files 10000] [--size 1GB] [--patterns P,P] [--runs 5]
   cargo xtask schema [--check]
   cargo xtask corpus [--check]
   cargo xtask diagnostics [--check]

@@ -11,6 +11,7 @@ use crate::json::{self, JsValue};
 use crate::session::{Key, Session};
 use crate::tree::Leaf;
 use regex::{Regex, RegexBuilder};
+use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 /// Whose text it is.
@@ -244,6 +245,10 @@ fn visit(
 pub struct Pattern {
     regex: Regex,
     raw_prefilter: bool,
+    /// Literals one of which every match holds, none of which JSON's formatting of a tool
+    /// call's arguments can make up (see [`call_safe_literals`]); `None` when the pattern has
+    /// no such set.
+    call_literals: Option<Literals>,
 }
 
 /// A pattern that is not a regular expression (or one too big to compile).
@@ -268,7 +273,42 @@ impl Pattern {
         Ok(Pattern {
             regex,
             raw_prefilter: raw_prefilter_is_sound(pattern, ignore_case),
+            call_literals: call_safe_literals(pattern, ignore_case),
         })
+    }
+
+    /// Whether a session read from `bytes` may hold a match, decided on the raw bytes alone,
+    /// as a grep would, without loading anything. False only when the bytes hold no `\u` or
+    /// `\/` escape (nothing reads otherwise than it is written) and either
+    ///
+    /// - none of the literals every match starts with occurs in them: the literals hold no
+    ///   character JSON escapes, no tool call's made-up text can hide one
+    ///   (`call_safe_literals`), and a literal that is not U+FFFD is not made up by reading
+    ///   bytes that are not UTF-8 (anchors and word boundaries do not matter: a match holds
+    ///   its literal wherever it is);
+    /// - or the raw-line prefilter is sound, the bytes are UTF-8, the pattern matches nowhere
+    ///   in them and no tool call is there (a tool call's searched text is made up, see
+    ///   [`tool_call_texts`]).
+    ///
+    /// A v1/v2 file is migrated on loading, which can change its texts: [`in_bytes`] asks this
+    /// only of files that stay as they are.
+    pub fn may_occur_in(&self, bytes: &[u8]) -> bool {
+        use memchr::memmem;
+        // A `\u` or `\/` escape: the text reads otherwise than it is written.
+        let escapes =
+            || memmem::find(bytes, b"\\u").is_some() || memmem::find(bytes, b"\\/").is_some();
+        if let Some(literals) = &self.call_literals
+            && (!literals.fffd || std::str::from_utf8(bytes).is_ok())
+        {
+            return literals.any.is_match(bytes) || escapes();
+        }
+        if !self.raw_prefilter {
+            return true;
+        }
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return true;
+        };
+        self.regex.is_match(text) || escapes() || memmem::find(bytes, b"\"toolCall\"").is_some()
     }
 
     /// Whether a line in which the pattern does not occur raw is skipped unparsed (see
@@ -345,6 +385,76 @@ fn raw_prefilter_is_sound(pattern: &str, ignore_case: bool) -> bool {
     true
 }
 
+/// The literals one of which every match of a pattern starts with ([`call_safe_literals`]),
+/// found in raw bytes.
+#[derive(Debug, Clone)]
+struct Literals {
+    /// Any of the literals, as one expression over bytes.
+    any: regex::bytes::Regex,
+    /// Whether a literal holds U+FFFD, which bytes that are not UTF-8 read as.
+    fffd: bool,
+}
+
+/// The literals one of which every match of `pattern` starts with, when none of them holds a
+/// character JSON escapes (`"`, `\`, control characters: such a literal is written
+/// otherwise than it reads) and none can be made up by the way a tool call's searched text is
+/// written (`name arguments`, the
+/// arguments as `JSON.stringify` writes them): such a literal holds no space (between the
+/// name and the arguments) and none of JSON's punctuation (`{}[]:,`), so it lies within one
+/// token of that text; it is not made of number characters alone (`1.50` is written `1.5`,
+/// `1e2` `100`) nor a part of `null` (what `JSON.stringify` writes for a number too large
+/// for a double), so that token is a string, `true` or `false`, written in the line as it
+/// is searched. A match in a tool call's text therefore holds a literal that occurs in the
+/// raw line. `None` when the pattern has no finite set of such literals.
+fn call_safe_literals(pattern: &str, ignore_case: bool) -> Option<Literals> {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    let hir = regex_syntax::ParserBuilder::new()
+        .case_insensitive(ignore_case)
+        .build()
+        .parse(pattern)
+        .ok()?;
+    let seq = Extractor::new().kind(ExtractKind::Prefix).extract(&hir);
+    let literals = seq.literals()?;
+    let number = |c: char| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-');
+    // Literals that are the case variants of one (a pattern without regard to case has a
+    // hundred for a word) are looked for as that one without regard to case (a superset),
+    // which lets the regex crate choose a fast prefilter.
+    let mut by_folded: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    let mut fffd = false;
+    for literal in literals {
+        let text = std::str::from_utf8(literal.as_bytes()).ok()?;
+        let safe = !text.is_empty()
+            && !text.contains(|c: char| c < ' ' || matches!(c, '"' | '\\'))
+            && !text.contains([' ', '{', '}', '[', ']', ':', ','])
+            && !text.chars().all(number)
+            && !"null".contains(text);
+        if !safe {
+            return None;
+        }
+        fffd |= text.contains('\u{FFFD}');
+        by_folded.entry(text.to_lowercase()).or_default().push(text);
+    }
+    let (mut exact, mut folded) = (Vec::new(), Vec::new());
+    for (lower, variants) in &by_folded {
+        match variants.as_slice() {
+            [one] => exact.push(regex::escape(one)),
+            _ => folded.push(regex::escape(lower)),
+        }
+    }
+    let mut parts = Vec::with_capacity(3);
+    if !exact.is_empty() {
+        parts.push(format!("(?:{})", exact.join("|")));
+    }
+    if !folded.is_empty() {
+        parts.push(format!("(?i:{})", folded.join("|")));
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let any = regex::bytes::Regex::new(&parts.join("|")).ok()?;
+    Some(Literals { any, fffd })
+}
+
 /// Whether a line's texts can read otherwise than its raw text even for a pattern the raw
 /// prefilter suits: a `\u` escape (any character) or a `\/` (a slash, which `JSON.stringify`
 /// never escapes). A tool call's searched text is made up too (`name arguments`, the
@@ -379,6 +489,22 @@ pub struct Match {
     pub after: String,
 }
 
+impl Match {
+    /// The match `m` of a pattern in the text `t`, with its snippet.
+    fn of(t: &Text, m: regex::Match<'_>) -> Match {
+        Match {
+            line: t.line,
+            id: t.id.clone(),
+            role: t.role,
+            field: t.field,
+            on_path: t.on_path,
+            before: last_chars(&t.text[..m.start()], CONTEXT_CHARS).to_owned(),
+            matched: m.as_str().to_owned(),
+            after: first_chars(&t.text[m.end()..], CONTEXT_CHARS).to_owned(),
+        }
+    }
+}
+
 /// The last `n` characters of `s`, read back from its end.
 fn last_chars(s: &str, n: usize) -> &str {
     let start = s
@@ -402,18 +528,7 @@ pub fn find(session: &Session<'_>, pattern: &Pattern, role: Option<Role>) -> Vec
     let mut found = Vec::new();
     let _ = visit(session, &|line| pattern.may_match(line), &mut |t| {
         if role.is_none_or(|r| r == t.role) {
-            for m in pattern.regex.find_iter(&t.text) {
-                found.push(Match {
-                    line: t.line,
-                    id: t.id.clone(),
-                    role: t.role,
-                    field: t.field,
-                    on_path: t.on_path,
-                    before: last_chars(&t.text[..m.start()], CONTEXT_CHARS).to_owned(),
-                    matched: m.as_str().to_owned(),
-                    after: first_chars(&t.text[m.end()..], CONTEXT_CHARS).to_owned(),
-                });
-            }
+            found.extend(pattern.regex.find_iter(&t.text).map(|m| Match::of(&t, m)));
         }
         ControlFlow::Continue(())
     });
@@ -422,14 +537,58 @@ pub fn find(session: &Session<'_>, pattern: &Pattern, role: Option<Role>) -> Vec
 
 /// Whether [`find`] would find anything: stops at the first match.
 pub fn any(session: &Session<'_>, pattern: &Pattern, role: Option<Role>) -> bool {
-    visit(session, &|line| pattern.may_match(line), &mut |t| {
-        if role.is_none_or(|r| r == t.role) && pattern.regex.is_match(&t.text) {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
+    first(session, pattern, role).is_some()
+}
+
+/// How much of a file's matches [`in_bytes`] finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wanted {
+    /// Every match ([`find`]).
+    All,
+    /// The first match only, or none (whether there is one, as [`any`] says).
+    First,
+}
+
+/// The matches of `pattern` in the session `loader` reads from `bytes`, of role `role` (any
+/// role when `None`), or the error loading it gives. The session is loaded only when the raw
+/// bytes may hold a match ([`Pattern::may_occur_in`]) or loading would migrate or read them
+/// as omp's; otherwise only its header is read, which decides whether loading succeeds, so
+/// a search of many files in which the pattern is rare reads most of them as fast as a grep.
+/// The result is what [`find`] (or, with [`Wanted::First`], the first of it) gives on the
+/// loaded session.
+pub fn in_bytes<'a>(
+    loader: crate::session::Loader<'a, '_>,
+    bytes: &'a [u8],
+    pattern: &Pattern,
+    role: Option<Role>,
+    wanted: Wanted,
+) -> Result<Vec<Match>, crate::session::LoadError> {
+    if !pattern.may_occur_in(bytes)
+        && let Some(version) = loader.header_of_pi_file(bytes)
+        && !version.rewrite
+    {
+        return Ok(Vec::new());
+    }
+    let session = loader.load(bytes)?;
+    Ok(match wanted {
+        Wanted::All => find(&session, pattern, role),
+        Wanted::First => first(&session, pattern, role).into_iter().collect(),
     })
-    .is_break()
+}
+
+/// The first match [`find`] would give.
+fn first(session: &Session<'_>, pattern: &Pattern, role: Option<Role>) -> Option<Match> {
+    let mut found = None;
+    let _ = visit(session, &|line| pattern.may_match(line), &mut |t| {
+        if role.is_none_or(|r| r == t.role)
+            && let Some(m) = pattern.regex.find(&t.text)
+        {
+            found = Some(Match::of(&t, m));
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    });
+    found
 }
 
 #[cfg(test)]
@@ -540,6 +699,74 @@ mod tests {
         assert_eq!(last_chars("aé🦀", 2), "é🦀");
         assert_eq!(last_chars("aé🦀", 9), "aé🦀");
         assert_eq!(first_chars("aé🦀", 2), "aé");
+    }
+
+    /// The file-level shortcut: what rules a file out, and each thing that keeps it in.
+    #[test]
+    fn what_the_raw_bytes_rule_out() {
+        let file = |text: &str| session_with_user_text(text);
+        let call = |arguments: &str| {
+            let mut f = file("hello");
+            f.extend_from_slice(br#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"edit","arguments":"#);
+            f.extend_from_slice(arguments.as_bytes());
+            f.extend_from_slice(b"}],\"timestamp\":2}}\n");
+            f
+        };
+        let may = |pattern: &str, bytes: &[u8]| {
+            Pattern::new(pattern, false)
+                .expect("a pattern")
+                .may_occur_in(bytes)
+        };
+        assert!(!may("zz9qq", &file("hello")));
+        assert!(may("hello", &file("hello")));
+        // Escapes that read otherwise, bytes that are not UTF-8.
+        assert!(may("zz9qq", &file("ansi \u{1b}[31m")));
+        assert!(may("zz9qq", br#"{"type":"session"} "\u0041""#));
+        assert!(may("zz9qq", br#"{"type":"session"} "a\/b""#));
+        // Bytes that are not UTF-8 read as U+FFFD: only a pattern that can match it cares.
+        assert!(!may("zz9qq", b"{\"type\":\"session\"} \xff"));
+        assert!(may("\u{FFFD}", b"{\"type\":\"session\"} \xff"));
+        assert!(may("x?\u{FFFD}", b"{\"type\":\"session\"} \xff"));
+        assert!(may("[\u{FFFD}-\u{FFFF}]", b"{\"type\":\"session\"} \xff"));
+        // A pattern the raw-line prefilter does not suit, with or without literals.
+        assert!(!may("^zz9qq", &file("hello")));
+        assert!(may("^hello", &file("hello")));
+        assert!(may("zz9qq\"", &file("hello")));
+        assert!(may("^.", &file("hello")));
+        assert!(may("o\nw", &file("hello\nworld")));
+        // Tool calls: safe literals are looked for raw; others keep the file in.
+        assert!(!may("zz9qq", &call(r#"{"a":1}"#)));
+        assert!(may("1.5", &call(r#"{"n":1.50}"#)));
+        assert!(may("ull", &call(r#"{"n":1e999}"#)));
+        assert!(may("edit ", &call(r#"{}"#)));
+        assert!(may("edit", &call(r#"{}"#)));
+        assert!(!may("weather", &call(r#"{"n":1.50}"#)));
+        assert!(may("weather.*x", &call(r#"{"q":"weather"}"#)));
+        for (pattern, expression) in [
+            ("zz9qq", Some(r"(?:zz9qq)")),
+            ("foo|bar", Some(r"(?:bar|foo)")),
+            ("(?i)ab", Some(r"(?i:ab)")),
+            ("x(?i:ab)|yz", Some(r"(?:yz)|(?i:xab)")),
+            ("a\\.b", Some(r"(?:a\.b)")),
+            ("1.5", None),
+            ("ul+", None),
+            ("a b", None),
+            ("x:", None),
+            (".*", None),
+            ("", None),
+            ("e-1", None),
+            ("nulls", Some(r"(?:nulls)")),
+            ("^zz9qq", Some(r"(?:zz9qq)")),
+            (r"\bthe\b", Some(r"(?:the)")),
+            ("a\"b", None),
+            (r"a\\b", None),
+            (r"a\nb", None),
+            (r"a\tb", None),
+        ] {
+            let got = call_safe_literals(pattern, false);
+            let got = got.as_ref().map(|l| l.any.as_str());
+            assert_eq!(got, expression, "{pattern}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use crate::display;
 use crate::validate::targets::{self, Target};
 use clap::{Args, ValueEnum};
-use pi_session_format::search::{self, Match, Pattern, Role};
+use pi_session_format::search::{self, Pattern, Role, Wanted};
 use pi_session_format::{Dialect, PiVersion, Session};
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -87,12 +87,6 @@ fn clean(s: &str) -> String {
     display::text(&s.replace(['\n', '\r', '\t'], " "), usize::MAX)
 }
 
-/// What a file holds: whether it matches (`-l`), or every match.
-enum Found {
-    Any(bool),
-    All(Vec<Match>),
-}
-
 impl From<RoleArg> for Role {
     fn from(role: RoleArg) -> Role {
         match role {
@@ -123,23 +117,22 @@ pub(crate) fn main(args: SearchArgs) -> ExitCode {
         Err(code) => return code,
     };
     let pi = args.pi;
-    let results: Vec<(&Target, Result<Found, String>)> = collected
+    let results: Vec<(&Target, Result<Vec<search::Match>, String>)> = collected
         .targets
         .par_iter()
         .map(|target| {
             let found = (|| {
                 let input = target.open().map_err(|e| e.to_string())?;
-                let session = Session::loader(pi)
-                    .with_dialect(args.dialect)
-                    .load(input.bytes())
-                    .map_err(|e| e.to_string())?;
-                let role = args.role.map(Role::from);
+                let loader = Session::loader(pi).with_dialect(args.dialect);
                 // `-l` needs one match of a file, not all of them.
-                let hits = if args.files_with_matches {
-                    Found::Any(search::any(&session, &pattern, role))
+                let wanted = if args.files_with_matches {
+                    Wanted::First
                 } else {
-                    Found::All(search::find(&session, &pattern, role))
+                    Wanted::All
                 };
+                let role = args.role.map(Role::from);
+                let hits = search::in_bytes(loader, input.bytes(), &pattern, role, wanted)
+                    .map_err(|e| e.to_string())?;
                 input.verify().map_err(|e| e.to_string())?;
                 Ok(hits)
             })();
@@ -172,17 +165,15 @@ pub(crate) fn main(args: SearchArgs) -> ExitCode {
                 continue;
             }
         };
-        let hits = match hits {
-            Found::Any(false) => continue,
-            Found::All(hits) if hits.is_empty() => continue,
-            Found::Any(true) => {
-                matched = true;
-                out.push_str(&paint(file_style, &name));
-                out.push('\n');
-                continue;
-            }
-            Found::All(hits) => hits,
-        };
+        if hits.is_empty() {
+            continue;
+        }
+        if args.files_with_matches {
+            matched = true;
+            out.push_str(&paint(file_style, &name));
+            out.push('\n');
+            continue;
+        }
         matched = true;
         for h in hits {
             let id = h.id.as_deref().map_or_else(|| "-".to_owned(), clean);

@@ -31,7 +31,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::load::{LoadError, LoadOptions, Pieces, ReadAt};
+use super::load::{LoadError, LoadOptions, Pieces, ReadAt, VersionInfo};
 use super::open::{OpenError, OwnedSession};
 use super::{Migration, Session};
 use crate::dialect::omp_entry_type;
@@ -114,6 +114,18 @@ impl<'a, 'r> Loader<'a, 'r> {
     pub fn reading(mut self, read_at: &'a ReadAt<'a>) -> Self {
         self.pieces = Pieces::Read(read_at);
         self
+    }
+
+    /// The version of a file that loads as pi's (its dialect given, or detected from
+    /// `bytes`), decided by reading its header alone: `Some` only when [`Loader::load`]
+    /// succeeds (its first value is a valid header); `None` when the header is not valid or
+    /// the file is read as omp's, whose header rules need more of the file (`load` says
+    /// why). A reader that needs nothing but that verdict from a file can skip loading it.
+    pub fn header_of_pi_file(&self, bytes: &[u8]) -> Option<VersionInfo> {
+        if Dialect::given_or_detected(self.dialect, bytes) != Dialect::Pi {
+            return None;
+        }
+        Session::read_version(bytes, self.pi).ok()
     }
 
     /// Loads `bytes` as pi's `SessionManager.open` does: a v1/v2 file is migrated in memory.

@@ -290,9 +290,21 @@ fn export() {
 #[test]
 fn search() {
     // Corpus files, mutated files and noise as sessions, each searched (mode and pattern
-    // chosen by its length) for patterns the raw-line prefilter takes and those it must not.
-    const PATTERNS: [&str; 8] = [
-        "e", "\"", r"\w+\s", r"^\{", "USER", r"\bthe\b", "a|é", r"\\",
+    // chosen by its length) for patterns the raw-line prefilter takes and those it must not,
+    // and patterns most files do not hold raw (their search reads only the header).
+    const PATTERNS: [&str; 12] = [
+        "e",
+        "\"",
+        r"\w+\s",
+        r"^\{",
+        "USER",
+        r"\bthe\b",
+        "a|é",
+        r"\\",
+        "zz9qq",
+        "(?i)weathers",
+        "ull",
+        "1.5",
     ];
     bytes_target("search", 12, 1500, 64 * 1024, |data| {
         let mut input = vec![(data.len() % 8) as u8];
