@@ -290,28 +290,16 @@ impl Redactor {
         let mut findings = Vec::new();
         let mut scratch = detect::Scratch::default();
         self.detector.find(text.as_bytes(), true, &mut scratch);
-        let mut copied = 0;
-        for hit in &scratch.hits {
-            let redact = hit.finder != detect::Finder::Entropy || self.options.aggressive;
-            findings.push(Finding {
-                line: 1,
-                entry_id: None,
-                path: String::new(),
-                rule: self.rule_id(hit.finder).to_owned(),
-                candidate: hit.finder == detect::Finder::Entropy,
-                redacted: redact,
-            });
-            if redact {
-                out.extend_from_slice(&text.as_bytes()[copied..hit.span.start]);
-                out.extend_from_slice(
-                    self.key
-                        .placeholder(self.rule_id(hit.finder), &text.as_bytes()[hit.span.clone()])
-                        .as_bytes(),
-                );
-                copied = hit.span.end;
-            }
-        }
-        out.extend_from_slice(&text.as_bytes()[copied..]);
+        self.replace_hits(
+            text.as_bytes(),
+            scratch.hits,
+            |hit| {
+                let redact = self.takes(hit);
+                findings.push(self.finding(hit, 1, String::new(), redact));
+                redact
+            },
+            &mut out,
+        );
         (String::from_utf8_lossy(&out).into_owned(), findings)
     }
 }

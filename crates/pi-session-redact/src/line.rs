@@ -262,18 +262,16 @@ impl Redactor {
             // The text before the quote, as it is.
             let gap = &line[at..quote];
             self.detector.find(gap, true, scratch);
-            let mut copied = 0;
-            for hit in &scratch.hits {
-                let redact = self.takes(hit);
-                findings.push(self.finding(hit, line_number, String::new(), redact));
-                if redact {
-                    out.extend_from_slice(&gap[copied..hit.span.start]);
-                    out.extend_from_slice(self.placeholder(hit, &gap[hit.span.clone()]).as_bytes());
-                    copied = hit.span.end;
-                    changed = true;
-                }
-            }
-            out.extend_from_slice(&gap[copied..]);
+            changed |= self.replace_hits(
+                gap,
+                scratch.hits.iter().cloned(),
+                |hit| {
+                    let redact = self.takes(hit);
+                    findings.push(self.finding(hit, line_number, String::new(), redact));
+                    redact
+                },
+                out,
+            );
             if quote == line.len() {
                 break;
             }
@@ -467,42 +465,63 @@ impl Redactor {
         let text: &[u8] = if context.is_some() { &with_key } else { value };
         self.detector.find(text, true, scratch);
         built.clear();
-        let mut copied = 0;
-        for hit in &scratch.hits {
-            if hit.span.end <= offset {
-                continue; // in the key alone
-            }
-            let span = hit.span.start.max(offset) - offset..hit.span.end - offset;
-            let hit = Hit {
-                span,
+        // Finds in the key alone dropped, the others moved back into the value.
+        let in_value = scratch
+            .hits
+            .iter()
+            .filter(|hit| hit.span.end > offset)
+            .map(|hit| Hit {
+                span: hit.span.start.max(offset) - offset..hit.span.end - offset,
                 finder: hit.finder,
-            };
-            let redact = self.takes(&hit);
-            findings.push(self.finding(&hit, line_number, path(), redact));
-            if redact {
-                built.extend_from_slice(&value[copied..hit.span.start]);
-                built
-                    .extend_from_slice(self.placeholder(&hit, &value[hit.span.clone()]).as_bytes());
-                copied = hit.span.end;
-                changed = true;
-            }
-        }
+            });
+        changed |= self.replace_hits(
+            value,
+            in_value,
+            |hit| {
+                let redact = self.takes(hit);
+                findings.push(self.finding(hit, line_number, path(), redact));
+                redact
+            },
+            built,
+        );
         if !changed {
             return None;
         }
-        built.extend_from_slice(&value[copied..]);
         let mut quoted = Vec::with_capacity(built.len() + 2);
         pi_session_json::write_string(&mut quoted, built);
         Some(quoted)
     }
 
     /// Whether a hit is replaced (a candidate only with `--aggressive`).
-    fn takes(&self, hit: &Hit) -> bool {
+    pub(crate) fn takes(&self, hit: &Hit) -> bool {
         hit.finder != Finder::Entropy || self.options.aggressive
     }
 
     fn placeholder(&self, hit: &Hit, secret: &[u8]) -> String {
         self.key.placeholder(self.rule_id(hit.finder), secret)
+    }
+
+    /// `text` written to `out` with the `hits` (in order, not overlapping) that `take`
+    /// accepts replaced by their placeholders; `take` sees every hit (to report it). Whether
+    /// any was replaced.
+    pub(crate) fn replace_hits(
+        &self,
+        text: &[u8],
+        hits: impl IntoIterator<Item = Hit>,
+        mut take: impl FnMut(&Hit) -> bool,
+        out: &mut Vec<u8>,
+    ) -> bool {
+        let (mut copied, mut replaced) = (0, false);
+        for hit in hits {
+            if take(&hit) {
+                out.extend_from_slice(&text[copied..hit.span.start]);
+                out.extend_from_slice(self.placeholder(&hit, &text[hit.span.clone()]).as_bytes());
+                copied = hit.span.end;
+                replaced = true;
+            }
+        }
+        out.extend_from_slice(&text[copied..]);
+        replaced
     }
 
     pub(crate) fn rule_id(&self, finder: Finder) -> &str {
@@ -513,7 +532,7 @@ impl Redactor {
         }
     }
 
-    fn finding(&self, hit: &Hit, line: usize, path: String, redacted: bool) -> Finding {
+    pub(crate) fn finding(&self, hit: &Hit, line: usize, path: String, redacted: bool) -> Finding {
         Finding {
             line,
             entry_id: None,
@@ -563,13 +582,7 @@ impl Redactor {
         let mut scratch = Scratch::default();
         self.detector.find(text, true, &mut scratch);
         let mut out = Vec::with_capacity(text.len());
-        let mut copied = 0;
-        for hit in &scratch.hits {
-            out.extend_from_slice(&text[copied..hit.span.start]);
-            out.extend_from_slice(self.placeholder(hit, &text[hit.span.clone()]).as_bytes());
-            copied = hit.span.end;
-        }
-        out.extend_from_slice(&text[copied..]);
+        self.replace_hits(text, scratch.hits, |_| true, &mut out);
         String::from_utf8_lossy(&out).into_owned()
     }
 
