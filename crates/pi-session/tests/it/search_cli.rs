@@ -94,6 +94,27 @@ fn files_with_matches_and_exit_codes() {
         r.stdout_text().contains("s.jsonl:"),
         "the other files are still searched"
     );
+    // A file the pattern is not in has only its header read, which still fails it: -l too,
+    // and a v2 file (migrated on loading) is loaded.
+    write(
+        &dir,
+        "headless.jsonl",
+        "{\"type\":\"message\",\"id\":\"x\"}\n",
+    );
+    write(
+        &dir,
+        "v2.jsonl",
+        SESSION.replace("\"version\":3", "\"version\":2"),
+    );
+    let r = run(&["search", "-l", "checkout", s(&dir)], T);
+    r.assert_code(2);
+    assert!(r.stderr.contains("headless.jsonl"), "{}", r.stderr);
+    assert!(!r.stderr.contains("other.jsonl"), "{}", r.stderr);
+    let stdout = r.stdout_text();
+    let mut listed: Vec<&str> = stdout.lines().collect();
+    listed.sort_unstable();
+    let v2 = dir.join("v2.jsonl");
+    assert_eq!(listed, [s(&file), s(&v2)]);
 }
 
 /// What JSON escapes in the file (quotes, newlines, `\u` escapes) is matched as the text holds
