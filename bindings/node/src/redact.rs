@@ -9,7 +9,7 @@ use crate::error::{self, Result, guard, guard_text};
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
 use pi_session_fs::input::Input;
-use pi_session_redact::{Key, MIN_NAMED_LEN, Options, Redactor, Report};
+use pi_session_redact::{Key, Options, Redactor, Report};
 use std::path::PathBuf;
 
 /// The redactor of the options: named values (and those of `.env` files), the key.
@@ -19,36 +19,28 @@ fn redactor(
     key: Option<Buffer>,
     flags: [bool; 3],
 ) -> Result<Redactor> {
-    let mut named = Vec::new();
+    let [aggressive, strip_signatures, strip_images] = flags;
+    let mut options = Options {
+        named: Vec::new(),
+        aggressive,
+        strip_signatures,
+        strip_images,
+    };
     for value in secrets {
-        if value.len() < MIN_NAMED_LEN {
-            return Err(error::failure(
-                "ERR_INVALID_ARG_VALUE",
-                format!(
-                    "options.secrets: a value of {} bytes would redact ordinary text; give at least {MIN_NAMED_LEN}",
-                    value.len()
-                ),
-            ));
-        }
-        named.push(value.into_bytes());
+        options.add_secret(value.as_bytes()).map_err(|e| {
+            error::failure("ERR_INVALID_ARG_VALUE", format!("options.secrets: {e}"))
+        })?;
     }
     for path in secrets_from {
         let text = std::fs::read(&path)
             .map_err(|e| error::io_error(&e, &format!("options.secretsFrom {path}")))?;
-        named.extend(pi_session_redact::env_values(&text).0);
+        options.add_env_file(&text);
     }
     let key = match &key {
         Some(bytes) => Key::from_bytes(bytes),
         None => Key::random(),
     }
     .map_err(|e| error::failure("ERR_INVALID_ARG_VALUE", format!("options.key: {e}")))?;
-    let [aggressive, strip_signatures, strip_images] = flags;
-    let options = Options {
-        named,
-        aggressive,
-        strip_signatures,
-        strip_images,
-    };
     Ok(Redactor::new(options, key))
 }
 

@@ -7,7 +7,7 @@
 use crate::convert::from_json;
 use crate::error::Failure;
 use pi_session_fs::input::Input;
-use pi_session_redact::{Key, MIN_NAMED_LEN, Options, Redactor, Report};
+use pi_session_redact::{Key, Options, Redactor, Report};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -22,15 +22,16 @@ fn redactor(
     strip_signatures: bool,
     strip_images: bool,
 ) -> PyResult<Redactor> {
-    let mut named = Vec::new();
+    let mut options = Options {
+        named: Vec::new(),
+        aggressive,
+        strip_signatures,
+        strip_images,
+    };
     for value in secrets {
-        if value.len() < MIN_NAMED_LEN {
-            return Err(PyValueError::new_err(format!(
-                "secrets: a value of {} bytes would redact ordinary text; give at least {MIN_NAMED_LEN}",
-                value.len()
-            )));
-        }
-        named.push(value.into_bytes());
+        options
+            .add_secret(value.as_bytes())
+            .map_err(|e| PyValueError::new_err(format!("secrets: {e}")))?;
     }
     for path in secrets_from {
         let text = std::fs::read(&path).map_err(|e| {
@@ -39,19 +40,13 @@ fn redactor(
                 format!("secrets_from {}: {e}", path.display()),
             )
         })?;
-        named.extend(pi_session_redact::env_values(&text).0);
+        options.add_env_file(&text);
     }
     let key = match key {
         Some(bytes) => Key::from_bytes(bytes),
         None => Key::random(),
     }
     .map_err(|e| PyValueError::new_err(format!("key: {e}")))?;
-    let options = Options {
-        named,
-        aggressive,
-        strip_signatures,
-        strip_images,
-    };
     Ok(Redactor::new(options, key))
 }
 

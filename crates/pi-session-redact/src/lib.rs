@@ -71,6 +71,46 @@ impl std::fmt::Debug for Options {
 /// The shortest value [`Options::named`] takes: shorter ones would redact ordinary words.
 pub const MIN_NAMED_LEN: usize = 4;
 
+/// A value given to redact by name that is shorter than [`MIN_NAMED_LEN`]: it would redact
+/// ordinary text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooShort {
+    /// Its length in bytes.
+    pub len: usize,
+}
+
+impl std::fmt::Display for TooShort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "a value of {} bytes would redact ordinary text; give at least {MIN_NAMED_LEN}",
+            self.len
+        )
+    }
+}
+
+impl std::error::Error for TooShort {}
+
+impl Options {
+    /// Adds a value to redact wherever it is (`--secret`); one shorter than
+    /// [`MIN_NAMED_LEN`] is refused.
+    pub fn add_secret(&mut self, value: &[u8]) -> Result<(), TooShort> {
+        if value.len() < MIN_NAMED_LEN {
+            return Err(TooShort { len: value.len() });
+        }
+        self.named.push(value.to_vec());
+        Ok(())
+    }
+
+    /// Adds the values of a `.env` file's text (`--secrets-from`, [`env_values`]); returns how
+    /// many were left out as shorter than [`MIN_NAMED_LEN`].
+    pub fn add_env_file(&mut self, text: &[u8]) -> usize {
+        let (values, short) = env_values(text);
+        self.named.extend(values);
+        short
+    }
+}
+
 /// Finds and replaces secrets, the same way for every file of a run.
 #[derive(Debug)]
 pub struct Redactor {
@@ -342,5 +382,19 @@ mod tests {
         for shown in [format!("{options:?}"), format!("{redactor:?}")] {
             assert!(!shown.contains("hunter2"), "{shown}");
         }
+    }
+    /// Named values: a short one refused with what to do, a `.env` file's short ones counted.
+    #[test]
+    fn named_values_are_long_enough() {
+        let mut options = Options::default();
+        let e = options.add_secret(b"abc").expect_err("too short");
+        assert_eq!(
+            e.to_string(),
+            "a value of 3 bytes would redact ordinary text; give at least 4"
+        );
+        options.add_secret(b"abcd").expect("long enough");
+        let short = options.add_env_file(b"A=xy\nexport B=\"s3cr3t-value\"\n# C=commented\n");
+        assert_eq!(short, 1);
+        assert_eq!(options.named, [b"abcd".to_vec(), b"s3cr3t-value".to_vec()]);
     }
 }

@@ -120,21 +120,21 @@ impl RedactionArgs {
 
     /// The redaction options: the named values read.
     fn options(&self) -> Result<Options, String> {
-        let mut named = Vec::new();
+        let mut options = Options {
+            named: Vec::new(),
+            aggressive: self.aggressive,
+            strip_signatures: self.strip_signatures,
+            strip_images: self.strip_images,
+        };
         for value in &self.secret {
-            if value.len() < MIN_NAMED_LEN {
-                return Err(format!(
-                    "--secret: a value of {} bytes would redact ordinary text; give at least \
-                     {MIN_NAMED_LEN}",
-                    value.len()
-                ));
-            }
-            named.push(value.as_bytes().to_vec());
+            options
+                .add_secret(value.as_bytes())
+                .map_err(|e| format!("--secret: {e}"))?;
         }
         for path in &self.secrets_from {
             let text = std::fs::read(path)
                 .map_err(|e| format!("--secrets-from {}: {e}", display::path(path)))?;
-            let (values, short) = pi_session_redact::env_values(&text);
+            let short = options.add_env_file(&text);
             if short > 0 {
                 eprintln!(
                     "pi-session: --secrets-from {}: {short} value(s) shorter than \
@@ -142,14 +142,8 @@ impl RedactionArgs {
                     display::path(path)
                 );
             }
-            named.extend(values);
         }
-        Ok(Options {
-            named,
-            aggressive: self.aggressive,
-            strip_signatures: self.strip_signatures,
-            strip_images: self.strip_images,
-        })
+        Ok(options)
     }
 }
 
