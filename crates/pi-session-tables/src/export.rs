@@ -16,6 +16,7 @@
 
 use crate::PartitionBy;
 use crate::batches::{Batches, Collector};
+use crate::compression::Compression;
 use crate::error::Error;
 use crate::ownership::{Ownership, SessionKeys};
 use crate::part::Stamp;
@@ -57,6 +58,9 @@ pub struct Export {
     /// the placeholders, never the secrets. Ids, types and timestamps do not change, so the
     /// first pass (keys) reads the files as they are.
     pub redact: Option<std::sync::Arc<pi_session_redact::Redactor>>,
+    /// How the part files' column chunks are compressed (zstd level 1 by default; not used by
+    /// [`Export::batches`]).
+    pub compression: Compression,
 }
 
 /// What an export wrote.
@@ -132,6 +136,7 @@ impl Export {
             since: None,
             validate: false,
             redact: None,
+            compression: Compression::default(),
         }
     }
 
@@ -203,6 +208,7 @@ impl Export {
                 dedupe: !self.options.no_dedupe,
                 since: self.since.clone(),
             },
+            compression: self.compression,
         };
         // The sessions in ownership order, or, partitioned by project, one project after
         // another (which session owns an entry is settled already).

@@ -8,7 +8,7 @@
 //! over the sessions, each on every core: the keys of every entry ([`SessionKeys`]) give the
 //! [`Ownership`]; then each session's rows ([`rows::write_session`]) go to a [`RowSink`], one
 //! per thread. For the Parquet files it is a writer's part files ([`Sink`]), one row group per
-//! bounded batch, zstd-compressed, each file put in place atomically and never over an
+//! bounded batch, compressed as [`Export::compression`] says (zstd level 1 by default), each file put in place atomically and never over an
 //! existing one, all of them removed when the export stops ([`run`]). Nothing here prints or
 //! handles signals: the caller reports ([`Exported`], [`Stopped`]) and, for Ctrl-C, abandons
 //! the [`Run`] (`pi_session_fs::process::on_stop_signal`).
@@ -43,6 +43,7 @@
 
 pub mod batches;
 pub mod column;
+pub mod compression;
 pub mod error;
 pub mod export;
 pub mod ownership;
@@ -55,6 +56,7 @@ pub mod tables;
 pub mod text;
 
 pub use batches::{Batches, Collector};
+pub use compression::{Codec, Compression, CompressionError};
 pub use error::Error;
 pub use export::{Export, Exported, Refusal, Stopped};
 pub use ownership::{Ownership, SessionKeys};
@@ -67,8 +69,9 @@ pub use tables::Table;
 
 /// The version of the tables' schemas, written in every file's key-value metadata under
 /// [`SCHEMA_VERSION_KEY`]. It changes when a column is removed, renamed or changes type or
-/// meaning; new columns at the end keep it.
-pub const SCHEMA_VERSION: u32 = 1;
+/// meaning; new columns at the end keep it. Version 2 removed `tool_calls.result_text` (the
+/// result's text is its row in `messages`, joined by `result_entry_id`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The Parquet key-value metadata key of [`SCHEMA_VERSION`].
 pub const SCHEMA_VERSION_KEY: &str = "pi_session_tables.schema_version";

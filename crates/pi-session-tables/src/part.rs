@@ -1,15 +1,16 @@
 //! One Parquet part file being written: rows collected into a builder, written as one row
-//! group whenever they reach [`ROW_GROUP_BYTES`] (so memory stays flat), zstd-compressed,
+//! group whenever they reach [`ROW_GROUP_BYTES`] (so memory stays flat), compressed as the
+//! [`Layout`](crate::Layout) says ([`Compression`]),
 //! into a hidden temporary file (`pi_session_fs::temp`) that becomes the part file only when
 //! it is complete — by a hard link, which fails instead of replacing a file that exists.
 //! Neither the temporary is made nor the part put in place once the run is abandoned
 //! ([`crate::run`]).
 
+use crate::compression::Compression;
 use crate::error::Error;
 use crate::tables::Builder;
 use crate::{SCHEMA_VERSION, SCHEMA_VERSION_KEY};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
@@ -21,14 +22,7 @@ use std::path::{Path, PathBuf};
 pub const ROW_GROUP_BYTES: usize = 16 << 20;
 
 /// The columns of long texts (messages, thinking, arguments, results, summaries).
-const LONG_TEXTS: [&str; 6] = [
-    "text",
-    "thinking",
-    "arguments",
-    "result_text",
-    "summary",
-    "error_message",
-];
+const LONG_TEXTS: [&str; 5] = ["text", "thinking", "arguments", "summary", "error_message"];
 
 /// What every part file of one export says in its key-value metadata.
 #[derive(Debug, Clone, Default)]
@@ -48,12 +42,13 @@ pub struct Part<B: Builder> {
     temp: PathBuf,
     path: PathBuf,
     stamp: Stamp,
+    compression: Compression,
 }
 
 impl<B: Builder> Part<B> {
     /// A part to be written at `path` (its directory is created when the first row group is
-    /// written).
-    pub fn new(path: PathBuf, stamp: Stamp) -> Part<B> {
+    /// written), its column chunks compressed with `compression`.
+    pub fn new(path: PathBuf, stamp: Stamp, compression: Compression) -> Part<B> {
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -65,6 +60,7 @@ impl<B: Builder> Part<B> {
             temp,
             path,
             stamp,
+            compression,
         }
     }
 
@@ -131,7 +127,7 @@ impl<B: Builder> Part<B> {
             ));
         }
         let mut properties = WriterProperties::builder()
-            .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).unwrap_or_default()))
+            .set_compression(self.compression.parquet())
             .set_max_row_group_row_count(None)
             .set_max_row_group_bytes(None)
             .set_key_value_metadata(Some(metadata));

@@ -388,7 +388,6 @@ pub fn write_session<S: RowSink + ?Sized>(
                 {
                     for mut p in calls {
                         p.row.result_entry_id = entry_id.clone();
-                        p.row.result_text = text.clone();
                         p.row.is_error = is_error;
                         p.row.result_timestamp = timestamp;
                         sink.tool_call(&p.partition, &p.row)?;

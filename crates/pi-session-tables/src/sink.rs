@@ -4,6 +4,7 @@
 //! new one). It is the [`RowSink`] of a Parquet export; [`Collector`](crate::Collector) is
 //! the one that keeps the batches in memory.
 
+use crate::compression::Compression;
 use crate::error::Error;
 use crate::part::{Part, Stamp};
 use crate::partition::PartitionBy;
@@ -45,6 +46,8 @@ pub struct Layout {
     pub run: String,
     /// What each file says in its metadata.
     pub stamp: Stamp,
+    /// How every column chunk is compressed.
+    pub compression: Compression,
 }
 
 /// One writer's part files, all tables.
@@ -84,7 +87,10 @@ macro_rules! push_fn {
                 let path = self.part_path(stringify!($field), partition);
                 self.$field.open.insert(
                     partition.to_owned(),
-                    (Part::new(path, self.layout.stamp.clone()), clock),
+                    (
+                        Part::new(path, self.layout.stamp.clone(), self.layout.compression),
+                        clock,
+                    ),
                 );
             }
             let (part, used) = self.$field.open.get_mut(partition).expect("just inserted");
@@ -208,7 +214,7 @@ pub fn write_empty_tables(
             ));
         }
         let path = dir.join(format!("part-{}-empty.parquet", layout.run));
-        Part::<B>::new(path, layout.stamp.clone()).finish(true)
+        Part::<B>::new(path, layout.stamp.clone(), layout.compression).finish(true)
     }
     let mut out = Vec::new();
     out.extend(one::<SessionsBuilder>(layout, partition_by)?);

@@ -122,7 +122,8 @@ pub enum Table {
     Entries,
     /// One row per `message` entry.
     Messages,
-    /// One row per `toolCall` block of an assistant message, with its result.
+    /// One row per `toolCall` block of an assistant message, with its result's entry id
+    /// (its text is that entry's row in `messages`).
     ToolCalls,
     /// One row per `compaction` or `branch_summary` entry.
     Compactions,
@@ -273,7 +274,6 @@ table! {
         call_entry_id: Text = "The id of the assistant message entry holding the call.",
         timestamp: Time = "The timestamp of that entry.",
         result_entry_id: Text = "The id of the first later tool result entry whose `toolCallId` is `call_id`; null when there is none.",
-        result_text: Text = "That result's text blocks, joined by a newline.",
         is_error: Bool = "That result's `isError`.",
         result_timestamp: Time = "That result entry's timestamp.",
         is_copy: Bool = "Whether an earlier session holds the call's entry (only with `--no-dedupe`).",

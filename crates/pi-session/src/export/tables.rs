@@ -13,7 +13,7 @@ use clap::{Args, ValueEnum};
 use pi_session_format::PiVersion;
 use pi_session_format::stats::report::TimeRange;
 use pi_session_fs::process;
-use pi_session_tables::{Export, Options, PartitionBy, run};
+use pi_session_tables::{Codec, Compression, Export, Options, PartitionBy, run};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -47,6 +47,14 @@ pub(crate) struct TablesArgs {
     /// null without it. Costs about as much time again as the export.
     #[arg(long)]
     validate: bool,
+    /// With `--format parquet`: how the column chunks are compressed (default zstd; lz4 is
+    /// Parquet's LZ4_RAW).
+    #[arg(long, value_enum, value_name = "CODEC")]
+    compression: Option<CodecArg>,
+    /// With `--format parquet`: zstd's level, 1 (the default, fastest) to 22 (smallest), or
+    /// -7 to -1 (faster still, larger files); the other codecs take none.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    compression_level: Option<i32>,
 }
 
 impl TablesArgs {
@@ -59,6 +67,8 @@ impl TablesArgs {
             (self.since.is_some(), "--since"),
             (self.follow, "--follow"),
             (self.validate, "--validate"),
+            (self.compression.is_some(), "--compression"),
+            (self.compression_level.is_some(), "--compression-level"),
         ]
         .into_iter()
         .find_map(|(given, name)| given.then_some(name))
@@ -72,6 +82,30 @@ enum By {
     Project,
     /// `month=YYYY-MM` (UTC) of each row's timestamp.
     Month,
+}
+
+/// `--compression` (`pi_session_tables::Codec`).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CodecArg {
+    /// Zstandard (the default).
+    Zstd,
+    /// LZ4 (Parquet's LZ4_RAW).
+    Lz4,
+    /// Snappy.
+    Snappy,
+    /// No compression.
+    None,
+}
+
+impl From<CodecArg> for Codec {
+    fn from(codec: CodecArg) -> Codec {
+        match codec {
+            CodecArg::Zstd => Codec::Zstd,
+            CodecArg::Lz4 => Codec::Lz4,
+            CodecArg::Snappy => Codec::Snappy,
+            CodecArg::None => Codec::None,
+        }
+    }
 }
 
 /// Removes what exports into the directory that were killed left behind, saying so on
@@ -114,7 +148,15 @@ pub(crate) fn main(
         Ok(range) => range.since_ms,
         Err(error) => return usage(&crate::stats::range_error(&error)),
     };
+    let compression = match Compression::new(
+        args.compression.map_or(Codec::default(), Codec::from),
+        args.compression_level,
+    ) {
+        Ok(compression) => compression,
+        Err(error) => return usage(&format!("--compression: {error}")),
+    };
     let mut export = Export::new(out);
+    export.compression = compression;
     export.pi = pi;
     export.since = args.since.clone();
     export.validate = args.validate;

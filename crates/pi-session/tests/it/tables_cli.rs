@@ -502,6 +502,56 @@ fn an_output_directory_with_files_is_never_overwritten() {
 }
 
 #[test]
+fn compression_options_are_checked_before_anything_is_written() {
+    let dir = scratch("tables-compression");
+    let input = dir.join("s.jsonl");
+    fs::write(&input, session("a")).unwrap();
+    let out = dir.join("out");
+    // Out of zstd's range, 0, a level for a codec without levels, an unknown codec: exit 2,
+    // with what to give instead, and no directory made.
+    for (extra, said) in [
+        (&["--compression-level", "23"][..], "give a level from -7"),
+        (&["--compression-level", "-8"][..], "give a level from -7"),
+        (
+            &["--compression", "zstd", "--compression-level", "0"][..],
+            "level 0 is not taken",
+        ),
+        (
+            &["--compression", "snappy", "--compression-level", "3"][..],
+            "snappy has no compression levels",
+        ),
+        (
+            &["--compression", "none", "--compression-level", "1"][..],
+            "none has no compression levels",
+        ),
+        (&["--compression", "gzip"][..], "invalid value 'gzip'"),
+    ] {
+        let r = export(&[s(&input)], &out, extra);
+        r.assert_code(2);
+        assert!(r.stderr.contains(said), "{extra:?}: {}", r.stderr);
+        assert!(!out.exists(), "{extra:?}");
+    }
+    // Only --format parquet takes them.
+    for option in [
+        &["--compression", "lz4"][..],
+        &["--compression-level", "3"][..],
+    ] {
+        let mut args = vec!["export", "--format", "markdown", s(&input)];
+        args.extend_from_slice(option);
+        let r = run(&args, T);
+        r.assert_code(2);
+        assert!(
+            r.stderr.contains("is an option of --format parquet"),
+            "{}",
+            r.stderr
+        );
+    }
+    // A level in range: written, and read back as zstd.
+    export(&[s(&input)], &out, &["--compression-level", "-3"]).assert_code(0);
+    assert_eq!(rows(&read(&out, "entries")), 2);
+}
+
+#[test]
 fn since_adds_a_partition_set_beside_the_old_files() {
     let dir = scratch("tables-since");
     let input = dir.join("s.jsonl");

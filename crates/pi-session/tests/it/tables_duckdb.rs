@@ -33,12 +33,13 @@ fn python() -> Option<String> {
 }
 
 /// The checks, run by DuckDB (and the Polars and Spark examples by Polars and Spark):
-/// `check.py OUT STATS.json MODE DOC SPARK` (MODE `once` or `every`; SPARK `spark` or not).
+/// `check.py OUT STATS.json MODE DOC SPARK CODEC` (MODE `once` or `every`; SPARK `spark` or not;
+/// CODEC the `--compression` of the export).
 const CHECK: &str = r#"
 import json, re, sys
 import duckdb
 
-out, stats_path, mode, doc, spark_wanted = sys.argv[1:6]
+out, stats_path, mode, doc, spark_wanted, compression = sys.argv[1:7]
 stats = json.load(open(stats_path))
 total = stats["total"]
 con = duckdb.connect()
@@ -102,10 +103,27 @@ dangling = one("""SELECT count(*) FROM entries e WHERE e.parent_id IS NOT NULL A
                                   AND (p.file = e.file OR list_contains(p.copied_in, e.file)))""")[0]
 assert dangling == 0, f"{dangling} parents that resolve nowhere but are not flagged"
 assert one("SELECT count(*) FROM tool_calls WHERE result_entry_id IS NOT NULL AND result_timestamp < timestamp")[0] == 0
+# Every call's result is its row in messages (schema 2 keeps no copy of its text): joined on
+# the file and result_entry_id, one tool result answering that call; counted once, a result an
+# earlier file shares is that file's row, so files without copies are checked.
+with_result = one(f"""SELECT count(*) FROM tool_calls t WHERE result_entry_id IS NOT NULL
+                      AND ({"true" if mode == "every" else "t.file IN (SELECT file FROM sessions WHERE copied_entries = 0)"})""")[0]
+joined = one(f"""SELECT count(*) FROM tool_calls t JOIN messages m ON m.file = t.file AND m.entry_id = t.result_entry_id
+                 WHERE m.role = 'toolResult' AND m.tool_call_id = t.call_id AND m.is_error IS NOT DISTINCT FROM t.is_error
+                 AND m.timestamp IS NOT DISTINCT FROM t.result_timestamp
+                 AND ({"true" if mode == "every" else "t.file IN (SELECT file FROM sessions WHERE copied_entries = 0)"})""")[0]
+assert with_result == joined, f"{with_result} calls with a result, {joined} joined to theirs in messages"
+assert with_result > 0 or one("SELECT count(*) FROM tool_calls")[0] == 0
+assert "result_text" not in [c[0] for c in con.execute("DESCRIBE tool_calls").fetchall()]
 
 # The schema version in every file's metadata.
 versions = con.execute(f"SELECT DISTINCT decode(value) FROM parquet_kv_metadata('{out}/**/*.parquet') WHERE decode(key) = 'pi_session_tables.schema_version'").fetchall()
-assert versions == [("1",)], versions
+assert versions == [("2",)], versions
+
+# The compression asked for (`zstd` unless the run says otherwise), in every column chunk.
+codec = {"zstd": "ZSTD", "lz4": "LZ4_RAW", "snappy": "SNAPPY", "none": "UNCOMPRESSED"}[compression]
+codecs = con.execute(f"SELECT DISTINCT compression FROM parquet_metadata('{out}/**/*.parquet')").fetchall()
+assert codecs == [(codec,)], (codecs, codec)
 
 # The DuckDB examples of docs/tables.md, as written.
 examples = re.findall(r"```sql\n(.*?)```", open(doc).read(), re.S)
@@ -169,7 +187,16 @@ print(f"ok: {entries} entries, {len(examples)} DuckDB, {polars_results} Polars a
 
 /// Runs the checks on the export `out`; `spark`: the Spark examples too (a JVM start, so only
 /// for some exports).
-fn check(python: &str, out: &Path, stats_args: &[&str], mode: &str, dir: &Path, spark: bool) {
+/// `compression`: the export's `--compression` (`zstd` by default).
+fn check(
+    python: &str,
+    out: &Path,
+    stats_args: &[&str],
+    mode: &str,
+    dir: &Path,
+    spark: bool,
+    compression: &str,
+) {
     let mut args = vec!["stats", "--format", "json"];
     args.extend_from_slice(stats_args);
     let report = run(&args, T);
@@ -184,6 +211,7 @@ fn check(python: &str, out: &Path, stats_args: &[&str], mode: &str, dir: &Path, 
         .arg(mode)
         .arg(root().join("docs/tables.md"))
         .arg(if spark { "spark" } else { "no-spark" })
+        .arg(compression)
         .output()
         .unwrap();
     assert!(
@@ -202,9 +230,14 @@ fn duckdb_agrees_with_stats_on_the_corpus() {
     let corpus = root().join("conformance/cases");
     let out = dir.join("out");
     export(&[s(&corpus)], &out, &["--validate"]).assert_code(1);
-    check(&python, &out, &[s(&corpus)], "once", &dir, true);
+    check(&python, &out, &[s(&corpus)], "once", &dir, true, "zstd");
     let every = dir.join("every");
-    export(&[s(&corpus)], &every, &["--no-dedupe"]).assert_code(1);
+    export(
+        &[s(&corpus)],
+        &every,
+        &["--no-dedupe", "--compression", "snappy"],
+    )
+    .assert_code(1);
     check(
         &python,
         &every,
@@ -212,6 +245,7 @@ fn duckdb_agrees_with_stats_on_the_corpus() {
         "every",
         &dir,
         false,
+        "snappy",
     );
 }
 
@@ -234,13 +268,24 @@ fn duckdb_agrees_with_stats_on_a_generated_tree() {
     ]);
     run_limited(generate, None, T).assert_code(0);
     let out = dir.join("out");
-    export(&[s(&tree)], &out, &["--partition-by", "month"]).assert_code(0);
-    check(&python, &out, &[s(&tree)], "once", &dir, false);
+    export(
+        &[s(&tree)],
+        &out,
+        &["--partition-by", "month", "--compression", "lz4"],
+    )
+    .assert_code(0);
+    check(&python, &out, &[s(&tree)], "once", &dir, false, "lz4");
     let every = dir.join("every");
     export(
         &[s(&tree)],
         &every,
-        &["--no-dedupe", "--partition-by", "project"],
+        &[
+            "--no-dedupe",
+            "--partition-by",
+            "project",
+            "--compression",
+            "none",
+        ],
     )
     .assert_code(0);
     check(
@@ -250,5 +295,6 @@ fn duckdb_agrees_with_stats_on_a_generated_tree() {
         "every",
         &dir,
         true,
+        "none",
     );
 }
