@@ -5,6 +5,7 @@
 //!
 //! Exit codes: 0 success, 1 the input is invalid or the operation failed on it, 2 usage.
 
+mod cache;
 mod conformance;
 mod export;
 mod generate;

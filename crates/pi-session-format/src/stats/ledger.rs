@@ -23,9 +23,8 @@ use crate::json::{self, JsValue, LineScanner, MessageScan, Role as ScanRole, Spa
 use crate::omp::stats::{OmpStats, read_usage};
 use crate::{Dialect, date};
 use crate::{Record, Session};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
 /// What the entries are grouped by.
@@ -204,7 +203,9 @@ pub struct SessionFacts {
     pub created_ms: f64,
     /// The header's `parentSession`, when the session was forked or branched from another.
     pub parent_session: Option<String>,
-    facts: Vec<Fact>,
+    /// The facts of its entries that count, in file order ([`fact_of_record`]); a cache may
+    /// keep them, and add those of lines appended since.
+    pub facts: Vec<Fact>,
 }
 
 /// The first session (by header creation time, a header without a date last, then path)
@@ -683,20 +684,90 @@ fn group_of(by: GroupBy, session: &SessionFacts, fact: &Fact) -> String {
     }
 }
 
+/// The groups of a report as they fill: each group's name and tally, in the order they were
+/// first met, found by name or, without building the name, by a cheaper key of the entry.
+#[derive(Default)]
+struct Groups<'s> {
+    names: Vec<String>,
+    tallies: Vec<Tally>,
+    by_name: FxHashMap<String, usize>,
+    /// `provider`/`model` of [`GroupBy::Model`] and [`GroupBy::Provider`] (different pairs
+    /// may make one name: `a/b` + none and `a` + `b/-`).
+    by_names: FxHashMap<(Option<&'s str>, Option<&'s str>), usize>,
+    /// The day (days since the epoch, as [`date::to_iso_string`] counts them) of
+    /// [`GroupBy::Day`] and [`GroupBy::Month`]: the name is the same for every time of a day.
+    by_day: FxHashMap<i64, usize>,
+    /// The last session (its place + 1) that added to each group.
+    last: Vec<usize>,
+}
+
+impl<'s> Groups<'s> {
+    fn named(&mut self, name: &str) -> usize {
+        if let Some(&i) = self.by_name.get(name) {
+            return i;
+        }
+        let i = self.names.len();
+        self.names.push(name.to_owned());
+        self.tallies.push(Tally::default());
+        self.last.push(0);
+        self.by_name.insert(name.to_owned(), i);
+        i
+    }
+
+    /// The group of `fact` of `session`: what [`group_of`] names.
+    fn of(&mut self, by: GroupBy, session: &'s SessionFacts, fact: &'s Fact) -> usize {
+        match by {
+            GroupBy::Model | GroupBy::Provider => {
+                let key = (
+                    fact.provider.as_deref(),
+                    fact.model.as_deref().filter(|_| by == GroupBy::Model),
+                );
+                if let Some(&i) = self.by_names.get(&key) {
+                    return i;
+                }
+                let i = self.named(&group_of(by, session, fact));
+                self.by_names.insert(key, i);
+                i
+            }
+            GroupBy::Day | GroupBy::Month if fact.time_ms.is_finite() => {
+                let day = (fact.time_ms as i64).div_euclid(86_400_000);
+                if let Some(&i) = self.by_day.get(&day) {
+                    return i;
+                }
+                let i = self.named(&group_of(by, session, fact));
+                self.by_day.insert(day, i);
+                i
+            }
+            _ => self.named(&group_of(by, session, fact)),
+        }
+    }
+}
+
 /// Adds up `sessions` (in any order: they are taken by creation time, then path).
 pub fn report(mut sessions: Vec<SessionFacts>, options: &Options) -> Report {
     sessions.sort_by(|a, b| session_order((a.created_ms, &a.path), (b.created_ms, &b.path)));
-    let mut seen: FxHashSet<u64> = FxHashSet::default();
-    let mut groups: BTreeMap<String, Tally> = BTreeMap::new();
-    let mut session_order: Vec<String> = Vec::new();
+    let facts: usize = sessions.iter().map(|s| s.facts.len()).sum();
+    let mut seen: FxHashSet<u64> = FxHashSet::with_capacity_and_hasher(facts, Default::default());
+    let mut groups = Groups::default();
     let mut out = Report::default();
-    for session in &sessions {
+    let by = options.by;
+    for (place, session) in sessions.iter().enumerate() {
+        let place = place + 1;
         out.forked_sessions += u64::from(session.parent_session.is_some());
-        let mut touched: FxHashSet<String> = FxHashSet::default();
-        if options.by == GroupBy::Session {
-            groups.entry(session.path.clone()).or_default();
-            session_order.push(session.path.clone());
-            touched.insert(session.path.clone());
+        let mut touched: Vec<usize> = Vec::new();
+        let mut touch = |groups: &mut Groups<'_>, i: usize| {
+            if groups.last[i] != place {
+                groups.last[i] = place;
+                touched.push(i);
+            }
+        };
+        // The session's own group (by session, every session has one; by project, the
+        // header's cwd, found once).
+        let mut own = None;
+        if by == GroupBy::Session {
+            let i = groups.named(&session.path);
+            touch(&mut groups, i);
+            own = Some(i);
         }
         let mut copies_here = false;
         for fact in &session.facts {
@@ -713,31 +784,40 @@ pub fn report(mut sessions: Vec<SessionFacts>, options: &Options) -> Report {
                 copies_here = true;
                 continue;
             }
-            let group = group_of(options.by, session, fact);
-            groups.entry(group.clone()).or_default().add(fact);
-            touched.insert(group);
+            let i = match (by, own) {
+                (GroupBy::Session | GroupBy::Project, Some(i)) => i,
+                (GroupBy::Project, None) => *own.insert(groups.named(&session.cwd)),
+                _ => groups.of(by, session, fact),
+            };
+            groups.tallies[i].add(fact);
+            touch(&mut groups, i);
         }
         out.copies.sessions += u64::from(copies_here);
-        for group in touched {
-            if let Some(tally) = groups.get_mut(&group) {
-                tally.sessions += 1;
-            }
+        for i in touched {
+            groups.tallies[i].sessions += 1;
         }
     }
+    // Totals and (but by session, in their order) the groups by name, as a sorted map
+    // keeps them.
+    let mut order: Vec<usize> = (0..groups.names.len()).collect();
+    order.sort_by(|&a, &b| groups.names[a].cmp(&groups.names[b]));
     let mut total = Tally::default();
-    for tally in groups.values() {
-        total.merge(tally);
+    for &i in &order {
+        total.merge(&groups.tallies[i]);
     }
     total.sessions = sessions.len() as u64;
     out.total = total;
-    out.groups = if options.by == GroupBy::Session {
-        session_order
+    if by != GroupBy::Session {
+        let mut taken: Vec<Option<(String, Tally)>> = groups
+            .names
             .into_iter()
-            .filter_map(|path| groups.remove_entry(&path))
-            .collect()
+            .zip(groups.tallies)
+            .map(Some)
+            .collect();
+        out.groups = order.iter().filter_map(|&i| taken[i].take()).collect();
     } else {
-        groups.into_iter().collect()
-    };
+        out.groups = groups.names.into_iter().zip(groups.tallies).collect();
+    }
     out
 }
 

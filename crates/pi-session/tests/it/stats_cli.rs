@@ -430,3 +430,229 @@ fn a_file_that_is_not_a_session_is_skipped_and_said() {
         missing.stderr
     );
 }
+
+/// An assistant message line (with its newline) that costs `cost`, answered by `model`.
+fn assistant_line(id: &str, parent: &str, day: &str, model: &str, cost: f64) -> String {
+    format!(
+        concat!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"{day}T12:00:00.000Z","#,
+            r#""message":{{"role":"assistant","content":[{{"type":"text","text":"ok"}},"#,
+            r#"{{"type":"toolCall","id":"c{id}","name":"ls","arguments":{{}}}}],"provider":"prov","#,
+            r#""model":"{model}","usage":{{"input":7,"output":3,"cacheRead":1,"cacheWrite":2,"#,
+            r#""totalTokens":13,"cost":{{"total":{cost}}}}},"stopReason":"toolUse","timestamp":1}}}}"#,
+            "\n"
+        ),
+        id = id,
+        parent = parent,
+        day = day,
+        model = model,
+        cost = cost
+    )
+}
+
+fn append(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+/// The stats cache: after any change to the files (appends, a torn last line completed
+/// later, an append to a fork, a file replaced by one of the same size, rewritten in place,
+/// shrunk, deleted), a run from the cache prints byte for byte what a full read
+/// (`--no-cache`) prints, for every grouping and format; a cache file that is corrupt,
+/// truncated, a symlink or in a place that cannot be written changes nothing either.
+#[test]
+fn the_cache_counts_what_a_full_read_counts() {
+    let area = scratch("stats-cache");
+    let dir = area.join("sessions");
+    fs::create_dir_all(&dir).unwrap();
+    let (original, fork) = session_and_fork(&dir);
+    for (case, name) in [
+        ("real/recorded-compaction", "compaction.jsonl"),
+        ("real/iml1s-resume-skills-corrupt-interior", "corrupt.jsonl"),
+        ("omp/blob-positions", "omp.jsonl"),
+    ] {
+        fs::copy(
+            root()
+                .join("conformance/cases")
+                .join(case)
+                .join("session.jsonl"),
+            dir.join(name),
+        )
+        .unwrap();
+    }
+    let torn = dir.join("compaction.jsonl");
+    let cache_home = area.join("cache");
+    let stats = |home: &Path, extra: &[&str]| {
+        let out = bin()
+            .arg("stats")
+            .args(extra)
+            .arg(&dir)
+            .env("XDG_CACHE_HOME", home)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let cache_file = cache_home.join("pi-session/stats-v1-1.5.2-auto.bin");
+    // Every grouping and format, and a date range, from the cache against a full read; the
+    // cached run goes first (it writes the cache), then again (it reads it).
+    let same = |stage: &str| {
+        let mut runs: Vec<Vec<&str>> = Vec::new();
+        for by in ["session", "project", "model", "provider", "day", "month"] {
+            for format in ["json", "csv", "table"] {
+                runs.push(vec!["--by", by, "--format", format]);
+            }
+        }
+        runs.push(vec!["--since", "2026-03-06", "--format", "json"]);
+        runs.push(vec!["--until", "2026-03-07", "--by", "day"]);
+        runs.push(vec!["--no-dedupe", "--format", "json"]);
+        for args in runs {
+            let full = stats(&cache_home, &[&args[..], &["--no-cache"]].concat());
+            assert!(full.0.is_some(), "{stage}: {args:?} crashed: {}", full.2);
+            for pass in ["writing", "reading"] {
+                assert_eq!(
+                    stats(&cache_home, &args),
+                    full,
+                    "{stage} ({pass} the cache): stats {args:?} differs from --no-cache"
+                );
+            }
+        }
+    };
+    let settle = || std::thread::sleep(Duration::from_millis(2100));
+    // Files modified in the last two seconds are not kept.
+    let first = stats(&cache_home, &["--format", "json"]);
+    assert_eq!(
+        first,
+        stats(&cache_home, &["--format", "json", "--no-cache"])
+    );
+    assert!(!cache_file.exists(), "recently modified files were cached");
+    settle();
+    same("unchanged");
+    assert!(cache_file.exists(), "nothing was cached");
+
+    // Appends: a whole line to the original; a copy of one of the original's entries and a
+    // line of its own to the fork (the copy still counted once); half a line to another.
+    let last_id = |path: &Path| {
+        let text = fs::read_to_string(path).unwrap();
+        let last = text.lines().rfind(|l| !l.trim().is_empty()).unwrap();
+        serde_json::from_str::<Value>(last).unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    append(
+        &original,
+        &assistant_line("app1", &last_id(&original), "2026-03-07", "m1", 0.25),
+    );
+    let copied = fs::read_to_string(&original)
+        .unwrap()
+        .lines()
+        .nth(5)
+        .unwrap()
+        .to_owned();
+    append(&fork, &format!("{copied}\n"));
+    append(
+        &fork,
+        &assistant_line("fork1", &last_id(&fork), "2026-03-08", "m2", 1.5),
+    );
+    let half = assistant_line("torn1", &last_id(&torn), "2026-03-09", "m3", 2.0);
+    let (head, rest) = half.split_at(half.len() / 2);
+    append(&torn, head);
+    settle();
+    same("appended, one last line torn");
+    // The torn line completed, and more appended after.
+    append(&torn, rest);
+    append(
+        &torn,
+        &assistant_line("torn2", "torn1", "2026-03-09", "m3", 4.0),
+    );
+    settle();
+    same("torn line completed");
+
+    // Replaced by a file of the same size (a new inode): a cost changed.
+    let text = fs::read_to_string(&original).unwrap();
+    let changed = text.replacen("\"total\":0.25", "\"total\":0.75", 1);
+    assert_eq!(changed.len(), text.len());
+    let next = dir.join("next.tmp");
+    fs::write(&next, &changed).unwrap();
+    fs::rename(&next, &original).unwrap();
+    settle();
+    same("replaced, same size");
+    // Rewritten in place (same inode) and grown: its first bytes differ from those counted.
+    let text = fs::read_to_string(&fork).unwrap();
+    let changed = text.replacen("\"total\":1.5", "\"total\":9.5", 1)
+        + &assistant_line("fork2", "fork1", "2026-03-08", "m2", 0.5);
+    fs::write(&fork, &changed).unwrap();
+    settle();
+    same("rewritten in place and grown");
+    // Rewritten in place, same size.
+    let text = fs::read_to_string(&fork).unwrap();
+    fs::write(&fork, text.replacen("\"total\":9.5", "\"total\":8.5", 1)).unwrap();
+    settle();
+    same("rewritten in place, same size");
+    // Shrunk to its first lines; deleted.
+    let text = fs::read_to_string(&torn).unwrap();
+    let keep: String = text.lines().take(4).map(|l| format!("{l}\n")).collect();
+    fs::write(&torn, keep).unwrap();
+    fs::remove_file(dir.join("corrupt.jsonl")).unwrap();
+    settle();
+    same("shrunk, deleted");
+    let kept = fs::read(&cache_file).unwrap();
+    assert!(
+        !kept.windows(12).any(|w| w == b"corrupt.json"),
+        "a deleted file stays in the cache"
+    );
+
+    // A corrupt cache, a truncated one, garbage: ignored (and replaced).
+    let good = fs::read(&cache_file).unwrap();
+    let mut flipped = good.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0x20;
+    for (what, bytes) in [
+        ("corrupt", flipped),
+        ("truncated", good[..good.len() / 3].to_vec()),
+        ("garbage", b"pi-session stats garbage".to_vec()),
+        ("empty", Vec::new()),
+    ] {
+        fs::write(&cache_file, &bytes).unwrap();
+        same(what);
+    }
+    // A symlink where the cache file goes is replaced by the new cache, never written through.
+    let elsewhere = area.join("elsewhere.txt");
+    fs::write(&elsewhere, "not the cache").unwrap();
+    fs::remove_file(&cache_file).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &cache_file).unwrap();
+    let full = stats(&cache_home, &["--format", "json", "--no-cache"]);
+    assert_eq!(stats(&cache_home, &["--format", "json"]), full);
+    assert_eq!(fs::read_to_string(&elsewhere).unwrap(), "not the cache");
+    assert!(
+        !fs::symlink_metadata(&cache_file)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(stats(&cache_home, &["--format", "json"]), full);
+    // A cache directory that cannot be made, or written: no error, the same report.
+    let blocked = area.join("blocked");
+    fs::write(&blocked, "a file where the cache directory would be").unwrap();
+    assert_eq!(stats(&blocked, &["--format", "json"]), full);
+    let read_only = area.join("read-only");
+    fs::create_dir_all(read_only.join("pi-session")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(
+        read_only.join("pi-session"),
+        fs::Permissions::from_mode(0o555),
+    )
+    .unwrap();
+    assert_eq!(stats(&read_only, &["--format", "json"]), full);
+    assert_eq!(stats(&read_only, &["--format", "json"]), full);
+    fs::set_permissions(
+        read_only.join("pi-session"),
+        fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+}

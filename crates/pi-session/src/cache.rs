@@ -1,0 +1,148 @@
+//! What the caches of `ls` (`ls/cache.rs`) and `stats` (`stats/cache.rs`) share: the
+//! [`Stamp`] that identifies a file's content (device, inode, size, modification and change
+//! times to the nanosecond), the "racy" rule, where cache files live, and how they are read
+//! and written.
+//!
+//! pi appends to live sessions, which changes their size and times; anything that rewrites a
+//! file changes its change time, which no program can set. A file modified in the last two
+//! seconds is not kept ([`Stamp::is_racy`]: its times could still be those of a later write,
+//! the "racy" case of git's index). Caches live in `$XDG_CACHE_HOME/pi-session/` (default
+//! `~/.cache/pi-session/`) and are replaced atomically ([`pi_session_fs::publish()`]). A cache
+//! can only make a command faster: one that cannot be read is ignored ([`load`]), one that
+//! cannot be written is not written ([`store`]).
+
+use pi_session_format::info;
+use serde::{Deserialize, Serialize};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// How recently modified a file may be and still be kept, in nanoseconds.
+const RACY_NS: i128 = 2_000_000_000;
+
+/// What identifies a file's content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl Stamp {
+    /// The length of [`Stamp::to_bytes`].
+    pub(crate) const LEN: usize = 56;
+
+    /// The stamp of the file `path` points to, and its modification time in milliseconds as
+    /// pi takes it (the listing's last fallback for `modified`).
+    pub(crate) fn of(path: &Path) -> Option<(Stamp, f64)> {
+        let m = std::fs::metadata(path).ok()?;
+        Some((
+            Stamp::of_metadata(&m),
+            m.modified().map_or(0.0, info::mtime_ms),
+        ))
+    }
+
+    /// [`Stamp::of`] of a regular file only (not a FIFO, a device or a directory, whose
+    /// content a stamp does not tell).
+    pub(crate) fn of_file(path: &Path) -> Option<Stamp> {
+        let m = std::fs::metadata(path).ok()?;
+        m.is_file().then(|| Stamp::of_metadata(&m))
+    }
+
+    fn of_metadata(m: &std::fs::Metadata) -> Stamp {
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Stamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mtime_ns: ns(m.mtime(), m.mtime_nsec()),
+            ctime_ns: ns(m.ctime(), m.ctime_nsec()),
+        }
+    }
+
+    /// The file's size in bytes.
+    pub(crate) fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Whether `other` is a stamp of the same file (device and inode), whatever its content.
+    pub(crate) fn same_file(&self, other: &Stamp) -> bool {
+        (self.dev, self.ino) == (other.dev, other.ino)
+    }
+
+    /// Whether the file was modified (or its inode changed) too recently to be kept: a
+    /// write in the same clock tick would leave the stamp as it is.
+    pub(crate) fn is_racy(&self) -> bool {
+        let now = now_ns();
+        self.mtime_ns > now - RACY_NS || self.ctime_ns > now - RACY_NS
+    }
+
+    /// The stamp as [`Stamp::LEN`] bytes (little-endian), for binary caches.
+    pub(crate) fn to_bytes(self) -> [u8; Stamp::LEN] {
+        let mut out = [0; Stamp::LEN];
+        out[..8].copy_from_slice(&self.dev.to_le_bytes());
+        out[8..16].copy_from_slice(&self.ino.to_le_bytes());
+        out[16..24].copy_from_slice(&self.size.to_le_bytes());
+        out[24..40].copy_from_slice(&self.mtime_ns.to_le_bytes());
+        out[40..].copy_from_slice(&self.ctime_ns.to_le_bytes());
+        out
+    }
+
+    /// [`Stamp::to_bytes`] read back; `None` when `bytes` is too short.
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Option<Stamp> {
+        let bytes: &[u8; Stamp::LEN] = bytes.get(..Stamp::LEN)?.try_into().ok()?;
+        let u64_at =
+            |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
+        let i128_at =
+            |at: usize| i128::from_le_bytes(bytes[at..at + 16].try_into().unwrap_or_default());
+        Some(Stamp {
+            dev: u64_at(0),
+            ino: u64_at(8),
+            size: u64_at(16),
+            mtime_ns: i128_at(24),
+            ctime_ns: i128_at(40),
+        })
+    }
+}
+
+/// The cache file `name` in `$XDG_CACHE_HOME/pi-session`, else `$HOME/.cache/pi-session`
+/// (absolute paths only, as the XDG base directory specification asks).
+pub(crate) fn file(name: &str) -> Option<PathBuf> {
+    let absolute = |var: &str| {
+        std::env::var_os(var)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    absolute("XDG_CACHE_HOME")
+        .or_else(|| absolute("HOME").map(|h| h.join(".cache")))
+        .map(|d| d.join("pi-session").join(name))
+}
+
+/// A path as the caches name it: absolute, UTF-8 (other paths are not cached).
+pub(crate) fn key(path: &Path) -> Option<String> {
+    std::path::absolute(path).ok()?.to_str().map(str::to_owned)
+}
+
+fn now_ns() -> i128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// The content of the cache file `file`; `None` when it is missing or cannot be read (the
+/// caller then starts from an empty cache).
+pub(crate) fn load(file: &Path) -> Option<Vec<u8>> {
+    std::fs::read(file).ok()
+}
+
+/// Replaces the cache file `file` with `content`, atomically (a symlink there is replaced,
+/// never written through); errors are ignored (a cache only saves time).
+pub(crate) fn store(file: &Path, content: &[u8]) {
+    if let Some(parent) = file.parent()
+        && std::fs::create_dir_all(parent).is_ok()
+    {
+        let _ = pi_session_fs::publish(file, content, true);
+    }
+}
