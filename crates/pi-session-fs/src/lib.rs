@@ -35,7 +35,7 @@ mod sys;
 pub mod temp;
 
 pub use append::{Appender, FileError};
-pub use publish::{publish, publish_with, write_new, write_new_with};
+pub use publish::{publish, publish_private, publish_with, write_new, write_new_with};
 pub use replace::{Done, Job, Options, Prepared, ReplaceError, Snapshot, prepare};
 
 /// A stable name for an I/O error's kind, the same in every binding's errors: `not-found`,

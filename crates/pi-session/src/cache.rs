@@ -7,8 +7,9 @@
 //! file changes its change time, which no program can set. A file modified in the last two
 //! seconds is not kept ([`Stamp::is_racy`]: its times could still be those of a later write,
 //! the "racy" case of git's index). Caches live in `$XDG_CACHE_HOME/pi-session/` (default
-//! `~/.cache/pi-session/`) and are replaced atomically ([`pi_session_fs::publish()`]). A cache
-//! can only make a command faster: one that cannot be read is ignored ([`load`]), one that
+//! `~/.cache/pi-session/`) and are replaced atomically, readable by their owner only
+//! ([`pi_session_fs::publish_private`]: they hold paths, ids and costs). A cache can only
+//! make a command faster: one that cannot be read is ignored ([`load`]), one that
 //! cannot be written is not written ([`store`]).
 
 use pi_session_format::info;
@@ -138,11 +139,12 @@ pub(crate) fn load(file: &Path) -> Option<Vec<u8>> {
 }
 
 /// Replaces the cache file `file` with `content`, atomically (a symlink there is replaced,
-/// never written through); errors are ignored (a cache only saves time).
+/// never written through), readable by its owner only (it holds the paths, ids and costs of
+/// the sessions); errors are ignored (a cache only saves time).
 pub(crate) fn store(file: &Path, content: &[u8]) {
     if let Some(parent) = file.parent()
         && std::fs::create_dir_all(parent).is_ok()
     {
-        let _ = pi_session_fs::publish(file, content, true);
+        let _ = pi_session_fs::publish_private(file, content);
     }
 }

@@ -5,6 +5,7 @@
 use crate::adversarial::common::*;
 use serde_json::Value;
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
@@ -133,6 +134,11 @@ fn the_cache_lists_what_a_full_read_lists() {
     std::thread::sleep(Duration::from_millis(2100));
     assert_eq!(ls(&[]), fresh);
     assert_eq!(kept(&cache_file), 29, "every file is kept now");
+    // It holds paths and ids: its owner's only.
+    assert_eq!(
+        fs::metadata(&cache_file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
     assert_eq!(ls(&[]), fresh, "the cached listing differs");
     assert_eq!(ls(&["--no-cache"]), fresh);
 

@@ -533,6 +533,11 @@ fn the_cache_counts_what_a_full_read_counts() {
     settle();
     same("unchanged");
     assert!(cache_file.exists(), "nothing was cached");
+    assert_eq!(
+        fs::metadata(&cache_file).unwrap().permissions().mode() & 0o777,
+        0o600,
+        "a cache of paths, ids and costs is its owner's only"
+    );
 
     // Appends: a whole line to the original; a copy of one of the original's entries and a
     // line of its own to the fork (the copy still counted once); half a line to another.
