@@ -436,9 +436,17 @@ fn call_safe_literals(pattern: &str, ignore_case: bool) -> Option<Literals> {
     }
     let (mut exact, mut folded) = (Vec::new(), Vec::new());
     for (lower, variants) in &by_folded {
+        // Folded only when that finds each variant: the regex crate's simple case folding
+        // does not take every lower-case form back (`İ` lower-cases to `i̇`, which `(?i)`
+        // does not match `İ` with).
+        let finds_each = || {
+            Regex::new(&format!("^(?i:{})$", regex::escape(lower)))
+                .is_ok_and(|folded| variants.iter().all(|v| folded.is_match(v)))
+        };
         match variants.as_slice() {
             [one] => exact.push(regex::escape(one)),
-            _ => folded.push(regex::escape(lower)),
+            _ if finds_each() => folded.push(regex::escape(lower)),
+            _ => exact.extend(variants.iter().map(|v| regex::escape(v))),
         }
     }
     let mut parts = Vec::with_capacity(3);
@@ -741,6 +749,19 @@ mod tests {
         assert!(may("edit ", &call(r#"{}"#)));
         assert!(may("edit", &call(r#"{}"#)));
         assert!(!may("weather", &call(r#"{"n":1.50}"#)));
+        // A letter whose lower case the regex crate does not fold back.
+        let turkish = file("İzmir");
+        assert!(
+            !Pattern::new("zmirx", true)
+                .expect("a pattern")
+                .may_occur_in(&turkish)
+        );
+        assert!(
+            Pattern::new("İzmir", true)
+                .expect("a pattern")
+                .may_occur_in(&turkish)
+        );
+        assert!(may("İ|i̇", &turkish));
         assert!(may("weather.*x", &call(r#"{"q":"weather"}"#)));
         for (pattern, expression) in [
             ("zz9qq", Some(r"(?:zz9qq)")),
@@ -757,6 +778,8 @@ mod tests {
             ("e-1", None),
             ("nulls", Some(r"(?:nulls)")),
             ("^zz9qq", Some(r"(?:zz9qq)")),
+            ("(?i)İx", Some(r"(?:İX|İx)")),
+            ("İ|i̇", Some(r"(?:İ|i̇)")),
             (r"\bthe\b", Some(r"(?:the)")),
             ("a\"b", None),
             (r"a\\b", None),

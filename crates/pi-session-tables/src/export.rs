@@ -101,6 +101,9 @@ pub enum Refusal {
     Running(PathBuf, Contents),
     /// It holds files, and the export does not add to an earlier one (`since` unset).
     NotEmpty(PathBuf, Contents),
+    /// The export it holds, which `since` would add to, has another schema version than
+    /// [`crate::SCHEMA_VERSION`]: a part file, and the version it has (`None`: none read).
+    OtherSchema(PathBuf, Option<String>),
 }
 
 impl fmt::Display for Refusal {
@@ -111,6 +114,13 @@ impl fmt::Display for Refusal {
                 f,
                 "{}: another export is writing into this directory (it holds {contents}); wait for it to finish, or choose another directory",
                 display::path(dir)
+            ),
+            Refusal::OtherSchema(part, version) => write!(
+                f,
+                "{}: written with the tables' schema version {}, not {}: nothing is added to it; export into an empty or new directory",
+                display::path(part),
+                version.as_deref().unwrap_or("(none read)"),
+                crate::SCHEMA_VERSION
             ),
             Refusal::NotEmpty(dir, contents) => write!(
                 f,
@@ -155,7 +165,8 @@ impl Export {
     }
 
     /// Whether the directory may be written to: not while another export writes into it, and
-    /// only when empty unless the export adds to an earlier one (`since`). Table directories
+    /// only when empty unless the export adds to an earlier one (`since`) of the same schema
+    /// version. Table directories
     /// holding nothing but directories (what an export that failed early leaves) count as
     /// empty.
     pub fn check_output(&self) -> Result<(), Refusal> {
@@ -174,6 +185,11 @@ impl Export {
             Ok(contents) if !contents.is_empty() && self.since.is_none() => {
                 Err(Refusal::NotEmpty(self.dir.clone(), contents))
             }
+            Ok(contents) if contents.parts > 0 => match run::other_schema(&self.dir) {
+                Ok(None) => Ok(()),
+                Ok(Some((part, version))) => Err(Refusal::OtherSchema(part, version)),
+                Err(e) => Err(Refusal::Unreadable(e)),
+            },
             Ok(_) => Ok(()),
             Err(e) => Err(Refusal::Unreadable(e)),
         }

@@ -318,6 +318,41 @@ pub fn contents(dir: &Path, alive: &dyn Fn(u32) -> bool) -> Result<Contents, Err
     Ok(contents)
 }
 
+/// The first part file of each table of the export in `dir` whose schema version (its
+/// `pi_session_tables.schema_version` metadata) is not [`crate::SCHEMA_VERSION`], with the
+/// version it has (`None`: it has none, or its footer cannot be read).
+pub fn other_schema(dir: &Path) -> Result<Option<(PathBuf, Option<String>)>, Error> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let ours = crate::SCHEMA_VERSION.to_string();
+    for table in Table::ALL {
+        let mut first = None;
+        walk(&dir.join(table.name()), 1, &mut |path, name| {
+            if first.is_none() && name.ends_with(".parquet") && !name.starts_with(".part-") {
+                first = Some(path.to_owned());
+            }
+            Ok(())
+        })?;
+        let Some(part) = first else { continue };
+        let version = fs::File::open(&part)
+            .ok()
+            .and_then(|file| SerializedFileReader::new(file).ok())
+            .and_then(|reader| {
+                reader
+                    .metadata()
+                    .file_metadata()
+                    .key_value_metadata()?
+                    .iter()
+                    .find(|kv| kv.key == crate::SCHEMA_VERSION_KEY)?
+                    .value
+                    .clone()
+            });
+        if version.as_deref() != Some(ours.as_str()) {
+            return Ok(Some((part, version)));
+        }
+    }
+    Ok(None)
+}
+
 /// Calls `file` for every entry that is not a directory below `dir` (which is at `depth`),
 /// down to [`DEPTH`]; links are not followed.
 fn walk(

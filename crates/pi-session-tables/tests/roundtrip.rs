@@ -487,6 +487,41 @@ fn an_export_writes_every_session_and_says_which_files_it_skipped() {
         ..Export::new(dir.join("out"))
     };
     adding.check_output().unwrap();
+
+    // An export of another schema version is not added to: its tables would not read as one.
+    let old_part = dir.join("out/tool_calls/old.parquet");
+    write_part_of_version(&old_part, "1");
+    let refusal = adding.check_output().unwrap_err();
+    assert!(matches!(refusal, Refusal::OtherSchema(..)), "{refusal}");
+    assert!(
+        refusal.to_string().contains("schema version 1, not 2"),
+        "{refusal}"
+    );
+    std::fs::write(&old_part, b"not parquet").unwrap();
+    let refusal = adding.check_output().unwrap_err();
+    assert!(refusal.to_string().contains("(none read)"), "{refusal}");
+}
+
+/// A Parquet file of one column whose metadata says schema version `version`.
+fn write_part_of_version(path: &Path, version: &str) {
+    use parquet::file::metadata::KeyValue;
+    use parquet::file::properties::WriterProperties;
+    let batch = RecordBatch::try_from_iter([(
+        "n",
+        std::sync::Arc::new(arrow_array::Int64Array::from(vec![1])) as arrow_array::ArrayRef,
+    )])
+    .unwrap();
+    let properties = WriterProperties::builder()
+        .set_key_value_metadata(Some(vec![KeyValue::new(
+            pi_session_tables::SCHEMA_VERSION_KEY.to_owned(),
+            version.to_owned(),
+        )]))
+        .build();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer =
+        parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(properties)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
 }
 
 #[test]

@@ -14,7 +14,7 @@
 
 use pi_session_format::info;
 use serde::{Deserialize, Serialize};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -132,10 +132,33 @@ fn now_ns() -> i128 {
         .map_or(0, |d| d.as_nanos() as i128)
 }
 
-/// The content of the cache file `file`; `None` when it is missing or cannot be read (the
-/// caller then starts from an empty cache).
+/// The largest cache file read: a cache of a million sessions is far smaller.
+const MAX_CACHE_BYTES: u64 = 1 << 30;
+
+/// The content of the cache file `file`; `None` when it is missing, not a regular file (a
+/// FIFO would block, a device never end), larger than [`MAX_CACHE_BYTES`], or cannot be read
+/// (the caller then starts from an empty cache).
 pub(crate) fn load(file: &Path) -> Option<Vec<u8>> {
-    std::fs::read(file).ok()
+    use std::io::Read;
+    let meta = std::fs::metadata(file).ok()?;
+    if !meta.is_file() || meta.len() > MAX_CACHE_BYTES {
+        return None;
+    }
+    // Opened without waiting on a FIFO swapped in since, and read no further than the bound.
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(file)
+        .ok()?;
+    if !opened.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut content = Vec::with_capacity(meta.len() as usize);
+    opened
+        .take(MAX_CACHE_BYTES + 1)
+        .read_to_end(&mut content)
+        .ok()?;
+    (content.len() as u64 <= MAX_CACHE_BYTES).then_some(content)
 }
 
 /// Replaces the cache file `file` with `content`, atomically (a symlink there is replaced,

@@ -178,7 +178,7 @@ mod tests {
             .filter(|l| !l.contains('\\'))
             .chain([
                 r#"{"type":"message","id":"a4","parentId":"a2","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"d","name":"edit","arguments":{"big":1e999,"n":1.50,"list":[ 1, 2 ]}}],"timestamp":4}}"#,
-                r#"{"type":"message","id":"a5","parentId":"a4","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"two\nlines, \"quoted\"","timestamp":5}}"#,
+                r#"{"type":"message","id":"a5","parentId":"a4","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"two\nlines, \"quoted\" from İzmir","timestamp":5}}"#,
             ])
             .collect::<Vec<_>>()
             .join("\n");
@@ -199,6 +199,9 @@ mod tests {
             r"two\nlines",
             r"o\nl",
             "\"quoted",
+            "(?i)İzmir",
+            "(?i)izmir",
+            "İ|i̇",
         ] {
             every_mode(pattern, plain.as_bytes());
         }

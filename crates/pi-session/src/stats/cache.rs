@@ -528,6 +528,10 @@ fn decode<'d>(
         let key = if bit(3) { Some(r.u64()?) } else { None };
         let tool_calls = u32::from_le_bytes(r.take(4)?.try_into().ok()?);
         let time_ms = r.f64()?;
+        // A time JavaScript's `Date` can hold, or NaN: anything else is not what was kept.
+        if !(time_ms.is_nan() || time_ms.abs() <= 8.64e15) {
+            return None;
+        }
         let usage = if bit(4) { Some(r.usage()?) } else { None };
         let provider = if bit(6) {
             Some(Box::from(r.str()?))

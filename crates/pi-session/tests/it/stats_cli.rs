@@ -641,6 +641,14 @@ fn the_cache_counts_what_a_full_read_counts() {
             .is_symlink()
     );
     assert_eq!(stats(&cache_home, &["--format", "json"]), full);
+    // A FIFO or a device where the cache file goes is not read (it would block, or never
+    // end): the same report, and the cache written again in its place.
+    fs::remove_file(&cache_file).unwrap();
+    mkfifo(&cache_file);
+    assert_eq!(stats(&cache_home, &["--format", "json"]), full);
+    fs::remove_file(&cache_file).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &cache_file).unwrap();
+    assert_eq!(stats(&cache_home, &["--format", "json"]), full);
     // A cache directory that cannot be made, or written: no error, the same report.
     let blocked = area.join("blocked");
     fs::write(&blocked, "a file where the cache directory would be").unwrap();
