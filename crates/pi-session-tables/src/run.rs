@@ -318,39 +318,46 @@ pub fn contents(dir: &Path, alive: &dyn Fn(u32) -> bool) -> Result<Contents, Err
     Ok(contents)
 }
 
-/// The first part file of each table of the export in `dir` whose schema version (its
+/// A part file of the export in `dir` whose schema version (its
 /// `pi_session_tables.schema_version` metadata) is not [`crate::SCHEMA_VERSION`], with the
 /// version it has (`None`: it has none, or its footer cannot be read).
+///
+/// Every part is read, in name order, so the answer does not hang on the order the
+/// directory lists its files in: one part of another version is enough to make the tables
+/// read as two schemas. Only the footer of each part is read.
 pub fn other_schema(dir: &Path) -> Result<Option<(PathBuf, Option<String>)>, Error> {
-    use parquet::file::reader::{FileReader, SerializedFileReader};
     let ours = crate::SCHEMA_VERSION.to_string();
     for table in Table::ALL {
-        let mut first = None;
+        let mut parts = Vec::new();
         walk(&dir.join(table.name()), 1, &mut |path, name| {
-            if first.is_none() && name.ends_with(".parquet") && !name.starts_with(".part-") {
-                first = Some(path.to_owned());
+            if name.ends_with(".parquet") && !name.starts_with(".part-") {
+                parts.push(path.to_owned());
             }
             Ok(())
         })?;
-        let Some(part) = first else { continue };
-        let version = fs::File::open(&part)
-            .ok()
-            .and_then(|file| SerializedFileReader::new(file).ok())
-            .and_then(|reader| {
-                reader
-                    .metadata()
-                    .file_metadata()
-                    .key_value_metadata()?
-                    .iter()
-                    .find(|kv| kv.key == crate::SCHEMA_VERSION_KEY)?
-                    .value
-                    .clone()
-            });
-        if version.as_deref() != Some(ours.as_str()) {
-            return Ok(Some((part, version)));
+        parts.sort();
+        for part in parts {
+            let version = schema_version_of(&part);
+            if version.as_deref() != Some(ours.as_str()) {
+                return Ok(Some((part, version)));
+            }
         }
     }
     Ok(None)
+}
+
+/// The schema version a part file's footer names, if it can be read and names one.
+fn schema_version_of(part: &Path) -> Option<String> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let reader = SerializedFileReader::new(fs::File::open(part).ok()?).ok()?;
+    reader
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()?
+        .iter()
+        .find(|kv| kv.key == crate::SCHEMA_VERSION_KEY)?
+        .value
+        .clone()
 }
 
 /// Calls `file` for every entry that is not a directory below `dir` (which is at `depth`),
