@@ -45,6 +45,7 @@ mod append;
 mod batch;
 mod branched;
 mod build;
+mod check_document;
 mod extend;
 mod ids;
 mod labels;

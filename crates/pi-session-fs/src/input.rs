@@ -233,13 +233,20 @@ impl Input {
             };
             let end = at + buf.len();
             if !(block.0 <= at && end <= block.0 + block.1.len()) {
-                let len = BLOCK.min(map.len().saturating_sub(at)).max(buf.len());
+                // A read before the block is taken for a walk towards the start of the file
+                // (from a leaf to its root): the next block ends where this read ends.
+                let start = if at < block.0 {
+                    end.saturating_sub(BLOCK)
+                } else {
+                    at
+                };
+                let len = BLOCK.min(map.len().saturating_sub(start)).max(end - start);
                 block.1.resize(len, 0);
-                if file.read_exact_at(&mut block.1, at as u64).is_err() {
+                if file.read_exact_at(&mut block.1, start as u64).is_err() {
                     block.1.clear();
                     return false;
                 }
-                block.0 = at;
+                block.0 = start;
             }
             let from = at - block.0;
             buf.copy_from_slice(&block.1[from..from + buf.len()]);
@@ -330,6 +337,38 @@ mod tests {
         let large = dir.join("large.jsonl");
         std::fs::write(&large, vec![b' '; READ_LIMIT as usize + 1]).unwrap();
         assert!(matches!(Input::open(&large).unwrap(), Input::Mapped(_)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn small_reads_forwards_and_backwards_get_the_bytes_asked_for() {
+        let dir = std::env::temp_dir().join(format!("pi-session-read-at-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("large.jsonl");
+        let bytes: Vec<u8> = (0..READ_LIMIT as usize + 3 * BLOCK)
+            .map(|i| (i * 7 % 251) as u8)
+            .collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let input = Input::open(&path).unwrap();
+        assert!(matches!(input, Input::Mapped(_)));
+        // Pieces of 1000 bytes from the end to the start (a leaf-to-root walk), then from the
+        // start to the end, then either side of a block's edges.
+        let pieces: Vec<usize> = (0..bytes.len() / 1000).collect();
+        let backwards = pieces.iter().rev().map(|&n| n * 1000);
+        let forwards = pieces.iter().map(|&n| n * 1000);
+        let edges = [
+            BLOCK - 1,
+            BLOCK + 1,
+            1,
+            2 * BLOCK - 500,
+            10,
+            bytes.len() - 1000,
+        ];
+        for at in backwards.chain(forwards).chain(edges) {
+            let mut buf = [0u8; 1000];
+            assert!(input.read_at(&mut buf, at));
+            assert_eq!(&buf[..], &bytes[at..at + 1000], "at {at}");
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 

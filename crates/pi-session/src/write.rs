@@ -161,7 +161,8 @@ fn read_entries(input: &mut dyn BufRead, max: u64) -> Result<Vec<Input>, Rejecte
 /// Appends the entries of standard input (NDJSON): under the file's lock, each completed
 /// against the file as it is then (ids, parents, times) and checked with the validator in
 /// the context of the branch it joins; any problem, a message naming the input line, and
-/// nothing is written. The file is never held in memory (it is mapped and let go).
+/// nothing is written. The file is never held in memory: it is read in small pieces, and
+/// the lines the check looks at are read again.
 pub(crate) fn append(args: AppendArgs) -> Result<(), Rejected> {
     let name = display::path(&args.file);
     let inputs = read_entries(&mut std::io::stdin().lock(), args.max_input_size)?;
@@ -186,8 +187,9 @@ pub(crate) fn append(args: AppendArgs) -> Result<(), Rejected> {
         let input = crate::input::Input::open(&args.file)
             .map_err(|e| Rejected(format!("{name}: cannot read it: {e}; nothing was written")))?;
         let bytes = input.bytes();
+        let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
         let session = Session::loader(args.pi)
-            .releasing(&|r| input.release(r))
+            .reading(&read_at)
             .load(bytes)
             .map_err(|e| {
                 Rejected(format!(

@@ -115,20 +115,37 @@ impl<'a> Text<'a> {
                 source,
                 offset,
                 text,
-            } => text.get_or_init(|| {
-                let mut buf = vec![0; source.len()];
-                if !read_at(&mut buf, *offset) {
-                    buf.copy_from_slice(source);
-                }
-                // It was valid UTF-8 when first read; only a file changed since then can
-                // make it invalid.
-                match String::from_utf8(buf) {
-                    Ok(s) => s.into_boxed_str(),
-                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into(),
-                }
-            }),
+            } => text.get_or_init(|| read_again(read_at, source, *offset)),
             Text::Owned(s) => s,
         }
+    }
+
+    /// Calls `f` with the text, without keeping a text read again for it.
+    fn with_str<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        match self {
+            Text::Read {
+                read_at,
+                source,
+                offset,
+                text,
+            } if text.get().is_none() => f(&read_again(read_at, source, *offset)),
+            _ => f(self.as_str()),
+        }
+    }
+}
+
+/// The text of a line read through a buffer, read again with `read_at` (copied from `source`
+/// when that fails).
+fn read_again(read_at: &ReadAt<'_>, source: &[u8], offset: usize) -> Box<str> {
+    let mut buf = vec![0; source.len()];
+    if !read_at(&mut buf, offset) {
+        buf.copy_from_slice(source);
+    }
+    // It was valid UTF-8 when first read; only a file changed since then can make it
+    // invalid.
+    match String::from_utf8(buf) {
+        Ok(s) => s.into_boxed_str(),
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into(),
     }
 }
 
@@ -212,6 +229,13 @@ impl<'a> Record<'a> {
     /// The line text as it was read (decoded: invalid UTF-8 became U+FFFD).
     pub fn text(&self) -> &str {
         self.text.as_str()
+    }
+
+    /// Calls `f` with [`Record::text`] without keeping it: a record loaded through a buffer
+    /// ([`super::Loader::reading`]) reads its line again for this call alone, so that a walk
+    /// that looks once at each of many lines holds one of them at a time.
+    pub(crate) fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        self.text.with_str(f)
     }
 
     /// The text of the `message` member when it is already in `JSON.stringify` form and the

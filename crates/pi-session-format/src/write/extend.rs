@@ -7,9 +7,9 @@
 //!    released) and [`FileAppend::plan`]s the entries on it: each is completed (`id`,
 //!    `parentId`, `timestamp`, pi's key order) against the session's ids and leaf, under the
 //!    lock, so two appends never attach to the same old leaf. The plan also holds a small
-//!    document to validate the new lines in ([`Plan::check_document`]): the header, the
-//!    skeleton of the branches the entries attach to (ids, parents and tool calls) and the
-//!    new lines, so that the validator sees their context without the file's text.
+//!    document to validate the new lines in ([`Plan::check_document`]): the header, a
+//!    skeleton of the few existing entries the checks of the new lines look at, and the new
+//!    lines, so that the validator sees their context without the file's text.
 //! 3. [`FileAppend::commit`] appends the lines in one all-or-nothing write, unless the file
 //!    changed since it was loaded (a pi without a lock appended): then [`Commit::Changed`],
 //!    and the caller loads and plans again.
@@ -18,13 +18,14 @@
 //! `migrate --in-place`'s job, with its safeguards.
 
 use super::append::complete_entry;
+use super::check_document::{NewLines, check_document};
 use super::{WriteError, ids, string_key};
 use crate::date;
-use crate::json::{JsValue, JsonWriter};
+use crate::json::JsValue;
 use crate::session::{Key, Session};
 use crate::write::{Clock, IdSource, RandomIds, SystemClock};
 use pi_session_fs::Appender;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::path::{Path, PathBuf};
 
 /// A session file locked for appending.
@@ -41,7 +42,8 @@ pub struct Plan {
     pub ids: Vec<String>,
     /// The file's length when it was loaded.
     size: u64,
-    /// The header, the skeleton of the branches the entries join, and the new lines.
+    /// The header, a skeleton of the existing entries the new lines' checks look at, and the
+    /// new lines.
     check_document: Vec<u8>,
     /// How many lines of `check_document` come before the new ones.
     context_lines: usize,
@@ -53,10 +55,14 @@ impl Plan {
         &self.lines
     }
 
-    /// A session to validate the new lines in: the file's header, a skeleton of every entry
-    /// on the branches they join (type, ids, tool calls) and of the entries they name, then
-    /// the new lines. Diagnostics on the first [`Plan::context_lines`] lines are about the
-    /// skeleton, not about the entries.
+    /// A session to validate the new lines in: the file's header, a skeleton (type, ids, tool
+    /// calls) of the existing entries the validator's checks of the new lines look at, then
+    /// the new lines. The validator finds the errors and warnings on the new lines that it
+    /// finds on them in the whole file after the append (the `append` fuzz check compares
+    /// the two; the format notes a whole file folds into one, such as `id-format`, aside),
+    /// though the document holds a few lines however long the branches are.
+    /// Diagnostics on the first [`Plan::context_lines`] lines are about the skeleton, not
+    /// about the entries.
     pub fn check_document(&self) -> &[u8] {
         &self.check_document
     }
@@ -144,26 +150,20 @@ impl FileAppend {
             }));
         }
         // pi's index: every entry by id (the last of a repeated id), the leaf the last entry.
-        let mut by_id: FxHashMap<Key, usize> = FxHashMap::default();
-        let mut leaf = Some(JsValue::Null);
-        let mut last_entry = None;
-        for (i, record) in session.records.iter().enumerate() {
-            if record.is_header() {
-                continue;
-            }
-            by_id.insert(record.id.clone(), i);
-            last_entry = Some(i);
-        }
-        if let Some(i) = last_entry {
-            leaf = session.records[i].value().get("id").cloned();
-        }
+        let by_id = session.index();
+        let old = |key: &Key| by_id.get(session, key).is_some();
+        let mut leaf = match session.entries.last() {
+            Some(&i) => session.records[i].value().get("id").cloned(),
+            None => Some(JsValue::Null),
+        };
         let mut new_ids: FxHashSet<Key> = FxHashSet::default();
         let mut lines = Vec::new();
         let mut ids_out = Vec::with_capacity(entries.len());
         // The existing entries the new ones attach to or name.
-        let mut named: Vec<Key> = Vec::new();
+        let mut named: Vec<usize> = Vec::new();
+        let mut planned = NewLines::default();
         for (index, entry) in entries.iter().enumerate() {
-            let exists = |key: &Key| by_id.contains_key(key) || new_ids.contains(key);
+            let exists = |key: &Key| old(key) || new_ids.contains(key);
             let (line, _) = complete_entry(
                 entry.clone(),
                 &exists,
@@ -172,27 +172,29 @@ impl FileAppend {
                 &mut || {
                     ids::entry_id(id_source, |id| {
                         let key = string_key(id);
-                        by_id.contains_key(&key) || new_ids.contains(&key)
+                        old(&key) || new_ids.contains(&key)
                     })
                 },
             )
             .map_err(|error| EntryError { index, error })?;
             let value = line.value();
-            for member in ["parentId", "targetId", "firstKeptEntryId"] {
+            for member in ["parentId", "targetId", "firstKeptEntryId", "fromId"] {
                 if let Some(v @ JsValue::String(_)) = value.get(member) {
                     let key = Key::of(Some(v), 0);
-                    if by_id.contains_key(&key) {
-                        named.push(key);
+                    if let Some(i) = by_id.get(session, &key) {
+                        named.push(i);
                     }
                 }
             }
+            planned.add(&value);
             new_ids.insert(string_key(&line.id));
             leaf = Some(JsValue::string(line.id.as_str()));
             ids_out.push(line.id.clone());
             lines.extend_from_slice(line.json());
             lines.push(b'\n');
         }
-        let (check_document, context_lines) = check_document(session, &by_id, &named, &lines);
+        let (check_document, context_lines) =
+            check_document(session, &named, planned.calls(), &lines);
         Ok(Plan {
             lines,
             ids: ids_out,
@@ -211,82 +213,4 @@ impl FileAppend {
         self.file.append(&plan.lines)?;
         Ok(Commit::Appended)
     }
-}
-
-/// The document [`Plan::check_document`] describes.
-fn check_document(
-    session: &Session<'_>,
-    by_id: &FxHashMap<Key, usize>,
-    named: &[Key],
-    new_lines: &[u8],
-) -> (Vec<u8>, usize) {
-    // Every record on the branches from the named entries up to their roots, and the named
-    // entries themselves, in file order.
-    let mut wanted: FxHashSet<usize> = FxHashSet::default();
-    for key in named {
-        let mut at = by_id.get(key).copied();
-        while let Some(i) = at {
-            if !wanted.insert(i) {
-                break;
-            }
-            at = by_id.get(&session.records[i].parent_id).copied();
-        }
-    }
-    let mut order: Vec<usize> = wanted.into_iter().collect();
-    order.sort_unstable();
-    let mut out = Vec::with_capacity(new_lines.len() + order.len() * 96 + 256);
-    out.extend_from_slice(session.header().text().as_bytes());
-    out.push(b'\n');
-    for &i in &order {
-        out.extend_from_slice(&skeleton(&session.records[i].value()));
-        out.push(b'\n');
-    }
-    out.extend_from_slice(new_lines);
-    (out, order.len() + 1)
-}
-
-/// An entry reduced to what the checks of other entries look at: its type, ids and time,
-/// and an assistant message's tool calls.
-fn skeleton(value: &JsValue) -> Vec<u8> {
-    let mut w = JsonWriter::new();
-    w.begin_object();
-    for member in ["type", "id", "parentId", "timestamp"] {
-        if let Some(v) = value.get(member) {
-            w.key(member);
-            w.value(v);
-        }
-    }
-    if let Some(message) = value.get("message")
-        && message.get("role").and_then(JsValue::as_str) == Some("assistant")
-    {
-        w.key("message");
-        w.begin_object();
-        w.key("role");
-        w.string("assistant");
-        w.key("content");
-        w.begin_array();
-        if let Some(JsValue::Array(blocks)) = message.get("content") {
-            for block in blocks.0.iter() {
-                if block.get("type").and_then(JsValue::as_str) == Some("toolCall") {
-                    w.begin_object();
-                    w.key("type");
-                    w.string("toolCall");
-                    if let Some(id) = block.get("id") {
-                        w.key("id");
-                        w.value(id);
-                    }
-                    w.key("name");
-                    w.string("");
-                    w.key("arguments");
-                    w.begin_object();
-                    w.end_object();
-                    w.end_object();
-                }
-            }
-        }
-        w.end_array();
-        w.end_object();
-    }
-    w.end_object();
-    w.into_bytes()
 }

@@ -1,11 +1,12 @@
 //! The `append` check: random batches, valid and invalid, appended with
-//! [`FileAppend`] to random session files (branches, labels, a torn last line), against a
-//! model of the expected file. A batch the model refuses is refused at its first bad entry and
-//! the file is unchanged; a batch it accepts passes the validator in the plan's check document
-//! (no error on a new line: the skeleton of the branches holds every entry they name) and
-//! leaves the file as it was, then a newline if it ended torn, then exactly the model's lines:
-//! the given ids or fresh unique ones, each parent the given one or the entry before, the
-//! given times or the clock's.
+//! [`FileAppend`] to random session files (branches, labels, tool calls, some written with
+//! escapes, shared ids and parent cycles, a torn last line), against a model of the expected file. A batch the model refuses
+//! is refused at its first bad entry and the file is unchanged. A batch it accepts (tool
+//! results, compactions and branch summaries among it, answering and naming entries on and
+//! off their paths) gets, in the plan's check document, the validator's errors on its new
+//! lines that the whole file gets after the append; and it leaves the file as it was, then a
+//! newline if it ended torn, then exactly the model's lines: the given ids or fresh unique
+//! ones, each parent the given one or the entry before, the given times or the clock's.
 
 use arbitrary::{Result, Unstructured};
 use pi_session_format::json::{self, JsValue};
@@ -13,7 +14,7 @@ use pi_session_format::migrate::SequentialIds as MigrationIds;
 use pi_session_format::session::Session;
 use pi_session_format::write::{Commit, FileAppend, ManualClock, SequentialIds};
 use pi_session_format::{PiVersion, date};
-use pi_session_validate::{Options, Severity, validate};
+use pi_session_validate::{Code, Options, Severity, validate};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -64,6 +65,29 @@ fn user(id: Option<&str>, parent: Option<&str>, text: &str) -> String {
     out
 }
 
+/// An assistant message entry that calls tool `call` (spelled with a `\u` escape when
+/// `escaped`), or, without an id, one to append.
+fn assistant(id: Option<&str>, parent: Option<&str>, call: &str, escaped: bool) -> String {
+    let mut out = String::from(r#"{"type":"message""#);
+    if let Some(id) = id {
+        out.push_str(&format!(r#","id":"{id}""#));
+        match parent {
+            Some(p) => out.push_str(&format!(r#","parentId":"{p}""#)),
+            None => out.push_str(r#","parentId":null"#),
+        }
+        out.push_str(r#","timestamp":"2025-01-01T00:00:01.000Z""#);
+    }
+    let call = if escaped {
+        call.replacen('c', "\\u0063", 1)
+    } else {
+        call.to_owned()
+    };
+    out.push_str(&format!(
+        r#","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"{call}","name":"bash","arguments":{{"command":"ls"}}}}],"api":"a","provider":"p","model":"m","usage":{{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"toolUse","timestamp":1}}}}"#
+    ));
+    out
+}
+
 /// What the model expects of one entry of the batch.
 enum Expect {
     /// Refused: the batch is refused here.
@@ -81,8 +105,16 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
     let mut file = format!("{HEADER}\n");
     let mut ids: Vec<String> = Vec::new();
     let mut leaf: Option<String> = None;
+    // The tool calls made in the file and in the batch.
+    let mut calls: Vec<String> = Vec::new();
     for i in 0..u.int_in_range(0..=12)? {
-        let id = format!("e{i}");
+        // Now and then an id used before: pi's index keeps the later entry, which can close a
+        // parent cycle.
+        let id = if !ids.is_empty() && u.ratio(1, 8)? {
+            ids[u.choose_index(ids.len())?].clone()
+        } else {
+            format!("e{i}")
+        };
         let parent = if ids.is_empty() || u.ratio(1, 6)? {
             None
         } else if u.ratio(2, 3)? {
@@ -90,7 +122,18 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
         } else {
             Some(ids[u.choose_index(ids.len())?].clone())
         };
-        file.push_str(&user(Some(&id), parent.as_deref(), "earlier"));
+        if u.ratio(1, 3)? {
+            let call = format!("c{i}");
+            file.push_str(&assistant(
+                Some(&id),
+                parent.as_deref(),
+                &call,
+                u.ratio(1, 4)?,
+            ));
+            calls.push(call);
+        } else {
+            file.push_str(&user(Some(&id), parent.as_deref(), "earlier"));
+        }
         file.push('\n');
         ids.push(id.clone());
         leaf = Some(id);
@@ -115,7 +158,11 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
                 Some(taken[u.choose_index(taken.len())?].clone())
             })
         };
-        let (text, e) = match u.int_in_range(0u8..=9)? {
+        let accepted = Expect::Accepted {
+            id: None,
+            parent: None,
+        };
+        let (text, e) = match u.int_in_range(0u8..=13)? {
             0..=2 => (
                 user(None, None, "new"),
                 Expect::Accepted {
@@ -172,6 +219,39 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             },
             7 => ("[1,2]".to_owned(), Expect::Refused),
             8 => (r#"{"type":"message"}"#.to_owned(), Expect::Refused),
+            10 => {
+                let call = format!("b{n}");
+                calls.push(call.clone());
+                (assistant(None, None, &call, false), accepted)
+            }
+            11 => {
+                let call = match existing(u, &calls)? {
+                    Some(call) if !u.ratio(1, 5)? => call,
+                    _ => "ghost".to_owned(),
+                };
+                (
+                    format!(
+                        r#"{{"type":"message","message":{{"role":"toolResult","toolCallId":"{call}","toolName":"bash","content":[{{"type":"text","text":"out"}}],"isError":false,"timestamp":1}}}}"#
+                    ),
+                    accepted,
+                )
+            }
+            12 => {
+                let kept = existing(u, &taken)?.unwrap_or_else(|| "ghost".into());
+                (
+                    format!(
+                        r#"{{"type":"compaction","summary":"s","firstKeptEntryId":"{kept}","tokensBefore":1}}"#
+                    ),
+                    accepted,
+                )
+            }
+            13 => {
+                let from = existing(u, &taken)?.unwrap_or_else(|| "ghost".into());
+                (
+                    format!(r#"{{"type":"branch_summary","fromId":"{from}","summary":"s"}}"#),
+                    accepted,
+                )
+            }
             _ => (
                 r#"{"type":"custom","customType":"t","parentId":null}"#.to_owned(),
                 Expect::Accepted {
@@ -235,28 +315,36 @@ fn check(
         (Ok(_), Some(at)) => panic!("entry {at} accepted but the model refuses it"),
         (Ok(plan), None) => plan,
     };
-    // The check document: no error on a new line.
-    let report = validate(
-        plan.check_document(),
-        &Options {
-            pi: PiVersion::V0_87,
-            ..Options::default()
-        },
-    );
-    for d in &report.diagnostics {
-        if d.severity == Severity::Error
-            && let Some(at) = &d.location
-        {
-            assert!(
-                at.line <= plan.context_lines(),
-                "the check document finds {} {} on a new line (line {}):\n{}",
-                d.code,
-                d.message,
-                at.line,
-                String::from_utf8_lossy(plan.check_document())
-            );
-        }
-    }
+    // The check document: the errors and warnings on the new lines are the whole file's,
+    // after the append.
+    let errors_on_new_lines = |document: &[u8], before: usize| -> Vec<(String, usize)> {
+        let report = validate(
+            document,
+            &Options {
+                pi: PiVersion::V0_87,
+                ..Options::default()
+            },
+        );
+        let mut errors: Vec<(String, usize)> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity >= Severity::Warning)
+            // Reported once for many lines of the file (folded), not about the line's context.
+            .filter(|d| {
+                !matches!(
+                    d.code,
+                    Code::IdFormat | Code::TimestampNotIso | Code::CrlfLineEnding
+                )
+            })
+            .filter_map(|d| {
+                let line = d.location.as_ref()?.line.checked_sub(before + 1)?;
+                Some((d.code.to_string(), line))
+            })
+            .collect();
+        errors.sort();
+        errors
+    };
+    let planned = errors_on_new_lines(plan.check_document(), plan.context_lines());
     assert_eq!(target.commit(&plan).expect("the write"), Commit::Appended);
     // The file: as it was, a fence, then exactly the model's lines.
     let after = std::fs::read_to_string(&scratch.0).expect("our file");
@@ -267,6 +355,13 @@ fn check(
     assert!(
         after.starts_with(&expected_start),
         "the file's old bytes changed"
+    );
+    let whole = errors_on_new_lines(after.as_bytes(), expected_start.lines().count());
+    assert_eq!(
+        planned,
+        whole,
+        "the check document's errors on the new lines are not the whole file's:\n{}\n-- the file:\n{after}",
+        String::from_utf8_lossy(plan.check_document())
     );
     let new: Vec<&str> = after[expected_start.len()..].lines().collect();
     assert_eq!(new.len(), batch.len(), "{after}");

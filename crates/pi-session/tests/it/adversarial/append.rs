@@ -332,17 +332,70 @@ fn endless_input_is_refused_at_the_cap() {
 
 #[test]
 #[ignore = "a 300 MB session; release build"]
-fn one_entry_onto_a_large_session_holds_little_of_it() {
+fn entries_onto_a_large_session_hold_little_of_it() {
     let dir = scratch("append-large");
     let path = generated(&dir, "big.jsonl", &["--size", "300MB", "--seed", "3"]);
-    let run = append(&path, &user("one more"));
-    run.assert_code(0);
-    assert!(
-        run.max_rss_kib < 400 * 1024,
-        "appending one entry to 300 MB took {} MiB",
-        run.max_rss_kib / 1024
-    );
-    assert!(run.elapsed < Duration::from_secs(20), "{:?}", run.elapsed);
+    let first_call = first_call_on_the_last_branch(&path);
+    let tool_result = |call: &str| {
+        format!(
+            r#"{{"type":"message","message":{{"role":"toolResult","toolCallId":"{call}","toolName":"bash","content":[{{"type":"text","text":"ok"}}],"isError":false,"timestamp":1}}}}"#
+        )
+    };
+    // One message; a tool result whose call is looked for up the whole branch (its first
+    // call); one whose call was never made, which is refused after the same walk.
+    for (input, code) in [
+        (user("one more"), 0),
+        (tool_result(&first_call), 0),
+        (tool_result("never-made"), 1),
+    ] {
+        let before = fs::metadata(&path).unwrap().len();
+        let run = append(&path, &input);
+        run.assert_code(code);
+        if code == 1 {
+            assert!(run.stderr.contains("PS0219"), "{}", run.stderr);
+            assert_eq!(fs::metadata(&path).unwrap().len(), before);
+        }
+        // The records of the file's 115,000 lines, not their text: 40 MiB when measured.
+        assert!(
+            run.max_rss_kib < 96 * 1024,
+            "appending {input} to 300 MB took {} MiB",
+            run.max_rss_kib / 1024
+        );
+        assert!(run.elapsed < Duration::from_secs(20), "{:?}", run.elapsed);
+    }
+}
+
+/// The first tool call made on the branch of the file's last entry.
+fn first_call_on_the_last_branch(path: &Path) -> String {
+    let text = fs::read_to_string(path).unwrap();
+    let mut parents = std::collections::HashMap::new();
+    let mut calls = std::collections::HashMap::new();
+    let mut last = None;
+    for line in text.lines().skip(1) {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        let id = value["id"].as_str().unwrap().to_owned();
+        parents.insert(id.clone(), value["parentId"].as_str().map(str::to_owned));
+        if let Some(blocks) = value["message"]["content"].as_array() {
+            let made: Vec<String> = blocks
+                .iter()
+                .filter(|b| b["type"] == "toolCall")
+                .filter_map(|b| b["id"].as_str().map(str::to_owned))
+                .collect();
+            if let Some(first) = made.first() {
+                calls.insert(id.clone(), first.clone());
+            }
+        }
+        last = Some(id);
+    }
+    let mut at = last;
+    let mut first = None;
+    while let Some(id) = at {
+        if let Some(call) = calls.get(&id) {
+            first = Some(call.clone());
+        }
+        at = parents.get(&id).cloned().flatten();
+    }
+    first.expect("the generated session makes tool calls")
 }
 
 #[test]

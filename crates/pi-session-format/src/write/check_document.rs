@@ -1,0 +1,364 @@
+//! The small document [`super::Plan::check_document`] validates an append's new lines in: the
+//! file's header, a skeleton of the few existing entries the checks of the new lines look
+//! at, then the new lines.
+//!
+//! The validator's checks of one entry that look at others are: its `parentId`, a label's
+//! `targetId` and a branch summary's `fromId` name entries; a compaction's
+//! `firstKeptEntryId` is an ancestor; a tool result answers a call an assistant message
+//! made on its path. So the document keeps, of the existing entries:
+//! - every entry a new line names (its `parentId`, `targetId`, `firstKeptEntryId` or
+//!   `fromId`);
+//! - on the branch from each of them up to its root, the nearest assistant message that
+//!   made each call a new tool result answers.
+//!
+//! Each kept entry's `parentId` is rewritten to its nearest kept ancestor (`null` when it
+//! has none): the entries in between say nothing to those checks, and which kept entry is
+//! an ancestor of which is unchanged. Two entries of each parent cycle on the way are kept
+//! too, so that what hangs in or under a cycle still does. The document so stays a few lines long however long
+//! the branch is, where a skeleton of every entry on it cost a parse of the whole branch
+//! (the whole file, for a session without branches).
+//!
+//! Finding the calls reads the text of the assistant messages on the branch, nearest first,
+//! until each call is found; a message is parsed only when its text holds the call id as
+//! written, or a `\u` escape through which it could be written otherwise.
+
+use crate::json::{self, JsValue, JsonWriter, Role};
+use crate::session::{Index, Record, Records, Session};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The check document of `new_lines` appended to `session`: its bytes, and how many lines
+/// come before the new ones. `named` are the records the new lines name, `calls` the call
+/// ids their tool results answer that must be looked for in the file.
+pub(super) fn check_document(
+    session: &Session<'_>,
+    named: &[usize],
+    calls: &[String],
+    new_lines: &[u8],
+) -> (Vec<u8>, usize) {
+    let branches = Branches {
+        records: &session.records,
+        index: session.index(),
+    };
+    let mut kept: FxHashSet<usize> = named.iter().copied().collect();
+    for group in calls.chunks(64) {
+        kept.extend(branches.callers(named, group));
+    }
+    branches.anchor_cycles(&mut kept);
+    let mut order: Vec<usize> = kept.iter().copied().collect();
+    order.sort_unstable();
+    let mut nearest = vec![UNKNOWN; session.records.len()];
+    let mut out = Vec::with_capacity(new_lines.len() + order.len() * 96 + 256);
+    out.extend_from_slice(session.header().text().as_bytes());
+    out.push(b'\n');
+    for &i in &order {
+        let parent = branches
+            .index
+            .parent(i)
+            .and_then(|p| branches.nearest_kept(p, &kept, &mut nearest))
+            .map(|p| session.records[p].value().get("id").cloned());
+        let value = session.records[i].value();
+        out.extend_from_slice(&skeleton(&value, parent.flatten()));
+        out.push(b'\n');
+    }
+    out.extend_from_slice(new_lines);
+    (out, order.len() + 1)
+}
+
+/// [`Branches::nearest_kept`]'s memory for a record with no kept record above it.
+const NONE: usize = usize::MAX;
+/// [`Branches::nearest_kept`]'s memory for a record not yet passed.
+const UNKNOWN: usize = usize::MAX - 1;
+/// [`Branches::nearest_kept`]'s memory for a record its current walk passed.
+const ON_WALK: usize = usize::MAX - 2;
+
+/// The new lines as they are planned: their links and calls among themselves, for the calls
+/// their tool results answer that must be looked for in the file ([`NewLines::calls`]).
+#[derive(Default)]
+pub(super) struct NewLines {
+    /// Each new line's id: its `parentId` and the calls it made (an assistant message).
+    by_id: FxHashMap<String, (Option<String>, Vec<String>)>,
+    calls: Vec<String>,
+    listed: FxHashSet<String>,
+}
+
+impl NewLines {
+    /// How far up the new lines a tool result's call is looked for before it is looked for
+    /// in the file too (which is always right, and costs more).
+    const LOOK_UP: usize = 64;
+
+    /// Adds the next new line (a completed entry).
+    pub(super) fn add(&mut self, value: &JsValue) {
+        let text = |v: Option<&JsValue>| match v {
+            Some(JsValue::String(s)) => Some(s.to_string_lossy()),
+            _ => None,
+        };
+        let message = value
+            .get("message")
+            .filter(|_| value.get("type").and_then(JsValue::as_str) == Some("message"));
+        let role = message
+            .and_then(|m| m.get("role"))
+            .and_then(JsValue::as_str);
+        let parent = text(value.get("parentId"));
+        if role == Some("toolResult")
+            && let Some(call) = text(message.and_then(|m| m.get("toolCallId")))
+            && !self.made_above(parent.as_deref(), &call)
+            && self.listed.insert(call.clone())
+        {
+            self.calls.push(call);
+        }
+        let mut made = Vec::new();
+        if role == Some("assistant")
+            && let Some(JsValue::Array(blocks)) = message.and_then(|m| m.get("content"))
+        {
+            made = tool_call_ids(blocks.0.iter());
+        }
+        if let Some(id) = text(value.get("id")) {
+            self.by_id.insert(id, (parent, made));
+        }
+    }
+
+    /// Whether a new line at or above `at`, close enough, made `call`.
+    fn made_above<'s>(&'s self, mut at: Option<&'s str>, call: &str) -> bool {
+        for _ in 0..Self::LOOK_UP {
+            let Some((parent, made)) = at.and_then(|id| self.by_id.get(id)) else {
+                return false;
+            };
+            if made.iter().any(|m| m == call) {
+                return true;
+            }
+            at = parent.as_deref();
+        }
+        false
+    }
+
+    /// The calls the new tool results answer that no new line on their path made (close
+    /// enough above them): the file's branches are searched for these.
+    pub(super) fn calls(&self) -> &[String] {
+        &self.calls
+    }
+}
+
+/// The `id`s of the `toolCall` blocks among `blocks`, as the validator reads them.
+fn tool_call_ids<'v>(blocks: impl Iterator<Item = &'v JsValue>) -> Vec<String> {
+    blocks
+        .filter(|b| b.get("type").and_then(JsValue::as_str) == Some("toolCall"))
+        .filter_map(|b| match b.get("id") {
+            Some(JsValue::String(id)) => Some(id.to_string_lossy()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The session's records with pi's index of them: the parent links.
+struct Branches<'s, 'a> {
+    records: &'s Records<'a>,
+    index: &'s Index,
+}
+
+impl Branches<'_, '_> {
+    /// On the branch from each of `starts` up to its root, the nearest assistant message that
+    /// made each of `calls` (at most 64). A walk stops where an earlier one passed looking
+    /// for no fewer calls, so each record is passed at most once per call it can still be
+    /// the answer to; this also ends a walk that runs into a parent cycle.
+    fn callers(&self, starts: &[usize], calls: &[String]) -> Vec<usize> {
+        debug_assert!(calls.len() <= 64);
+        let all = if calls.len() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << calls.len()) - 1
+        };
+        // For each record passed: the calls the walk that passed it was still looking for.
+        let mut passed: FxHashMap<usize, u64> = FxHashMap::default();
+        let mut found = Vec::new();
+        for &start in starts {
+            let mut missing = all;
+            let mut at = Some(start);
+            while let Some(i) = at
+                && missing != 0
+            {
+                match passed.get(&i) {
+                    Some(&before) if missing & !before == 0 => break,
+                    _ => {}
+                }
+                passed.insert(i, missing);
+                let made = calls_made(&self.records[i], calls, missing);
+                if made != 0 {
+                    found.push(i);
+                    missing &= !made;
+                }
+                at = self.index.parent(i);
+            }
+        }
+        found
+    }
+
+    /// Keeps two records of every parent cycle a kept record is in or leads into (the one
+    /// record of an entry that is its own parent), so that the cycle stays a cycle when the
+    /// branches are collapsed: an entry in or under a cycle is never reached from a root,
+    /// and a cycle collapsed into an entry that is its own parent would be a root.
+    fn anchor_cycles(&self, kept: &mut FxHashSet<usize>) {
+        const ON_WALK: u8 = 1;
+        const DONE: u8 = 2;
+        let mut state = vec![0u8; self.records.len()];
+        let starts: Vec<usize> = kept.iter().copied().collect();
+        for start in starts {
+            let mut walk = Vec::new();
+            let mut at = Some(start);
+            while let Some(i) = at {
+                match state[i] {
+                    ON_WALK => {
+                        kept.insert(i);
+                        kept.extend(self.index.parent(i));
+                        break;
+                    }
+                    DONE => break,
+                    _ => {
+                        state[i] = ON_WALK;
+                        walk.push(i);
+                        at = self.index.parent(i);
+                    }
+                }
+            }
+            for i in walk {
+                state[i] = DONE;
+            }
+        }
+    }
+
+    /// The nearest of `kept` at or above `at` (`None` past a root, or in a parent cycle
+    /// without one), remembered in `nearest` for every record the walk passes.
+    fn nearest_kept(
+        &self,
+        at: usize,
+        kept: &FxHashSet<usize>,
+        nearest: &mut [usize],
+    ) -> Option<usize> {
+        let mut passed = Vec::new();
+        let mut next = Some(at);
+        let answer = loop {
+            let Some(i) = next else { break NONE };
+            if kept.contains(&i) {
+                break i;
+            }
+            match nearest[i] {
+                UNKNOWN => {}
+                // Passed by this walk already: a cycle.
+                ON_WALK => break NONE,
+                known => break known,
+            }
+            nearest[i] = ON_WALK;
+            passed.push(i);
+            next = self.index.parent(i);
+        };
+        for i in passed {
+            nearest[i] = answer;
+        }
+        (answer != NONE).then_some(answer)
+    }
+}
+
+/// Which of `calls` (a bit each, those set in `wanted`) the assistant message of `record`
+/// made: its text is parsed only when it could hold one of them, and not kept.
+fn calls_made(record: &Record<'_>, calls: &[String], wanted: u64) -> u64 {
+    if record.entry_type() != Some("message") {
+        return 0;
+    }
+    let role = record.message.as_ref().map(|m| m.role);
+    if !matches!(role, None | Some(Role::Assistant | Role::Other)) {
+        return 0;
+    }
+    record.with_text(|text| {
+        let escaped = memchr::memmem::find(text.as_bytes(), b"\\u").is_some();
+        let may_hold = |call: &str| {
+            let written_as_is = !call.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
+            !written_as_is
+                || escaped
+                || memchr::memmem::find(text.as_bytes(), call.as_bytes()).is_some()
+        };
+        let candidates = bits(calls, wanted)
+            .filter(|&(_, call)| may_hold(call))
+            .fold(0u64, |m, (bit, _)| m | bit);
+        if candidates == 0 {
+            return 0;
+        }
+        let value = if record.is_rewritten() {
+            record.value().into_owned()
+        } else {
+            json::parse(text).unwrap_or_default()
+        };
+        let Some(message) = value.get("message") else {
+            return 0;
+        };
+        if message.get("role").and_then(JsValue::as_str) != Some("assistant") {
+            return 0;
+        }
+        let Some(JsValue::Array(blocks)) = message.get("content") else {
+            return 0;
+        };
+        let made = tool_call_ids(blocks.0.iter());
+        bits(calls, candidates)
+            .filter(|(_, call)| made.iter().any(|m| m == call))
+            .fold(0u64, |m, (bit, _)| m | bit)
+    })
+}
+
+/// The calls whose bits are set in `set`, with their bits.
+fn bits(calls: &[String], set: u64) -> impl Iterator<Item = (u64, &str)> {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(n, call)| (1u64 << n, call.as_str()))
+        .filter(move |(bit, _)| set & bit != 0)
+}
+
+/// An entry reduced to what the checks of other entries look at: its type, ids and time,
+/// and an assistant message's tool calls; its `parentId` is `parent` (`None`: `null`).
+fn skeleton(value: &JsValue, parent: Option<JsValue>) -> Vec<u8> {
+    let mut w = JsonWriter::new();
+    w.begin_object();
+    for member in ["type", "id"] {
+        if let Some(v) = value.get(member) {
+            w.key(member);
+            w.value(v);
+        }
+    }
+    w.key("parentId");
+    w.value(&parent.unwrap_or(JsValue::Null));
+    if let Some(v) = value.get("timestamp") {
+        w.key("timestamp");
+        w.value(v);
+    }
+    if let Some(message) = value.get("message")
+        && message.get("role").and_then(JsValue::as_str) == Some("assistant")
+    {
+        w.key("message");
+        w.begin_object();
+        w.key("role");
+        w.string("assistant");
+        w.key("content");
+        w.begin_array();
+        if let Some(JsValue::Array(blocks)) = message.get("content") {
+            for block in blocks.0.iter() {
+                if block.get("type").and_then(JsValue::as_str) == Some("toolCall") {
+                    w.begin_object();
+                    w.key("type");
+                    w.string("toolCall");
+                    if let Some(id) = block.get("id") {
+                        w.key("id");
+                        w.value(id);
+                    }
+                    w.key("name");
+                    w.string("");
+                    w.key("arguments");
+                    w.begin_object();
+                    w.end_object();
+                    w.end_object();
+                }
+            }
+        }
+        w.end_array();
+        w.end_object();
+    }
+    w.end_object();
+    w.into_bytes()
+}
