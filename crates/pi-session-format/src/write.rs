@@ -71,9 +71,12 @@ use crate::session::{Key, Kind, LoadError, OwnedSession, Record, Session};
 use crate::tree::Leaf;
 use labels::Labels;
 use pi_session_fs::Appender;
+use pi_session_fs::input::Input;
 use rustc_hash::FxHashMap;
 use std::fmt;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// How a writer is set up: the pi it writes like, where its ids and times come from,
 /// whether it syncs, and the id of the session it creates.
@@ -300,11 +303,46 @@ impl From<FileError> for WriteError {
     }
 }
 
+/// Where a line's text is.
+#[derive(Clone)]
+enum Text {
+    /// Built by the writer, or copied.
+    Owned(Box<[u8]>),
+    /// A line of the file the writer read, by its place in the file's bytes: mapped when the
+    /// file is large, its pages let go once it is loaded, so that a session of gigabytes is
+    /// not copied into memory (a line's pages come back when its text is asked for).
+    Read(Arc<Input>, Range<usize>),
+}
+
+impl Text {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Text::Owned(bytes) => bytes,
+            Text::Read(input, range) => input.bytes().get(range.clone()).unwrap_or_default(),
+        }
+    }
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Text::Owned(Box::default())
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Text::Owned(bytes) => write!(f, "Owned({} bytes)", bytes.len()),
+            Text::Read(_, range) => write!(f, "Read({range:?})"),
+        }
+    }
+}
+
 /// One line of the session: its `JSON.stringify` text and what the writer needs of it.
 #[derive(Debug, Clone)]
 struct Line {
     /// The line's text: `JSON.stringify`'s when `canonical`, else as read from a file.
-    json: Box<[u8]>,
+    json: Text,
     /// Whether `json` is known to be `JSON.stringify`'s text of the value.
     canonical: bool,
     /// The `id` member (`None`: absent, JavaScript's `undefined`).
@@ -322,13 +360,19 @@ struct Line {
 impl Line {
     /// The line as `JSON.stringify` writes its value (what pi writes when it rewrites a file).
     fn stringified(&self) -> std::borrow::Cow<'_, [u8]> {
+        let text = self.text();
         if self.canonical {
-            return std::borrow::Cow::Borrowed(&self.json);
+            return std::borrow::Cow::Borrowed(text);
         }
-        match std::str::from_utf8(&self.json).ok().map(json::parse) {
+        match std::str::from_utf8(text).ok().map(json::parse) {
             Some(Ok(value)) => std::borrow::Cow::Owned(json::to_string(&value).into_bytes()),
-            _ => std::borrow::Cow::Borrowed(&self.json),
+            _ => std::borrow::Cow::Borrowed(text),
         }
+    }
+
+    /// The line's text, without its newline.
+    fn text(&self) -> &[u8] {
+        self.json.bytes()
     }
 
     fn is_message(&self, role: &str) -> bool {
@@ -563,9 +607,9 @@ impl SessionWriter {
     }
 
     fn whole_file(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.lines.iter().map(|l| l.json.len() + 1).sum());
+        let mut out = Vec::with_capacity(self.lines.iter().map(|l| l.text().len() + 1).sum());
         for line in &self.lines {
-            out.extend_from_slice(&line.json);
+            out.extend_from_slice(line.text());
             out.push(b'\n');
         }
         out
@@ -644,8 +688,9 @@ fn not_a_session(path: &Path, e: &LoadError) -> WriteError {
 
 /// The writer's line for a loaded record: its text as read, and what the writer needs of it
 /// from the loader's skeleton (the value is parsed only for labels, migrated records, ids that
-/// are objects and roles the skeleton does not name).
-fn line_of_record(record: &Record<'_>) -> Line {
+/// are objects and roles the skeleton does not name). `text` is where the record's text is
+/// kept: its place in the input, or a copy.
+fn line_of_record(record: &Record<'_>, text: impl FnOnce(&str) -> Text) -> Line {
     let role = record.message.as_ref().map(|m| m.role);
     let needs_value = record.is_rewritten()
         || matches!(record.id, Key::Unique(_))
@@ -656,13 +701,13 @@ fn line_of_record(record: &Record<'_>) -> Line {
         let value = record.value();
         let mut line = build::line_of_value(&value);
         if !record.is_rewritten() {
-            line.json = record.text().as_bytes().into();
+            line.json = text(record.text());
             line.canonical = false;
         }
         return line;
     }
     Line {
-        json: record.text().as_bytes().into(),
+        json: text(record.text()),
         canonical: false,
         id: key_value(&record.id),
         parent: key_value(&record.parent_id),

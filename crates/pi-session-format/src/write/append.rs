@@ -59,7 +59,7 @@ impl SessionWriter {
             return Ok(());
         }
         let json = std::mem::take(&mut self.lines[i].json);
-        let held = self.hold_back(&json);
+        let held = self.hold_back(json.bytes());
         self.lines[i].json = json;
         if held {
             return Ok(());
@@ -71,7 +71,7 @@ impl SessionWriter {
             self.file = Some(Appender::open_existing(path, self.fsync)?);
         }
         if let Some(file) = self.file.as_mut() {
-            file.append_line(&self.lines[i].json)?;
+            file.append_line(self.lines[i].text())?;
         }
         Ok(())
     }

@@ -53,7 +53,7 @@ impl SessionWriter {
         let path = self.branch_path(None)?;
         let (_, timestamp) = self.now();
         let header = build::header(&self.session_id, &timestamp, &self.cwd, None);
-        let mut out = header.json.to_vec();
+        let mut out = header.text().to_vec();
         out.push(b'\n');
         let mut parent = JsValue::Null;
         for i in path {

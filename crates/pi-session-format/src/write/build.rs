@@ -2,7 +2,7 @@
 //! with [`JsonWriter`], [`header`] a session header; [`line_of_value`] and
 //! [`stringify_record`] turn loaded values into lines as `JSON.stringify` writes them.
 
-use super::Line;
+use super::{Line, Text};
 use crate::json::{self, JsArray, JsObject, JsString, JsValue, JsonWriter};
 use crate::read;
 use crate::session::Record;
@@ -26,7 +26,7 @@ impl EntryLine {
 
     /// The line's text, without its newline.
     pub(super) fn json(&self) -> &[u8] {
-        &self.line.json
+        self.line.text()
     }
 
     /// The line's value.
@@ -103,7 +103,7 @@ impl Entry {
     pub(super) fn finish(mut self, id: &str) -> EntryLine {
         self.w.end_object();
         let buffer = self.w.into_bytes();
-        let json = Box::from(buffer.as_slice());
+        let json = Text::Owned(Box::from(buffer.as_slice()));
         if buffer.capacity() <= SCRATCH_LIMIT {
             SCRATCH.set(buffer);
         }
@@ -161,7 +161,7 @@ pub(super) fn header(id: &str, timestamp: &str, cwd: &str, parent_session: Optio
     }
     w.end_object();
     Line {
-        json: w.into_bytes().into_boxed_slice(),
+        json: Text::Owned(w.into_bytes().into_boxed_slice()),
         canonical: true,
         id: Some(JsValue::string(id)),
         parent: None,
@@ -175,7 +175,7 @@ pub(super) fn header(id: &str, timestamp: &str, cwd: &str, parent_session: Optio
 pub(super) fn line_of_value(value: &JsValue) -> Line {
     let entry_type = value.get("type").and_then(JsValue::as_str);
     Line {
-        json: json::to_string(value).into_bytes().into_boxed_slice(),
+        json: Text::Owned(json::to_string(value).into_bytes().into_boxed_slice()),
         canonical: true,
         id: value.get("id").cloned(),
         parent: value.get("parentId").cloned(),
@@ -203,7 +203,7 @@ pub(super) fn stringify_record(record: &Record<'_>) -> Box<[u8]> {
 
 /// A line's text parsed back (writer lines are `JSON.stringify` output: valid UTF-8).
 pub(super) fn parse_line(line: &Line) -> JsValue {
-    std::str::from_utf8(&line.json)
+    std::str::from_utf8(line.text())
         .ok()
         .and_then(|t| json::parse(t).ok())
         .unwrap_or_default()

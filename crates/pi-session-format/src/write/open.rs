@@ -8,13 +8,16 @@ use super::paths::{
     self, default_session_dir, is_valid_session_id, resolve_path, session_file_name,
 };
 use super::{
-    Line, SessionWriter, WriteError, WriteProfile, WriterConfig, line_of_record, not_a_session,
+    Line, SessionWriter, Text, WriteError, WriteProfile, WriterConfig, line_of_record,
+    not_a_session,
 };
 use crate::date;
 use crate::json::JsValue;
 use crate::session::{OpenError, OwnedSession, Session};
 use pi_session_fs::{Appender, FileError};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 impl SessionWriter {
     /// A new session for `cwd` whose file goes to `session_dir` (pi's
@@ -111,7 +114,7 @@ impl SessionWriter {
         } else {
             file
         };
-        let mut writer = Self::from_session(session, dir, config);
+        let mut writer = Self::from_loaded(loaded, dir, config);
         writer.path = Some(path);
         writer.file = Some(file);
         writer.flushed = true;
@@ -132,13 +135,17 @@ impl SessionWriter {
             return Err(FileError::NotAFile(path).into());
         }
         let loaded = read_session(&path, config.profile)?;
-        let mut writer = Self::from_session(loaded.session(), None, config);
+        let mut writer = Self::from_loaded(loaded, None, config);
         writer.origin = Some(path);
         Ok(writer)
     }
 
-    /// A writer holding a loaded session's lines (its header's `cwd` and `id`).
-    fn from_session(session: &Session<'_>, dir: Option<PathBuf>, config: WriterConfig) -> Self {
+    /// A writer holding a loaded session's lines (its header's `cwd` and `id`). The lines
+    /// keep their places in the file's bytes, not copies: the file is mapped when it is
+    /// large, and its pages are let go here, so that a session of gigabytes is not held in
+    /// memory (a line's text is read when it is asked for).
+    fn from_loaded(loaded: OwnedSession, dir: Option<PathBuf>, config: WriterConfig) -> Self {
+        let session = loaded.session();
         let header = session.header().value();
         let cwd = match header.get("cwd") {
             Some(JsValue::String(s)) => s.to_string_lossy(),
@@ -148,7 +155,34 @@ impl SessionWriter {
             Some(JsValue::String(s)) => s.to_string_lossy(),
             _ => String::new(),
         };
-        let lines: Vec<Line> = session.records.iter().map(line_of_record).collect();
+        drop(header);
+        let bytes = loaded.bytes();
+        let (base, size) = (bytes.as_ptr() as usize, bytes.len());
+        let mut places: Vec<Option<Range<usize>>> = Vec::with_capacity(session.records.len());
+        let mut lines: Vec<Line> = session
+            .records
+            .iter()
+            .map(|record| {
+                line_of_record(record, |text| {
+                    // A text that is a slice of the bytes (not decoded from invalid UTF-8).
+                    let start = (text.as_ptr() as usize).wrapping_sub(base);
+                    if start < size && text.len() <= size - start {
+                        places.push(Some(start..start + text.len()));
+                        Text::default()
+                    } else {
+                        places.push(None);
+                        Text::Owned(text.as_bytes().into())
+                    }
+                })
+            })
+            .collect();
+        let input = Arc::new(loaded.into_input());
+        input.release(0..size);
+        for (line, place) in lines.iter_mut().zip(places) {
+            if let Some(place) = place {
+                line.json = Text::Read(Arc::clone(&input), place);
+            }
+        }
         let mut writer = Self::empty(Self::cwd_of(config.profile, &cwd), dir, config);
         writer.reset_lines(lines);
         writer.session_id = session_id;
@@ -239,7 +273,7 @@ impl SessionWriter {
         };
         let timestamp = date::to_iso_string(now as f64);
         let header = build::header(&session_id, &timestamp, &target_cwd, Some(&source_text));
-        let mut content = header.json.to_vec();
+        let mut content = header.text().to_vec();
         content.push(b'\n');
         for record in session.records.iter().filter(|r| !r.is_header()) {
             content.extend_from_slice(&stringify_record(record));
