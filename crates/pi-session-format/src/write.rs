@@ -410,6 +410,9 @@ pub struct SessionWriter {
     /// The file a [`SessionWriter::load`]ed session was read from (a branched session's
     /// `parentSession`); never written.
     origin: Option<PathBuf>,
+    /// The bytes of the file the lines were read from, and its path (lines keep their place
+    /// in it: [`Text::Read`]).
+    source: Option<(Arc<Input>, PathBuf)>,
     user_messages: usize,
     assistant_messages: usize,
 }
@@ -461,6 +464,7 @@ impl SessionWriter {
             flushed: false,
             file: None,
             origin: None,
+            source: None,
             pending: None,
             spare_buffer: Vec::new(),
             user_messages: 0,
@@ -599,9 +603,27 @@ impl SessionWriter {
         self.lines.iter().filter(|l| !l.header).count()
     }
 
+    /// Checks that the file the writer read its lines from did not shrink since (another
+    /// program truncated it): the lines are read from it when they are written out, so what
+    /// was made from them is then not trusted.
+    fn check_source(&self) -> Result<(), WriteError> {
+        match &self.source {
+            Some((input, path)) => input.verify().map_err(|source| {
+                WriteError::File(FileError::Io {
+                    path: path.clone(),
+                    doing: "read",
+                    source,
+                })
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Every line the writer holds, each ending in a newline: the lines it built (as pi
     /// writes them), and those it loaded as they were read. For a written session, what the
-    /// file holds (after a torn last line, which is not an entry).
+    /// file holds (after a torn last line, which is not an entry). The loaded lines are read
+    /// from the file now: if another program truncated it since, they read as zeros past its
+    /// end (what [`SessionWriter::build_context`] and the branch exports check and refuse).
     pub fn to_jsonl(&self) -> Vec<u8> {
         self.whole_file()
     }
@@ -634,6 +656,7 @@ impl SessionWriter {
             _ => Leaf::Current,
         };
         let bytes = self.whole_file();
+        self.check_source()?;
         let session = Session::from_bytes(&bytes, self.profile.reading())
             .map_err(|e| WriteError::Type(TypeError(e.to_string())))?;
         let context = session

@@ -54,7 +54,9 @@ impl SessionWriter {
             if !self.conversation_started() {
                 return Ok(());
             }
-            self.file = Some(Appender::create_new(path, &self.whole_file(), self.fsync)?);
+            let content = self.whole_file();
+            self.check_source()?;
+            self.file = Some(Appender::create_new(path, &content, self.fsync)?);
             self.flushed = true;
             return Ok(());
         }
@@ -96,7 +98,9 @@ impl SessionWriter {
         let Some(path) = &self.path else {
             return Ok(());
         };
-        self.file = Some(Appender::create_new(path, &self.whole_file(), self.fsync)?);
+        let content = self.whole_file();
+        self.check_source()?;
+        self.file = Some(Appender::create_new(path, &content, self.fsync)?);
         self.flushed = true;
         Ok(())
     }

@@ -66,6 +66,7 @@ impl SessionWriter {
             out.push(b'\n');
             parent = line.id.clone().unwrap_or(JsValue::Null);
         }
+        self.check_source()?;
         Ok(out)
     }
 
@@ -177,12 +178,12 @@ impl SessionWriter {
         let mut next = SessionWriterState::new(lines, self.profile);
         let file = match &new_path {
             Some(p) if next.conversation_started || write_now => {
-                pi_session_fs::publish(p, &next.whole_file(), false).map_err(|source| {
-                    FileError::Io {
-                        path: p.clone(),
-                        doing: "create",
-                        source,
-                    }
+                let content = next.whole_file();
+                self.check_source()?;
+                pi_session_fs::publish(p, &content, false).map_err(|source| FileError::Io {
+                    path: p.clone(),
+                    doing: "create",
+                    source,
                 })?;
                 Some(Appender::open_existing(p, self.fsync)?)
             }

@@ -114,7 +114,7 @@ impl SessionWriter {
         } else {
             file
         };
-        let mut writer = Self::from_loaded(loaded, dir, config);
+        let mut writer = Self::from_loaded(loaded, &path, dir, config);
         writer.path = Some(path);
         writer.file = Some(file);
         writer.flushed = true;
@@ -135,7 +135,7 @@ impl SessionWriter {
             return Err(FileError::NotAFile(path).into());
         }
         let loaded = read_session(&path, config.profile)?;
-        let mut writer = Self::from_loaded(loaded, None, config);
+        let mut writer = Self::from_loaded(loaded, &path, None, config);
         writer.origin = Some(path);
         Ok(writer)
     }
@@ -144,7 +144,12 @@ impl SessionWriter {
     /// keep their places in the file's bytes, not copies: the file is mapped when it is
     /// large, and its pages are let go here, so that a session of gigabytes is not held in
     /// memory (a line's text is read when it is asked for).
-    fn from_loaded(loaded: OwnedSession, dir: Option<PathBuf>, config: WriterConfig) -> Self {
+    fn from_loaded(
+        loaded: OwnedSession,
+        path: &Path,
+        dir: Option<PathBuf>,
+        config: WriterConfig,
+    ) -> Self {
         let session = loaded.session();
         let header = session.header().value();
         let cwd = match header.get("cwd") {
@@ -186,6 +191,7 @@ impl SessionWriter {
         let mut writer = Self::empty(Self::cwd_of(config.profile, &cwd), dir, config);
         writer.reset_lines(lines);
         writer.session_id = session_id;
+        writer.source = Some((input, path.to_owned()));
         writer
     }
 

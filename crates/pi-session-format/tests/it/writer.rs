@@ -457,3 +457,43 @@ fn a_batch_is_written_in_one_piece_or_not_at_all() {
     let session = Session::from_bytes(&bytes, PiVersion::V0_87).unwrap();
     assert_eq!(session.entries.len(), 4);
 }
+
+/// A loaded writer keeps its lines' places in the file, not their text: when another program
+/// truncates the file before they are written out, the export and the branched session are
+/// refused (the lines would read as zeros past the new end), and nothing is written.
+#[test]
+fn lines_of_a_file_truncated_after_loading_are_not_written_out() {
+    let dir = scratch("truncated-after-load");
+    let path = dir.join("s.jsonl");
+    // Large enough to be mapped, not read into memory (over 4 MiB).
+    let mut text = format!("{HEADER}\n{USER_LINE}\n");
+    let filler = "x".repeat(1000);
+    let mut parent = "u1".to_owned();
+    for n in 0..6000 {
+        let id = format!("a{n}");
+        text.push_str(&format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:02.000Z","message":{{"role":"user","content":"{filler}","timestamp":1}}}}"#
+        ));
+        text.push('\n');
+        parent = id;
+    }
+    std::fs::write(&path, &text).unwrap();
+    let mut writer = SessionWriter::load(&path, config(WriteProfile::V1_5)).unwrap();
+    let whole = writer.export_branch().unwrap();
+    assert_eq!(whole.iter().filter(|&&b| b == b'\n').count(), 6002);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(text.len() as u64 / 2)
+        .unwrap();
+    let refused = writer.export_branch().unwrap_err();
+    assert!(refused.to_string().contains("shrank"), "{refused}");
+    let out = dir.join("branch.jsonl");
+    let refused = writer
+        .create_branched_session_at("a5999", &out)
+        .unwrap_err();
+    assert!(refused.to_string().contains("shrank"), "{refused}");
+    assert!(!out.exists());
+    assert!(writer.build_context().is_err());
+}
