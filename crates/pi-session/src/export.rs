@@ -135,6 +135,21 @@ fn usage(message: &str) -> ExitCode {
 /// line).
 fn export_one(args: &ExportArgs, file: &Path, redactor: Option<&Redactor>) -> Result<(), String> {
     let bytes = match args.format {
+        Format::Jsonl if redactor.is_none() => {
+            // Line by line: a branch of gigabytes is never held.
+            let mut writer = branch_writer(args, file)?;
+            let lines = writer.export_branch_lines().map_err(|e| e.to_string())?;
+            let write = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
+                for line in lines {
+                    out.write_all(&line.map_err(std::io::Error::other)?)?;
+                }
+                Ok(())
+            };
+            return match &args.output {
+                Some(path) => pi_session_fs::write_new_with(path, args.force, write),
+                None => crate::with_stdout(|out| Ok(write(out)?)).map_err(|e| e.0),
+            };
+        }
         Format::Jsonl => {
             let exported = jsonl(args, file)?;
             match redactor {
@@ -201,6 +216,14 @@ fn redacted(redactor: &Redactor, bytes: &[u8]) -> Result<Vec<u8>, String> {
 
 /// pi's `/export FILE.jsonl`: the branch as a linear session (the writer's `export_branch`).
 fn jsonl(args: &ExportArgs, file: &Path) -> Result<Vec<u8>, String> {
+    branch_writer(args, file)?
+        .export_branch()
+        .map_err(|e| e.to_string())
+}
+
+/// The writer pi's JSONL export of `file` is made by: the file loaded (its lines' places
+/// kept, not their text), at `--leaf` when given.
+fn branch_writer(args: &ExportArgs, file: &Path) -> Result<SessionWriter, String> {
     if file == Path::new("-") {
         return Err("--format jsonl reads a file, not standard input".to_owned());
     }
@@ -225,5 +248,5 @@ fn jsonl(args: &ExportArgs, file: &Path) -> Result<Vec<u8>, String> {
     if let Some(leaf) = &args.leaf {
         writer.branch(leaf).map_err(|e| e.to_string())?;
     }
-    writer.export_branch().map_err(|e| e.to_string())
+    Ok(writer)
 }

@@ -3,7 +3,8 @@
 
 use super::build;
 use super::{
-    Line, SessionWriter, WriteError, WriteProfile, id_key, ids, session_file_name, string_key,
+    LetGo, Line, SessionWriter, WriteError, WriteProfile, id_key, ids, session_file_name,
+    string_key,
 };
 use crate::json::JsValue;
 use crate::session::Key;
@@ -44,6 +45,20 @@ impl SessionWriter {
     /// and the time now, then every entry from the root to the leaf, labels included, each
     /// the child of the one before. Nothing is written.
     pub fn export_branch(&mut self) -> Result<Vec<u8>, WriteError> {
+        let mut out = Vec::new();
+        for line in self.export_branch_lines()? {
+            out.extend_from_slice(&line?);
+        }
+        Ok(out)
+    }
+
+    /// [`SessionWriter::export_branch`] line by line (each ending in a newline), for a branch
+    /// too long to hold at once. The branch is found first (its errors come here); the one
+    /// error among the lines is the last item: the file the lines were read from shrank
+    /// while they were read (what came before it is then not to be trusted).
+    pub fn export_branch_lines(
+        &mut self,
+    ) -> Result<impl Iterator<Item = Result<Vec<u8>, WriteError>> + '_, WriteError> {
         if !self.profile.has_usage_entries() {
             return Err(WriteError::Unsupported {
                 what: "session export",
@@ -53,21 +68,27 @@ impl SessionWriter {
         let path = self.branch_path(None)?;
         let (_, timestamp) = self.now();
         let header = build::header(&self.session_id, &timestamp, &self.cwd, None);
-        let mut out = header.text().to_vec();
-        out.push(b'\n');
+        let mut first = header.text().to_vec();
+        first.push(b'\n');
+        let this = &*self;
         let mut parent = JsValue::Null;
-        for i in path {
-            let line = &self.lines[i];
+        let mut let_go = LetGo::default();
+        let entries = path.into_iter().map(move |i| {
+            let line = &this.lines[i];
             let mut value = build::parse_line(line);
+            let_go.read(&line.json);
             if let JsValue::Object(o) = &mut value {
-                o.set("parentId", parent);
+                o.set("parentId", std::mem::replace(&mut parent, JsValue::Null));
             }
-            out.extend_from_slice(crate::json::to_string(&value).as_bytes());
-            out.push(b'\n');
             parent = line.id.clone().unwrap_or(JsValue::Null);
-        }
-        self.check_source()?;
-        Ok(out)
+            let mut out = crate::json::to_string(&value).into_bytes();
+            out.push(b'\n');
+            Ok(out)
+        });
+        let shrank = std::iter::once_with(move || this.check_source())
+            .filter_map(Result::err)
+            .map(Err);
+        Ok(std::iter::once(Ok(first)).chain(entries).chain(shrank))
     }
 
     fn branched(

@@ -142,7 +142,7 @@ fn fork_never_takes_a_dash_for_a_file_name() {
 
 #[test]
 #[ignore = "a 300 MB session; release build"]
-fn fork_and_jsonl_export_of_a_large_session_hold_its_places_not_its_text() {
+fn fork_and_jsonl_export_of_a_large_session_hold_its_places_not_its_text_or_output() {
     let dir = scratch("fork-large");
     let path = generated(&dir, "big.jsonl", &["--size", "300MB", "--seed", "5"]);
     let text = fs::read_to_string(&path).unwrap();
@@ -171,4 +171,16 @@ fn fork_and_jsonl_export_of_a_large_session_hold_its_places_not_its_text() {
         );
     }
     assert_eq!(fs::read_to_string(&out).unwrap().lines().count(), 2);
+    // The whole branch, exported line by line: the output is never held either.
+    let whole = dir.join("whole.jsonl");
+    let mut command = bin();
+    command.args(["export", s(&path), "--format", "jsonl", "-o", s(&whole)]);
+    let run = run_limited(command, None, Duration::from_secs(120));
+    run.assert_code(0);
+    assert!(fs::metadata(&whole).unwrap().len() > 200 << 20);
+    assert!(
+        run.max_rss_kib < 128 * 1024,
+        "the export of the whole branch took {} MiB",
+        run.max_rss_kib / 1024
+    );
 }
