@@ -752,9 +752,9 @@ fn not_a_session(path: &Path, e: &LoadError) -> WriteError {
 
 /// The writer's line for a loaded record: its text as read, and what the writer needs of it
 /// from the loader's skeleton (the value is parsed only for labels, migrated records, ids that
-/// are objects and roles the skeleton does not name). `text` is where the record's text is
-/// kept: its place in the input, or a copy.
-fn line_of_record(record: &Record<'_>, text: impl FnOnce(&str) -> Text) -> Line {
+/// are objects and roles the skeleton does not name). `text` gives where the record's text
+/// is kept: its place in the input, or a copy.
+fn line_of_record(record: &Record<'_>, text: impl FnOnce() -> Text) -> Line {
     let role = record.message.as_ref().map(|m| m.role);
     let needs_value = record.is_rewritten()
         || matches!(record.id, Key::Unique(_))
@@ -765,13 +765,13 @@ fn line_of_record(record: &Record<'_>, text: impl FnOnce(&str) -> Text) -> Line 
         let value = record.value();
         let mut line = build::line_of_value(&value);
         if !record.is_rewritten() {
-            line.json = text(record.text());
+            line.json = text();
             line.canonical = false;
         }
         return line;
     }
     Line {
-        json: text(record.text()),
+        json: text(),
         canonical: false,
         id: key_value(&record.id),
         parent: key_value(&record.parent_id),

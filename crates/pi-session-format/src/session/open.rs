@@ -113,11 +113,6 @@ impl OwnedSession {
     pub fn bytes(&self) -> &[u8] {
         self.cell.borrow_owner().bytes()
     }
-
-    /// What the bytes were read from (the loaded session is dropped).
-    pub(crate) fn into_input(self) -> Input {
-        self.cell.into_owner()
-    }
 }
 
 impl Session<'_> {

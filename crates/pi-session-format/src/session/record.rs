@@ -231,6 +231,19 @@ impl<'a> Record<'a> {
         self.text.as_str()
     }
 
+    /// Where [`Record::text`] is in `bytes` (the input the record was loaded from), when it is
+    /// those bytes as they are (`None` for a text decoded from invalid UTF-8).
+    pub(crate) fn place_in(&self, bytes: &[u8]) -> Option<Range<usize>> {
+        let (text, len) = match &self.text {
+            _ if self.lossy => return None,
+            Text::Str(s) => (s.as_ptr(), s.len()),
+            Text::Read { source, .. } => (source.as_ptr(), source.len()),
+            Text::Owned(_) => return None,
+        };
+        let start = (text as usize).wrapping_sub(bytes.as_ptr() as usize);
+        (start < bytes.len() && len <= bytes.len() - start).then(|| start..start + len)
+    }
+
     /// Calls `f` with [`Record::text`] without keeping it: a record loaded through a buffer
     /// ([`super::Loader::reading`]) reads its line again for this call alone, so that a walk
     /// that looks once at each of many lines holds one of them at a time.

@@ -1,29 +1,33 @@
 //! The small document [`super::Plan::check_document`] validates an append's new lines in: the
-//! file's header, a skeleton of the few existing entries the checks of the new lines look
-//! at, then the new lines.
+//! file's header, the few existing entries the checks of the new lines look at, then the
+//! new lines.
 //!
 //! The validator's checks of one entry that look at others are: its `parentId`, a label's
 //! `targetId` and a branch summary's `fromId` name entries; a compaction's
 //! `firstKeptEntryId` is an ancestor; a tool result answers a call an assistant message
 //! made on its path. So the document keeps, of the existing entries:
 //! - every entry a new line names (its `parentId`, `targetId`, `firstKeptEntryId` or
-//!   `fromId`);
+//!   `fromId`, whatever their type);
 //! - on the branch from each of them up to its root, the nearest assistant message that
-//!   made each call a new tool result answers.
+//!   made each call a new tool result answers (all such messages, in one walk, when more
+//!   than 64 calls are looked for);
+//! - what those branches end in: two entries of each parent cycle on the way, and an entry
+//!   whose `parentId` names no old entry but a new one.
 //!
-//! Each kept entry's `parentId` is rewritten to its nearest kept ancestor (`null` when it
-//! has none): the entries in between say nothing to those checks, and which kept entry is
-//! an ancestor of which is unchanged. Two entries of each parent cycle on the way are kept
-//! too, so that what hangs in or under a cycle still does. The document so stays a few lines long however long
-//! the branch is, where a skeleton of every entry on it cost a parse of the whole branch
-//! (the whole file, for a session without branches).
+//! Each kept entry is written as it is, but for its `parentId`: its nearest kept ancestor
+//! (`null` when it has none; the new entry it names, when it names one). The entries in
+//! between say nothing to those checks, and which kept entry is an ancestor of which is
+//! unchanged. The document so stays a few lines long however long the branch is, where a
+//! skeleton of every entry on it cost a parse of the whole branch (the whole file, for a
+//! session without branches).
 //!
 //! Finding the calls reads the text of the assistant messages on the branch, nearest first,
 //! until each call is found; a message is parsed only when its text holds the call id as
-//! written, or a `\u` escape through which it could be written otherwise.
+//! written, or an escape through which it could be written otherwise (`\u`, or `\/` for a
+//! `/`).
 
-use crate::json::{self, JsValue, JsonWriter, Role};
-use crate::session::{Index, Record, Records, Session};
+use crate::json::{self, JsValue, Role};
+use crate::session::{Index, Key, Record, Records, Session};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The check document of `new_lines` appended to `session`: its bytes, and how many lines
@@ -33,6 +37,7 @@ pub(super) fn check_document(
     session: &Session<'_>,
     named: &[usize],
     calls: &[String],
+    new_ids: &FxHashSet<Key>,
     new_lines: &[u8],
 ) -> (Vec<u8>, usize) {
     let branches = Branches {
@@ -40,10 +45,12 @@ pub(super) fn check_document(
         index: session.index(),
     };
     let mut kept: FxHashSet<usize> = named.iter().copied().collect();
-    for group in calls.chunks(64) {
-        kept.extend(branches.callers(named, group));
+    if calls.len() <= 64 {
+        kept.extend(branches.callers(named, calls));
+    } else {
+        kept.extend(branches.all_callers(named, calls));
     }
-    branches.anchor_cycles(&mut kept);
+    branches.anchor_ends(&mut kept, new_ids);
     let mut order: Vec<usize> = kept.iter().copied().collect();
     order.sort_unstable();
     let mut nearest = vec![UNKNOWN; session.records.len()];
@@ -51,13 +58,21 @@ pub(super) fn check_document(
     out.extend_from_slice(session.header().text().as_bytes());
     out.push(b'\n');
     for &i in &order {
-        let parent = branches
-            .index
-            .parent(i)
-            .and_then(|p| branches.nearest_kept(p, &kept, &mut nearest))
-            .map(|p| session.records[p].value().get("id").cloned());
-        let value = session.records[i].value();
-        out.extend_from_slice(&skeleton(&value, parent.flatten()));
+        let record = &session.records[i];
+        let parent = match branches.index.parent(i) {
+            Some(p) => branches
+                .nearest_kept(p, &kept, &mut nearest)
+                .and_then(|p| session.records[p].value().get("id").cloned()),
+            // A parent that names no old entry may name a new one: kept as it is.
+            None => Some(&record.parent_id)
+                .filter(|key| new_ids.contains(*key))
+                .and_then(|_| record.value().get("parentId").cloned()),
+        };
+        let mut value = record.value().into_owned();
+        if let JsValue::Object(entry) = &mut value {
+            entry.set("parentId", parent.unwrap_or(JsValue::Null));
+        }
+        out.extend_from_slice(json::to_string(&value).as_bytes());
         out.push(b'\n');
     }
     out.extend_from_slice(new_lines);
@@ -192,11 +207,39 @@ impl Branches<'_, '_> {
         found
     }
 
-    /// Keeps two records of every parent cycle a kept record is in or leads into (the one
-    /// record of an entry that is its own parent), so that the cycle stays a cycle when the
-    /// branches are collapsed: an entry in or under a cycle is never reached from a root,
-    /// and a cycle collapsed into an entry that is its own parent would be a root.
-    fn anchor_cycles(&self, kept: &mut FxHashSet<usize>) {
+    /// Every assistant message on the branches from `starts` up to their roots that made one
+    /// of `calls` (more than [`Branches::callers`] takes): one walk over the branches, each
+    /// assistant message parsed once, so that many calls (say, thousands of tool results
+    /// answering calls no message made) cost one pass, not one per call.
+    fn all_callers(&self, starts: &[usize], calls: &[String]) -> Vec<usize> {
+        let wanted: FxHashSet<&str> = calls.iter().map(String::as_str).collect();
+        let mut passed = FxHashSet::default();
+        let mut found = Vec::new();
+        for &start in starts {
+            let mut at = Some(start);
+            while let Some(i) = at
+                && passed.insert(i)
+            {
+                let record = &self.records[i];
+                if might_be_assistant(record) {
+                    let made = record.with_text(|text| message_calls(record, text));
+                    if made.iter().any(|call| wanted.contains(call.as_str())) {
+                        found.push(i);
+                    }
+                }
+                at = self.index.parent(i);
+            }
+        }
+        found
+    }
+
+    /// Keeps what the branches of the kept records end in, so that collapsing them keeps
+    /// where they end: two records of every parent cycle a kept record is in or leads into
+    /// (the one record of an entry that is its own parent), since an entry in or under a
+    /// cycle is never reached from a root and a cycle collapsed into an entry that is its
+    /// own parent would be a root; and the record whose `parentId` names no old entry but
+    /// a new one (`new_ids`), which the new lines make its parent.
+    fn anchor_ends(&self, kept: &mut FxHashSet<usize>, new_ids: &FxHashSet<Key>) {
         const ON_WALK: u8 = 1;
         const DONE: u8 = 2;
         let mut state = vec![0u8; self.records.len()];
@@ -216,6 +259,9 @@ impl Branches<'_, '_> {
                         state[i] = ON_WALK;
                         walk.push(i);
                         at = self.index.parent(i);
+                        if at.is_none() && new_ids.contains(&self.records[i].parent_id) {
+                            kept.insert(i);
+                        }
                     }
                 }
             }
@@ -257,23 +303,52 @@ impl Branches<'_, '_> {
     }
 }
 
-/// Which of `calls` (a bit each, those set in `wanted`) the assistant message of `record`
-/// made: its text is parsed only when it could hold one of them, and not kept.
-fn calls_made(record: &Record<'_>, calls: &[String], wanted: u64) -> u64 {
-    if record.entry_type() != Some("message") {
-        return 0;
-    }
+/// Whether `record` may be an assistant message (its role is spelled otherwise, or not known
+/// from the skeleton, for the others).
+fn might_be_assistant(record: &Record<'_>) -> bool {
     let role = record.message.as_ref().map(|m| m.role);
-    if !matches!(role, None | Some(Role::Assistant | Role::Other)) {
+    record.entry_type() == Some("message")
+        && matches!(role, None | Some(Role::Assistant | Role::Other))
+}
+
+/// The calls the assistant message of `record` (whose line is `text`) made, as the validator
+/// reads them; none for any other entry.
+fn message_calls(record: &Record<'_>, text: &str) -> Vec<String> {
+    let value = if record.is_rewritten() {
+        record.value().into_owned()
+    } else {
+        json::parse(text).unwrap_or_default()
+    };
+    let Some(message) = value.get("message") else {
+        return Vec::new();
+    };
+    if message.get("role").and_then(JsValue::as_str) != Some("assistant") {
+        return Vec::new();
+    }
+    match message.get("content") {
+        Some(JsValue::Array(blocks)) => tool_call_ids(blocks.0.iter()),
+        _ => Vec::new(),
+    }
+}
+
+/// Which of `calls` (a bit each, those set in `wanted`) the assistant message of `record`
+/// made: its text is parsed only when it could hold one of them, and not kept. A call can
+/// be written otherwise than as it is only through a `\u` escape (any character), or `\/`
+/// (a `/`); a call holding a character JSON always escapes is looked for by parsing.
+fn calls_made(record: &Record<'_>, calls: &[String], wanted: u64) -> u64 {
+    if !might_be_assistant(record) {
         return 0;
     }
     record.with_text(|text| {
-        let escaped = memchr::memmem::find(text.as_bytes(), b"\\u").is_some();
+        let bytes = text.as_bytes();
+        let escaped = memchr::memmem::find(bytes, b"\\u").is_some();
+        let escaped_slash = memchr::memmem::find(bytes, b"\\/").is_some();
         let may_hold = |call: &str| {
             let written_as_is = !call.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
             !written_as_is
                 || escaped
-                || memchr::memmem::find(text.as_bytes(), call.as_bytes()).is_some()
+                || (escaped_slash && call.contains('/'))
+                || memchr::memmem::find(bytes, call.as_bytes()).is_some()
         };
         let candidates = bits(calls, wanted)
             .filter(|&(_, call)| may_hold(call))
@@ -281,21 +356,7 @@ fn calls_made(record: &Record<'_>, calls: &[String], wanted: u64) -> u64 {
         if candidates == 0 {
             return 0;
         }
-        let value = if record.is_rewritten() {
-            record.value().into_owned()
-        } else {
-            json::parse(text).unwrap_or_default()
-        };
-        let Some(message) = value.get("message") else {
-            return 0;
-        };
-        if message.get("role").and_then(JsValue::as_str) != Some("assistant") {
-            return 0;
-        }
-        let Some(JsValue::Array(blocks)) = message.get("content") else {
-            return 0;
-        };
-        let made = tool_call_ids(blocks.0.iter());
+        let made = message_calls(record, text);
         bits(calls, candidates)
             .filter(|(_, call)| made.iter().any(|m| m == call))
             .fold(0u64, |m, (bit, _)| m | bit)
@@ -309,56 +370,4 @@ fn bits(calls: &[String], set: u64) -> impl Iterator<Item = (u64, &str)> {
         .enumerate()
         .map(|(n, call)| (1u64 << n, call.as_str()))
         .filter(move |(bit, _)| set & bit != 0)
-}
-
-/// An entry reduced to what the checks of other entries look at: its type, ids and time,
-/// and an assistant message's tool calls; its `parentId` is `parent` (`None`: `null`).
-fn skeleton(value: &JsValue, parent: Option<JsValue>) -> Vec<u8> {
-    let mut w = JsonWriter::new();
-    w.begin_object();
-    for member in ["type", "id"] {
-        if let Some(v) = value.get(member) {
-            w.key(member);
-            w.value(v);
-        }
-    }
-    w.key("parentId");
-    w.value(&parent.unwrap_or(JsValue::Null));
-    if let Some(v) = value.get("timestamp") {
-        w.key("timestamp");
-        w.value(v);
-    }
-    if let Some(message) = value.get("message")
-        && message.get("role").and_then(JsValue::as_str) == Some("assistant")
-    {
-        w.key("message");
-        w.begin_object();
-        w.key("role");
-        w.string("assistant");
-        w.key("content");
-        w.begin_array();
-        if let Some(JsValue::Array(blocks)) = message.get("content") {
-            for block in blocks.0.iter() {
-                if block.get("type").and_then(JsValue::as_str) == Some("toolCall") {
-                    w.begin_object();
-                    w.key("type");
-                    w.string("toolCall");
-                    if let Some(id) = block.get("id") {
-                        w.key("id");
-                        w.value(id);
-                    }
-                    w.key("name");
-                    w.string("");
-                    w.key("arguments");
-                    w.begin_object();
-                    w.end_object();
-                    w.end_object();
-                }
-            }
-        }
-        w.end_array();
-        w.end_object();
-    }
-    w.end_object();
-    w.into_bytes()
 }

@@ -7,9 +7,9 @@
 //!    released) and [`FileAppend::plan`]s the entries on it: each is completed (`id`,
 //!    `parentId`, `timestamp`, pi's key order) against the session's ids and leaf, under the
 //!    lock, so two appends never attach to the same old leaf. The plan also holds a small
-//!    document to validate the new lines in ([`Plan::check_document`]): the header, a
-//!    skeleton of the few existing entries the checks of the new lines look at, and the new
-//!    lines, so that the validator sees their context without the file's text.
+//!    document to validate the new lines in ([`Plan::check_document`]): the header, the
+//!    few existing entries the checks of the new lines look at, and the new lines, so that
+//!    the validator sees their context without the file's text.
 //! 3. [`FileAppend::commit`] appends the lines in one all-or-nothing write, unless the file
 //!    changed since it was loaded (a pi without a lock appended): then [`Commit::Changed`],
 //!    and the caller loads and plans again.
@@ -42,8 +42,7 @@ pub struct Plan {
     pub ids: Vec<String>,
     /// The file's length when it was loaded.
     size: u64,
-    /// The header, a skeleton of the existing entries the new lines' checks look at, and the
-    /// new lines.
+    /// The header, the existing entries the new lines' checks look at, and the new lines.
     check_document: Vec<u8>,
     /// How many lines of `check_document` come before the new ones.
     context_lines: usize,
@@ -55,9 +54,9 @@ impl Plan {
         &self.lines
     }
 
-    /// A session to validate the new lines in: the file's header, a skeleton (type, ids, tool
-    /// calls) of the existing entries the validator's checks of the new lines look at, then
-    /// the new lines. The validator finds the errors and warnings on the new lines that it
+    /// A session to validate the new lines in: the file's header, the existing entries the
+    /// validator's checks of the new lines look at (each linked to its nearest kept
+    /// ancestor), then the new lines. The validator finds the errors and warnings on the new lines that it
     /// finds on them in the whole file after the append (the `append` fuzz check compares
     /// the two; the format notes a whole file folds into one, such as `id-format`, aside),
     /// though the document holds a few lines however long the branches are.
@@ -178,8 +177,9 @@ impl FileAppend {
             )
             .map_err(|error| EntryError { index, error })?;
             let value = line.value();
+            // Any truthy value: the default parent is the leaf's id, whatever its type.
             for member in ["parentId", "targetId", "firstKeptEntryId", "fromId"] {
-                if let Some(v @ JsValue::String(_)) = value.get(member) {
+                if let Some(v) = value.get(member).filter(|v| v.is_truthy()) {
                     let key = Key::of(Some(v), 0);
                     if let Some(i) = by_id.get(session, &key) {
                         named.push(i);
@@ -194,7 +194,7 @@ impl FileAppend {
             lines.push(b'\n');
         }
         let (check_document, context_lines) =
-            check_document(session, &named, planned.calls(), &lines);
+            check_document(session, &named, planned.calls(), &new_ids, &lines);
         Ok(Plan {
             lines,
             ids: ids_out,

@@ -13,7 +13,8 @@ use super::{
 };
 use crate::date;
 use crate::json::JsValue;
-use crate::session::{OpenError, OwnedSession, Session};
+use crate::session::Session;
+use pi_session_fs::input::Input;
 use pi_session_fs::{Appender, FileError};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -96,25 +97,27 @@ impl SessionWriter {
             writer.flushed = true;
             return Ok(writer);
         }
-        let loaded = read_session(&path, config.profile)?;
-        let session = loaded.session();
-        let file = if session.version.rewrite {
-            // Migrated as `migrate --in-place` does: the replacement takes the lock itself.
-            drop(file);
-            let options = pi_session_fs::Options {
-                job: pi_session_fs::Job::MIGRATE,
-                ..Default::default()
+        let (input, (loaded, file)) = read_session(&path, config.profile, |session| {
+            let file = if session.version.rewrite {
+                // Migrated as `migrate --in-place` does: the replacement takes the lock itself.
+                drop(file);
+                let options = pi_session_fs::Options {
+                    job: pi_session_fs::Job::MIGRATE,
+                    ..Default::default()
+                };
+                let refused =
+                    |e: pi_session_fs::ReplaceError| FileError::Refused(path.clone(), e.0);
+                pi_session_fs::prepare(&path, snapshot, options)
+                    .map_err(refused)?
+                    .commit(|out| out.write_all(&session.to_jsonl()))
+                    .map_err(refused)?;
+                Appender::open_existing(&path, config.fsync)?
+            } else {
+                file
             };
-            let refused = |e: pi_session_fs::ReplaceError| FileError::Refused(path.clone(), e.0);
-            pi_session_fs::prepare(&path, snapshot, options)
-                .map_err(refused)?
-                .commit(|out| out.write_all(&session.to_jsonl()))
-                .map_err(refused)?;
-            Appender::open_existing(&path, config.fsync)?
-        } else {
-            file
-        };
-        let mut writer = Self::from_loaded(loaded, &path, dir, config);
+            Ok((Loaded::of(session), file))
+        })?;
+        let mut writer = Self::from_loaded(loaded, input, &path, dir, config);
         writer.path = Some(path);
         writer.file = Some(file);
         writer.flushed = true;
@@ -134,60 +137,38 @@ impl SessionWriter {
         if !meta.is_file() {
             return Err(FileError::NotAFile(path).into());
         }
-        let loaded = read_session(&path, config.profile)?;
-        let mut writer = Self::from_loaded(loaded, &path, None, config);
+        let (input, loaded) =
+            read_session(&path, config.profile, |session| Ok(Loaded::of(session)))?;
+        let mut writer = Self::from_loaded(loaded, input, &path, None, config);
         writer.origin = Some(path);
         Ok(writer)
     }
 
-    /// A writer holding a loaded session's lines (its header's `cwd` and `id`). The lines
-    /// keep their places in the file's bytes, not copies: the file is mapped when it is
-    /// large, and its pages are let go here, so that a session of gigabytes is not held in
-    /// memory (a line's text is read when it is asked for).
+    /// A writer holding a loaded session's lines, read from `input` (the file at `path`).
+    /// The lines keep their places in the file's bytes, not copies (the file is mapped when
+    /// it is large, its pages let go here), so that a session of gigabytes is not held in
+    /// memory; a line's text is read when it is asked for.
     fn from_loaded(
-        loaded: OwnedSession,
+        loaded: Loaded,
+        input: Input,
         path: &Path,
         dir: Option<PathBuf>,
         config: WriterConfig,
     ) -> Self {
-        let session = loaded.session();
-        let header = session.header().value();
-        let cwd = match header.get("cwd") {
-            Some(JsValue::String(s)) => s.to_string_lossy(),
-            _ => current_dir(),
-        };
-        let session_id = match header.get("id") {
-            Some(JsValue::String(s)) => s.to_string_lossy(),
-            _ => String::new(),
-        };
-        drop(header);
-        let bytes = loaded.bytes();
-        let (base, size) = (bytes.as_ptr() as usize, bytes.len());
-        let mut places: Vec<Option<Range<usize>>> = Vec::with_capacity(session.records.len());
-        let mut lines: Vec<Line> = session
-            .records
-            .iter()
-            .map(|record| {
-                line_of_record(record, |text| {
-                    // A text that is a slice of the bytes (not decoded from invalid UTF-8).
-                    let start = (text.as_ptr() as usize).wrapping_sub(base);
-                    if start < size && text.len() <= size - start {
-                        places.push(Some(start..start + text.len()));
-                        Text::default()
-                    } else {
-                        places.push(None);
-                        Text::Owned(text.as_bytes().into())
-                    }
-                })
-            })
-            .collect();
-        let input = Arc::new(loaded.into_input());
-        input.release(0..size);
+        let Loaded {
+            mut lines,
+            places,
+            cwd,
+            session_id,
+        } = loaded;
+        let input = Arc::new(input);
+        input.release(0..input.bytes().len());
         for (line, place) in lines.iter_mut().zip(places) {
             if let Some(place) = place {
                 line.json = Text::Read(Arc::clone(&input), place);
             }
         }
+        let cwd = cwd.unwrap_or_else(current_dir);
         let mut writer = Self::empty(Self::cwd_of(config.profile, &cwd), dir, config);
         writer.reset_lines(lines);
         writer.session_id = session_id;
@@ -305,14 +286,81 @@ fn default_dir(cwd: &str) -> Result<PathBuf, WriteError> {
         .map_err(|e| WriteError::File(FileError::Refused(PathBuf::from(cwd), e.to_string())))
 }
 
-fn read_session(path: &Path, profile: WriteProfile) -> Result<OwnedSession, WriteError> {
-    Session::open(path, profile.reading()).map_err(|e| match e {
-        OpenError::Load { source, .. } => not_a_session(path, &source),
-        OpenError::Io { source, .. } => FileError::Io {
+/// Reads the session file at `path` with `profile`'s reading rules and calls `with` on it:
+/// read in small pieces copied from the file (mapped when it is large), as the CLI reads,
+/// so that its pages are not brought into memory. Returns the input with `with`'s answer.
+fn read_session<R>(
+    path: &Path,
+    profile: WriteProfile,
+    with: impl FnOnce(&Session<'_>) -> Result<R, WriteError>,
+) -> Result<(Input, R), WriteError> {
+    let io = |source| {
+        WriteError::from(FileError::Io {
             path: path.to_owned(),
             doing: "read",
             source,
+        })
+    };
+    let input = Input::open(path).map_err(io)?;
+    let answer = {
+        let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
+        let session = Session::loader(profile.reading())
+            .reading(&read_at)
+            .load(input.bytes())
+            .map_err(|e| not_a_session(path, &e))?;
+        // A file another program truncated while it was read: what was loaded is not it.
+        input.verify().map_err(io)?;
+        with(&session)?
+    };
+    Ok((input, answer))
+}
+
+/// What a writer takes from a loaded session: its lines (each with its place in the input
+/// when its text is the input's bytes as they are), and its header's `cwd` and `id`.
+struct Loaded {
+    lines: Vec<Line>,
+    places: Vec<Option<Range<usize>>>,
+    cwd: Option<String>,
+    session_id: String,
+}
+
+impl Loaded {
+    fn of(session: &Session<'_>) -> Loaded {
+        let header = session.header().value();
+        let cwd = match header.get("cwd") {
+            Some(JsValue::String(s)) => Some(s.to_string_lossy()),
+            _ => None,
+        };
+        let session_id = match header.get("id") {
+            Some(JsValue::String(s)) => s.to_string_lossy(),
+            _ => String::new(),
+        };
+        let mut places = Vec::with_capacity(session.records.len());
+        let lines = session
+            .records
+            .iter()
+            .map(|record| {
+                let place = record.place_in(session.source);
+                // The place is filled in once the input is shared (`from_loaded`), for a line
+                // that keeps the record's text (a migrated record's line is its new value's).
+                let mut kept_text = false;
+                let text = || {
+                    kept_text = true;
+                    match &place {
+                        Some(_) => Text::default(),
+                        None => Text::Owned(record.text().as_bytes().into()),
+                    }
+                };
+                let line = line_of_record(record, text);
+                places.push(place.filter(|_| kept_text));
+                line
+            })
+            .collect();
+        Loaded {
+            lines,
+            places,
+            cwd,
+            session_id,
         }
-        .into(),
-    })
+    }
 }

@@ -1,6 +1,6 @@
 //! The `append` check: random batches, valid and invalid, appended with
 //! [`FileAppend`] to random session files (branches, labels, tool calls, some written with
-//! escapes, shared ids and parent cycles, a torn last line), against a model of the expected file. A batch the model refuses
+//! escapes, shared ids and parent cycles, parents that only new entries have, a torn last line), against a model of the expected file. A batch the model refuses
 //! is refused at its first bad entry and the file is unchanged. A batch it accepts (tool
 //! results, compactions and branch summaries among it, answering and naming entries on and
 //! off their paths) gets, in the plan's check document, the validator's errors on its new
@@ -77,10 +77,11 @@ fn assistant(id: Option<&str>, parent: Option<&str>, call: &str, escaped: bool) 
         }
         out.push_str(r#","timestamp":"2025-01-01T00:00:01.000Z""#);
     }
-    let call = if escaped {
-        call.replacen('c', "\\u0063", 1)
-    } else {
-        call.to_owned()
+    // Escaped: a `/` as `\/`, or else the `c` as `\u0063`.
+    let call = match escaped {
+        true if call.contains('/') => call.replace('/', "\\/"),
+        true => call.replacen('c', "\\u0063", 1),
+        false => call.to_owned(),
     };
     out.push_str(&format!(
         r#","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"{call}","name":"bash","arguments":{{"command":"ls"}}}}],"api":"a","provider":"p","model":"m","usage":{{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"toolUse","timestamp":1}}}}"#
@@ -115,7 +116,10 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
         } else {
             format!("e{i}")
         };
-        let parent = if ids.is_empty() || u.ratio(1, 6)? {
+        let parent = if u.ratio(1, 10)? {
+            // A parent no old entry has, which a new entry given that id becomes.
+            Some(format!("given{}", u.int_in_range(0..=7)?))
+        } else if ids.is_empty() || u.ratio(1, 6)? {
             None
         } else if u.ratio(2, 3)? {
             leaf.clone()
@@ -123,7 +127,11 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
             Some(ids[u.choose_index(ids.len())?].clone())
         };
         if u.ratio(1, 3)? {
-            let call = format!("c{i}");
+            let call = if u.ratio(1, 3)? {
+                format!("c/{i}")
+            } else {
+                format!("c{i}")
+            };
             file.push_str(&assistant(
                 Some(&id),
                 parent.as_deref(),
@@ -405,10 +413,103 @@ fn check(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// A tool result to append, answering `call`, under `parent` (default: the leaf).
+    fn tool_result(call: &str, parent: Option<&str>) -> JsValue {
+        let parent = parent.map_or(String::new(), |p| format!(r#","parentId":"{p}""#));
+        json::parse(&format!(
+            r#"{{"type":"message"{parent},"message":{{"role":"toolResult","toolCallId":"{call}","toolName":"bash","content":[],"isError":false,"timestamp":1}}}}"#
+        ))
+        .unwrap()
+    }
+
+    /// A scratch session file of the header and `lines`, and its text.
+    fn session_file(lines: &[&str]) -> (Scratch, String) {
+        let scratch = Scratch::new();
+        let mut file = format!("{HEADER}\n");
+        for line in lines {
+            file.push_str(line);
+            file.push('\n');
+        }
+        std::fs::write(&scratch.0, &file).unwrap();
+        (scratch, file)
+    }
+
+    /// A leaf whose id is a number: a new entry's default parent, named like a string one.
+    #[test]
+    fn a_number_leaf_is_a_parent_like_any_other() {
+        let (scratch, file) = session_file(&[
+            &assistant(Some("a"), None, "c1", false),
+            r#"{"type":"message","id":7,"parentId":"a","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"seven","timestamp":1}}"#,
+        ]);
+        let result = tool_result("c1", None);
+        // The model reads parents as strings: the number parent reads as none.
+        let expect = [Expect::Accepted {
+            id: None,
+            parent: None,
+        }];
+        check(&scratch, &file, false, None, &[result], &expect);
+    }
+
+    /// More calls to look for than one walk takes at a time: each is still found, or not.
+    #[test]
+    fn many_tool_results_are_checked_at_once() {
+        let (scratch, file) = session_file(&[
+            &assistant(Some("a"), None, "c/0", true),
+            &user(Some("u"), Some("a"), "and then"),
+        ]);
+        let mut batch: Vec<JsValue> = (0..70)
+            .map(|n| tool_result(&format!("ghost{n}"), None))
+            .collect();
+        batch.push(tool_result("c/0", None));
+        let expect: Vec<Expect> = batch
+            .iter()
+            .map(|_| Expect::Accepted {
+                id: None,
+                parent: None,
+            })
+            .collect();
+        check(&scratch, &file, false, Some("u".into()), &batch, &expect);
+    }
+
+    /// An old entry whose parent names no old entry but a new one: the new lines make it its
+    /// parent, so a tool result under it, or under its child, answers the new entry's call.
+    #[test]
+    fn an_old_entry_under_a_new_one_sees_its_calls() {
+        let (scratch, file) = session_file(&[
+            &user(Some("y"), Some("given0"), "under a parent to come"),
+            &user(Some("x"), Some("y"), "under that"),
+        ]);
+        let mut call = json::parse(&assistant(None, None, "k1", false)).unwrap();
+        if let JsValue::Object(entry) = &mut call {
+            entry.set("id", JsValue::string("given0"));
+        }
+        let result = tool_result("k1", Some("x"));
+        let expect = [
+            Expect::Accepted {
+                id: Some("given0".into()),
+                parent: None,
+            },
+            Expect::Accepted {
+                id: None,
+                parent: Some(Some("x".into())),
+            },
+        ];
+        check(
+            &scratch,
+            &file,
+            false,
+            Some("x".into()),
+            &[call, result],
+            &expect,
+        );
+    }
+
     #[test]
     fn batches_of_every_kind_are_checked() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..300 {
+        for _ in 0..2000 {
             let data: Vec<u8> = (0..256)
                 .map(|_| {
                     state ^= state << 13;
