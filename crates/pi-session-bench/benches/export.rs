@@ -45,8 +45,8 @@ fn export(c: &mut Criterion) {
 
         type Writer = fn(&Transcript, &mut dyn std::io::Write) -> std::io::Result<()>;
         for (name, write) in [
-            ("markdown", markdown::write as Writer),
-            ("html", html::write),
+            ("markdown", (|t, out| markdown::write(t, out)) as Writer),
+            ("html", |t, out| html::write(t, out)),
         ] {
             let mut group = c.benchmark_group(name);
             configure(&mut group, input.bytes());

@@ -12,33 +12,102 @@
 //! HTML, links to unsafe schemes and images into text, and the HTML page escapes every
 //! string and forbids scripts and network access with its content security policy.
 
+mod branch;
 pub mod html;
 pub mod markdown;
 mod transcript;
 
+pub use branch::{Branch, Check};
 pub use transcript::{Block, Body, Item, Transcript, TranscriptError};
 
-/// Writes `items` with `write_item` in file order, rendering them in batches on every core.
-fn write_items(
-    items: &[Item],
-    out: &mut dyn std::io::Write,
-    write_item: impl Fn(&Item, &mut dyn std::io::Write) -> std::io::Result<()> + Sync,
-) -> std::io::Result<()> {
-    use rayon::prelude::*;
-    // Batches bound what is held at once (a batch of rendered items, not the whole output).
-    for batch in items.chunks(4096) {
-        let rendered: Vec<Vec<u8>> = batch
-            .par_iter()
-            .map(|item| {
-                let mut buf = Vec::new();
-                write_item(item, &mut buf).map(|()| buf)
-            })
-            .collect::<std::io::Result<_>>()?;
-        for buf in rendered {
-            out.write_all(&buf)?;
+use std::io;
+
+/// What a renderer writes ([`markdown::write`], [`html::write`]): a whole [`Transcript`], or a
+/// [`Branch`] made a batch at a time as it is written; made `From` either.
+pub struct Page<'i> {
+    /// The facts of the transcript (its items unused).
+    head: &'i Transcript,
+    /// How many entries the branch shows.
+    entries: usize,
+    items: Items<'i>,
+}
+
+/// Where the items of a [`Page`] come from.
+enum Items<'i> {
+    /// A whole transcript's.
+    Made(&'i [Item]),
+    /// A branch's, each made as it is rendered.
+    Branch(&'i Branch<'i, 'i>),
+}
+
+impl<'i> From<&'i Transcript> for Page<'i> {
+    fn from(transcript: &'i Transcript) -> Page<'i> {
+        Page {
+            head: transcript,
+            entries: transcript.items.len(),
+            items: Items::Made(&transcript.items),
         }
     }
-    Ok(())
+}
+
+impl<'i> From<&'i Branch<'i, 'i>> for Page<'i> {
+    fn from(branch: &'i Branch<'i, 'i>) -> Page<'i> {
+        Page {
+            head: branch.head(),
+            entries: branch.len(),
+            items: Items::Branch(branch),
+        }
+    }
+}
+
+/// Writes the items of `items` with `write_item` in file order, [`Branch::BATCH`] at a time:
+/// each batch made and rendered on every core (a branch's then checked), and written while the
+/// next one is rendered. What is held at once is two batches' renderings, not the output.
+fn write_items(
+    items: Items<'_>,
+    out: &mut dyn io::Write,
+    write_item: impl Fn(&Item, &mut dyn io::Write) -> io::Result<()> + Sync,
+) -> io::Result<()> {
+    use rayon::prelude::*;
+    let len = match items {
+        Items::Made(items) => items.len(),
+        Items::Branch(branch) => branch.len(),
+    };
+    let render = |n: usize| {
+        let mut buf = Vec::new();
+        match items {
+            Items::Made(items) => write_item(&items[n], &mut buf)?,
+            Items::Branch(branch) => write_item(&branch.item(n), &mut buf)?,
+        }
+        Ok(buf)
+    };
+    let render_batch = |start: usize| -> io::Result<Vec<Vec<u8>>> {
+        let end = (start + Branch::BATCH).min(len);
+        let rendered = (start..end)
+            .into_par_iter()
+            .map(render)
+            .collect::<io::Result<_>>()?;
+        if let Items::Branch(branch) = items {
+            branch.check()?;
+        }
+        Ok(rendered)
+    };
+    let write = |out: &mut dyn io::Write, rendered: Vec<Vec<u8>>| {
+        rendered.iter().try_for_each(|buf| out.write_all(buf))
+    };
+    let mut done: Vec<Vec<u8>> = Vec::new();
+    for start in (0..len).step_by(Branch::BATCH) {
+        let mut next = Ok(Vec::new());
+        // The writer stays on this thread (it need not be `Send`); the batch is rendered on
+        // the pool meanwhile.
+        let written = rayon::in_place_scope(|scope| {
+            scope.spawn(|_| next = render_batch(start));
+            write(out, std::mem::take(&mut done))
+        });
+        written?;
+        done = next?;
+    }
+    write(out, done)
 }
 
 /// Whether a link may stay a link: `http:`, `https:`, `mailto:`, or no scheme (a fragment

@@ -20,22 +20,35 @@ mod fault;
 use crate::size::{self, parse_size};
 use fault::Guard;
 use memmap2::{Mmap, UncheckedAdvice};
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The last block of the file read for a small read (see [`Input::read_at`]): where it
-/// starts and its bytes.
+/// The last block of a mapped file a thread read for a small read (see [`Input::read_at`]):
+/// whose it is ([`Mapped::id`]), where it starts and its bytes. One per thread, so that
+/// threads reading apart in one file neither wait for each other nor take each other's block.
 #[derive(Default)]
-pub struct Block(usize, Vec<u8>);
+struct Block {
+    input: u64,
+    start: usize,
+    bytes: Vec<u8>,
+}
 
-/// Reads smaller than this are served from a block of [`BLOCK`] bytes, so that reading the
+thread_local! {
+    static BLOCK: RefCell<Block> = RefCell::default();
+}
+
+/// The id of the next mapped file (0 is no file's: the empty block's).
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Reads smaller than this are served from a block of [`BLOCK_SIZE`] bytes, so that reading the
 /// texts of many neighbouring records one by one (a long chain's context) costs one system
 /// call per block, not per record.
 const SMALL: usize = 16 << 10;
-const BLOCK: usize = 256 << 10;
+const BLOCK_SIZE: usize = 256 << 10;
 
 /// Regular files up to this size are read into memory instead of mapped.
 pub const READ_LIMIT: u64 = 4 << 20;
@@ -77,8 +90,8 @@ pub struct Mapped {
     file: File,
     /// Modification time in ms since 1970.
     mtime: f64,
-    /// The last block served to small reads.
-    block: Mutex<Block>,
+    /// This mapping's id among the process's, naming its blocks (never reused).
+    id: u64,
 }
 
 impl Input {
@@ -143,7 +156,7 @@ impl Input {
             map,
             file,
             mtime,
-            block: Mutex::default(),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         }))
     }
 
@@ -220,37 +233,37 @@ impl Input {
     /// the input is not a file or the read failed (the loader then copies from the bytes).
     pub fn read_at(&self, buf: &mut [u8], at: usize) -> bool {
         #[cfg(unix)]
-        if let Input::Mapped(Mapped {
-            map, file, block, ..
-        }) = self
-        {
+        if let Input::Mapped(Mapped { map, file, id, .. }) = self {
             use std::os::unix::fs::FileExt;
             if buf.len() >= SMALL {
                 return file.read_exact_at(buf, at as u64).is_ok();
             }
-            let Ok(mut block) = block.lock() else {
-                return false;
-            };
-            let end = at + buf.len();
-            if !(block.0 <= at && end <= block.0 + block.1.len()) {
-                // A read before the block is taken for a walk towards the start of the file
-                // (from a leaf to its root): the next block ends where this read ends.
-                let start = if at < block.0 {
-                    end.saturating_sub(BLOCK)
-                } else {
-                    at
-                };
-                let len = BLOCK.min(map.len().saturating_sub(start)).max(end - start);
-                block.1.resize(len, 0);
-                if file.read_exact_at(&mut block.1, start as u64).is_err() {
-                    block.1.clear();
-                    return false;
+            return BLOCK.with_borrow_mut(|block| {
+                let end = at + buf.len();
+                if block.input != *id
+                    || !(block.start <= at && end <= block.start + block.bytes.len())
+                {
+                    // A read before the block is taken for a walk towards the start of the
+                    // file (from a leaf to its root): the next block ends where this read ends.
+                    let start = if block.input == *id && at < block.start {
+                        end.saturating_sub(BLOCK_SIZE)
+                    } else {
+                        at
+                    };
+                    let len = BLOCK_SIZE
+                        .min(map.len().saturating_sub(start))
+                        .max(end - start);
+                    block.bytes.resize(len, 0);
+                    if file.read_exact_at(&mut block.bytes, start as u64).is_err() {
+                        *block = Block::default();
+                        return false;
+                    }
+                    (block.input, block.start) = (*id, start);
                 }
-                block.0 = start;
-            }
-            let from = at - block.0;
-            buf.copy_from_slice(&block.1[from..from + buf.len()]);
-            return true;
+                let from = at - block.start;
+                buf.copy_from_slice(&block.bytes[from..from + buf.len()]);
+                true
+            });
         }
         let _ = (buf, at);
         false
@@ -345,7 +358,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("pi-session-read-at-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("large.jsonl");
-        let bytes: Vec<u8> = (0..READ_LIMIT as usize + 3 * BLOCK)
+        let bytes: Vec<u8> = (0..READ_LIMIT as usize + 3 * BLOCK_SIZE)
             .map(|i| (i * 7 % 251) as u8)
             .collect();
         std::fs::write(&path, &bytes).unwrap();
@@ -357,10 +370,10 @@ mod tests {
         let backwards = pieces.iter().rev().map(|&n| n * 1000);
         let forwards = pieces.iter().map(|&n| n * 1000);
         let edges = [
-            BLOCK - 1,
-            BLOCK + 1,
+            BLOCK_SIZE - 1,
+            BLOCK_SIZE + 1,
             1,
-            2 * BLOCK - 500,
+            2 * BLOCK_SIZE - 500,
             10,
             bytes.len() - 1000,
         ];

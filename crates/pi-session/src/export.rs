@@ -12,7 +12,7 @@ pub(crate) mod tables;
 use crate::display;
 use crate::input::Input;
 use clap::{Args, ValueEnum};
-use pi_session_format::export::{Transcript, html, markdown};
+use pi_session_format::export::{Branch, html, markdown};
 use pi_session_format::omp::Blobs;
 use pi_session_format::{Dialect, Leaf, PiVersion, Session, SessionWriter, WriterConfig};
 use pi_session_fs::omp_store::OmpStore;
@@ -134,74 +134,92 @@ fn usage(message: &str) -> ExitCode {
 /// from the redacted session (the JSONL export: the export redacted, the same thing line by
 /// line).
 fn export_one(args: &ExportArgs, file: &Path, redactor: Option<&Redactor>) -> Result<(), String> {
-    let bytes = match args.format {
-        Format::Jsonl if redactor.is_none() => {
+    match (args.format, redactor) {
+        (Format::Jsonl, None) => {
             // Line by line: a branch of gigabytes is never held.
             let mut writer = branch_writer(args, file)?;
             let lines = writer.export_branch_lines().map_err(|e| e.to_string())?;
-            let write = |out: &mut dyn std::io::Write| -> std::io::Result<()> {
+            write_out(args, |out| {
                 for line in lines {
                     out.write_all(&line.map_err(std::io::Error::other)?)?;
                 }
                 Ok(())
-            };
-            return match &args.output {
-                Some(path) => pi_session_fs::write_new_with(path, args.force, write),
-                None => crate::with_stdout(|out| Ok(write(out)?)).map_err(|e| e.0),
-            };
+            })
         }
-        Format::Jsonl => {
-            let exported = jsonl(args, file)?;
-            match redactor {
-                Some(redactor) => redacted(redactor, &exported)?,
-                None => exported,
-            }
+        (Format::Jsonl, Some(redactor)) => {
+            let exported = redacted(redactor, &jsonl(args, file)?)?;
+            write_out(args, |out| out.write_all(&exported))
         }
-        Format::Markdown | Format::Html => {
-            let input = Input::open(file).map_err(|e| e.to_string())?;
-            let redacted_input = match redactor {
-                Some(redactor) => Some(redacted(redactor, input.bytes())?),
-                None => None,
-            };
-            let source = redacted_input.as_deref().unwrap_or(input.bytes());
-            let session = Session::loader(args.pi)
-                .with_dialect(args.dialect)
-                .load(source)
-                .map_err(|e| e.to_string())?;
-            let leaf = args.leaf.clone().map_or(Leaf::Current, Leaf::Id);
-            let mut transcript = Transcript::of(&session, &leaf).map_err(|e| e.to_string())?;
-            // An oh-my-pi session's images come back from its blob store, as omp puts them back.
-            if session.dialect == Dialect::Omp
-                && let Some(blobs) = args
-                    .blobs
-                    .clone()
-                    .or_else(OmpStore::existing_blobs_dir)
-                    .map(Blobs::new)
-            {
-                for hash in transcript.resolve_blobs(&blobs) {
-                    eprintln!(
-                        "pi-session: {}: warning: blob sha256:{hash} is not in the blob store {}; the image is left as its reference",
-                        display::path(file),
-                        display::path(blobs.dir())
-                    );
-                }
-            }
-            let mut out = Vec::with_capacity(source.len() / 2);
-            let written = if args.format == Format::Html {
-                html::write(&transcript, &mut out)
-            } else {
-                markdown::write(&transcript, &mut out)
-            };
-            written.map_err(|e| e.to_string())?;
-            // The file changed while it was read: what was made from it may be a mix.
-            input.verify().map_err(|e| e.to_string())?;
-            out
-        }
-        Format::Parquet => unreachable!("dispatched in main"),
+        (Format::Markdown | Format::Html, _) => page(args, file, redactor),
+        (Format::Parquet, _) => unreachable!("dispatched in main"),
+    }
+}
+
+/// The Markdown or HTML page of the branch, made and written a batch of entries at a time:
+/// the file is read in pieces (its lines read again per batch, not kept), so a session of
+/// gigabytes is never held; redacted, the redacted copy is.
+fn page(args: &ExportArgs, file: &Path, redactor: Option<&Redactor>) -> Result<(), String> {
+    let input = Input::open(file).map_err(|e| e.to_string())?;
+    let redacted_input = match redactor {
+        Some(redactor) => Some(redacted(redactor, input.bytes())?),
+        None => None,
     };
+    let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
+    let loader = Session::loader(args.pi).with_dialect(args.dialect);
+    let session = match &redacted_input {
+        Some(bytes) => loader.load(bytes),
+        None => loader.reading(&read_at).load(input.bytes()),
+    }
+    .map_err(|e| e.to_string())?;
+    // The file changed while it was read: what was made from it may be a mix. Checked again
+    // for each batch of entries, whose lines are read again.
+    let unchanged = || input.verify();
+    unchanged().map_err(|e| e.to_string())?;
+    let leaf = args.leaf.clone().map_or(Leaf::Current, Leaf::Id);
+    // An oh-my-pi session's images come back from its blob store, as omp puts them back.
+    let blobs = (session.dialect == Dialect::Omp)
+        .then(|| args.blobs.clone().or_else(OmpStore::existing_blobs_dir))
+        .flatten()
+        .map(Blobs::new);
+    let mut branch = Branch::of(&session, &leaf)
+        .map_err(|e| e.to_string())?
+        .checking(&unchanged);
+    if let Some(blobs) = &blobs {
+        branch = branch.resolving_blobs(blobs);
+    }
+    let written = write_out(args, |out| {
+        if args.format == Format::Html {
+            html::write(&branch, out)
+        } else {
+            markdown::write(&branch, out)
+        }
+    });
+    if let Some(blobs) = &blobs {
+        for hash in branch.missing_blobs() {
+            eprintln!(
+                "pi-session: {}: warning: blob sha256:{hash} is not in the blob store {}; the image is left as its reference",
+                display::path(file),
+                display::path(blobs.dir())
+            );
+        }
+    }
+    written
+}
+
+/// Writes what `write` writes to `-o` (a new file, atomically: nothing is published when it
+/// fails) or to standard output (streamed: a failure says that what came out is incomplete).
+fn write_out(
+    args: &ExportArgs,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), String> {
     match &args.output {
-        Some(path) => pi_session_fs::write_new(path, &bytes, args.force),
-        None => crate::write_stdout(&bytes).map_err(|e| e.0),
+        Some(path) => pi_session_fs::write_new_with(path, args.force, write),
+        None => crate::with_stdout(|out| Ok(write(out)?)).map_err(|e| {
+            format!(
+                "{}; the export written to standard output so far is incomplete",
+                e.0
+            )
+        }),
     }
 }
 

@@ -1,4 +1,4 @@
-//! A [`Transcript`] as one self-contained HTML page: inline style, images as `data:` URLs,
+//! A [`Transcript`](super::Transcript) as one self-contained HTML page: inline style, images as `data:` URLs,
 //! thinking, tool calls and tool results in `<details>` (collapsible without a script).
 //!
 //! Nothing from the session can run or fetch: every string is escaped; message Markdown is
@@ -8,7 +8,7 @@
 //! from `data:` only), so even a renderer bug could not load or run anything.
 
 use super::markdown::{heading, one_line};
-use super::transcript::{Block, Body, Item, Transcript, bash_notes, compaction_note, usage_line};
+use super::transcript::{Block, Body, Item, bash_notes, compaction_note, usage_line};
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 use std::io::{self, Write};
 
@@ -47,8 +47,12 @@ img { max-width: 100%; }
 .text { overflow-wrap: anywhere; }
 ";
 
-/// Writes `transcript` as a self-contained HTML page.
-pub fn write(transcript: &Transcript, out: &mut dyn Write) -> io::Result<()> {
+/// Writes `page` (a [`Transcript`](super::Transcript), or a [`Branch`](super::Branch) made and
+/// written a batch at a time) as
+/// a self-contained HTML page.
+pub fn write<'i>(page: impl Into<super::Page<'i>>, out: &mut dyn Write) -> io::Result<()> {
+    let page = page.into();
+    let (transcript, entries) = (page.head, page.entries);
     let title = transcript
         .name
         .clone()
@@ -82,12 +86,12 @@ pub fn write(transcript: &Transcript, out: &mut dyn Write) -> io::Result<()> {
     fact(out, "Working directory", &transcript.cwd)?;
     fact(out, "Started", &transcript.created)?;
     let branch = match &transcript.leaf {
-        Some(leaf) => format!("{} entries, ending at {leaf}", transcript.items.len()),
+        Some(leaf) => format!("{entries} entries, ending at {leaf}"),
         None => "no entries".to_owned(),
     };
     fact(out, "Branch", &branch)?;
     writeln!(out, "</dl>\n</header>\n<main>")?;
-    super::write_items(&transcript.items, out, write_item)?;
+    super::write_items(page.items, out, write_item)?;
     writeln!(out, "</main>\n</body>\n</html>")
 }
 

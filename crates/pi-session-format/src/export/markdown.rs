@@ -1,4 +1,4 @@
-//! A [`Transcript`] as Markdown: a title, the session's facts, then one section per entry.
+//! A [`Transcript`](super::Transcript) as Markdown: a title, the session's facts, then one section per entry.
 //!
 //! Every string from the session that is not message text is text to a Markdown reader:
 //! in a code span, or on one line with every character Markdown or HTML could read as
@@ -15,11 +15,15 @@
 //! image, or heading attributes is made text (`&lt;`, `&#91;`, `&#123;`), until nothing is
 //! left, so no renderer following CommonMark turns the session's text into markup.
 
-use super::transcript::{Block, Body, Item, Transcript, bash_notes, compaction_note, usage_line};
+use super::transcript::{Block, Body, Item, bash_notes, compaction_note, usage_line};
 use std::io::{self, Write};
 
-/// Writes `transcript` as Markdown.
-pub fn write(transcript: &Transcript, out: &mut dyn Write) -> io::Result<()> {
+/// Writes `page` (a [`Transcript`](super::Transcript), or a [`Branch`](super::Branch) made and
+/// written a batch at a time) as
+/// Markdown.
+pub fn write<'i>(page: impl Into<super::Page<'i>>, out: &mut dyn Write) -> io::Result<()> {
+    let page = page.into();
+    let (transcript, entries) = (page.head, page.entries);
     let title = transcript
         .name
         .clone()
@@ -31,14 +35,13 @@ pub fn write(transcript: &Transcript, out: &mut dyn Write) -> io::Result<()> {
     match &transcript.leaf {
         Some(leaf) => writeln!(
             out,
-            "- Branch: {} entries, ending at {}",
-            transcript.items.len(),
+            "- Branch: {entries} entries, ending at {}",
             code_span(leaf)
         )?,
         None => writeln!(out, "- Branch: no entries")?,
     }
     writeln!(out)?;
-    super::write_items(&transcript.items, out, |item, out| {
+    super::write_items(page.items, out, |item, out| {
         writeln!(out, "---\n")?;
         let mut section = Vec::new();
         write_item(item, &mut section)?;

@@ -4,9 +4,9 @@ use crate::Session;
 use crate::json::JsValue;
 use crate::session::Key;
 use crate::stats::Usage;
-use crate::tree::{CycleError, Leaf};
+use crate::tree::{CycleError, Label, Leaf};
 use crate::types::{AgentMessage, Content, ContentBlock, Entry};
-use rayon::prelude::*;
+use std::collections::HashMap;
 use std::fmt;
 
 /// The conversation of one branch.
@@ -198,44 +198,16 @@ impl Transcript {
     /// a `blob:sha256:` reference, [`crate::omp::Blobs`]), as omp does when it opens the file;
     /// returns the hashes of the blobs the store lacks, whose references stay.
     pub fn resolve_blobs(&mut self, blobs: &crate::omp::Blobs) -> Vec<String> {
-        let mut missing = Vec::new();
-        for item in &mut self.items {
-            let blocks = match &mut item.body {
-                Body::User { blocks, .. }
-                | Body::Assistant { blocks, .. }
-                | Body::ToolResult { blocks, .. }
-                | Body::Custom { blocks, .. }
-                | Body::System { blocks, .. } => blocks,
-                _ => continue,
-            };
-            for block in blocks {
-                if let Block::Image { data, .. } = block {
-                    match blobs.image_base64(data) {
-                        Some(Ok(image)) => *data = image,
-                        Some(Err(hash)) => missing.push(hash),
-                        None => {}
-                    }
-                }
-            }
-        }
-        missing
+        resolve_blobs(&mut self.items, blobs)
     }
 
     /// The branch of `session` ending at `leaf`, as pi's `getBranch` walks it.
     pub fn of(session: &Session<'_>, leaf: &Leaf) -> Result<Transcript, TranscriptError> {
-        let index = session.index();
-        if let Leaf::Id(id) = leaf
-            && index.get(session, &Key::string(id)).is_none()
-        {
-            return Err(TranscriptError::NoSuchEntry(id.clone()));
-        }
-        let path = match index.leaf_record(session, leaf) {
-            Some(record) => index
-                .path(session, record)
-                .map_err(TranscriptError::Cycle)?,
-            None => Vec::new(),
-        };
-        let labels = index.labels(session);
+        Ok(super::Branch::of(session, leaf)?.into_transcript())
+    }
+
+    /// The transcript's facts of `session` with no items: what a page says before its entries.
+    pub(super) fn head(session: &Session<'_>, leaf: Option<&crate::Record<'_>>) -> Transcript {
         let header = session.header().value();
         let header_string = |key: &str| {
             header
@@ -244,39 +216,67 @@ impl Transcript {
                 .unwrap_or_default()
                 .to_owned()
         };
-        // Each entry is read on its own (typed parsing is most of the work): on every core.
-        let items = path
-            .par_iter()
-            .map(|&i| &session.records[i])
-            .filter(|record| record.entry_type() != Some("label"))
-            .map(|record| {
-                let label = labels.get(&record.id).map(|l| match &l.label {
-                    JsValue::String(s) => s.to_string_lossy(),
-                    other => crate::json::to_string(other),
-                });
-                let members = Members::of(record);
-                Item {
-                    id: id_text(&record.id),
-                    line: record.line,
-                    timestamp: members
-                        .get(Member::Timestamp)
-                        .as_ref()
-                        .and_then(JsValue::as_str)
-                        .unwrap_or_default()
-                        .to_owned(),
-                    label,
-                    body: body_of(record, &members),
-                }
-            })
-            .collect();
-        Ok(Transcript {
+        Transcript {
             session_id: header_string("id"),
             cwd: header_string("cwd"),
             created: header_string("timestamp"),
             name: crate::tree::session_name(session),
-            leaf: path.last().map(|&i| id_text(&session.records[i].id)),
-            items,
-        })
+            leaf: leaf.map(|record| id_text(&record.id)),
+            items: Vec::new(),
+        }
+    }
+}
+
+/// Puts back the images of `items` that `blobs` holds (see [`Transcript::resolve_blobs`]);
+/// returns the hashes of the blobs it lacks.
+pub(super) fn resolve_blobs(items: &mut [Item], blobs: &crate::omp::Blobs) -> Vec<String> {
+    let mut missing = Vec::new();
+    for item in items {
+        let blocks = match &mut item.body {
+            Body::User { blocks, .. }
+            | Body::Assistant { blocks, .. }
+            | Body::ToolResult { blocks, .. }
+            | Body::Custom { blocks, .. }
+            | Body::System { blocks, .. } => blocks,
+            _ => continue,
+        };
+        for block in blocks {
+            if let Block::Image { data, .. } = block {
+                match blobs.image_base64(data) {
+                    Some(Ok(image)) => *data = image,
+                    Some(Err(hash)) => missing.push(hash),
+                    None => {}
+                }
+            }
+        }
+    }
+    missing
+}
+
+/// The item of the entry `record`, labelled from `labels`. Its line is read for this call
+/// alone (a record loaded through a buffer does not keep it), so that making the items of a
+/// branch a batch at a time holds one batch's lines, not the file's.
+pub(super) fn item_of(record: &crate::Record<'_>, labels: &HashMap<Key, Label>) -> Item {
+    let label = labels.get(&record.id).map(|l| match &l.label {
+        JsValue::String(s) => s.to_string_lossy(),
+        other => crate::json::to_string(other),
+    });
+    let item = |members: &Members<'_>| Item {
+        id: id_text(&record.id),
+        line: record.line,
+        timestamp: members
+            .get(Member::Timestamp)
+            .as_ref()
+            .and_then(JsValue::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        label,
+        body: body_of(record, members),
+    };
+    if record.is_rewritten() {
+        item(&Members::Value(record.value()))
+    } else {
+        record.with_text(|text| item(&Members::Text(text, Spans::of(text))))
     }
 }
 
@@ -372,16 +372,7 @@ impl Spans {
     }
 }
 
-impl<'r> Members<'r> {
-    fn of(record: &'r crate::Record<'_>) -> Members<'r> {
-        if record.is_rewritten() {
-            Members::Value(record.value())
-        } else {
-            let text = record.text();
-            Members::Text(text, Spans::of(text))
-        }
-    }
-
+impl Members<'_> {
     /// The value of `member`, as `JSON.parse` reads it.
     fn get(&self, member: Member) -> Option<JsValue> {
         match self {
@@ -432,10 +423,11 @@ impl<'r> Members<'r> {
     }
 
     /// The whole value (an entry shown as JSON).
-    fn value(&self, record: &crate::Record<'_>) -> JsValue {
+    fn value(&self) -> JsValue {
         match self {
             Members::Value(value) => JsValue::clone(value),
-            Members::Text(..) => record.value().into_owned(),
+            // The text parsed once already while loading, so this cannot fail.
+            Members::Text(text, _) => crate::json::parse(text).unwrap_or_default(),
         }
     }
 }
@@ -474,7 +466,7 @@ impl Elements<'_> {
 fn body_of(record: &crate::Record<'_>, members: &Members<'_>) -> Body {
     let other = |kind: &str| Body::Other {
         kind: kind.to_owned(),
-        json: pretty(&members.value(record)),
+        json: pretty(&members.value()),
     };
     let kind = record.entry_type().unwrap_or("(no type)").to_owned();
     // Where the entry types with content have it (no other entry is read a block at a time).
@@ -533,8 +525,11 @@ fn typed<'m>(
         elements,
     } = elements
     else {
-        let typed = crate::TypedEntry::of(record).ok()?;
-        return Some((typed.entry, BlockSource::Typed(elements)));
+        let entry = match members {
+            Members::Text(text, _) => crate::session::typed_from_text(text).ok()?,
+            Members::Value(_) => crate::TypedEntry::of(record).ok()?.entry,
+        };
+        return Some((entry, BlockSource::Typed(elements)));
     };
     let without = [&text[..start], "[]", &text[end..]].concat();
     let entry = crate::session::typed_from_text(&without).ok()?;

@@ -2,24 +2,15 @@
 //! (duplicate headers, torn last lines, interleaved writers, partial writes, in-place
 //! rewrites), and the sessions it derives (branched, forked) loading whole.
 
+use crate::scratch;
 use pi_session_format::json;
 use pi_session_format::write::FileError;
 use pi_session_format::write::{
     ManualClock, SequentialIds, SessionWriter, WriteError, WriteProfile, WriterConfig,
 };
 use pi_session_format::{Leaf, PiVersion, Session};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "pi-session-format-writer-{}-{test}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn config(profile: WriteProfile) -> WriterConfig {
     WriterConfig::default()
@@ -481,12 +472,7 @@ fn lines_of_a_file_truncated_after_loading_are_not_written_out() {
     let mut writer = SessionWriter::load(&path, config(WriteProfile::V1_5)).unwrap();
     let whole = writer.export_branch().unwrap();
     assert_eq!(whole.iter().filter(|&&b| b == b'\n').count(), 6002);
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_len(text.len() as u64 / 2)
-        .unwrap();
+    crate::truncate(&path, text.len() as u64 / 2);
     let refused = writer.export_branch().unwrap_err();
     assert!(refused.to_string().contains("shrank"), "{refused}");
     let out = dir.join("branch.jsonl");

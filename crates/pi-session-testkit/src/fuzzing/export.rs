@@ -3,9 +3,14 @@
 //! an event handler, links only to `http`, `https` and `mailto` (or without a scheme), and
 //! sources only `data:image/` URLs. The same holds of the Markdown rendered by pulldown-cmark,
 //! as CommonMark and with its extensions (but metadata blocks), with no image at all.
+//!
+//! And a page written a batch at a time from a session that keeps no line's text
+//! (a [`Branch`] of a session loaded through a buffer, as the CLI writes
+//! one) is the page of the whole transcript, byte for byte.
 
 use pi_session_format::PiVersion;
-use pi_session_format::export::{Transcript, html, markdown};
+use pi_session_format::export::{Branch, Transcript, html, markdown};
+use pi_session_format::migrate::SequentialIds;
 use pi_session_format::session::Session;
 use pi_session_format::tree::Leaf;
 
@@ -65,7 +70,9 @@ const TAGS: &[&str] = &[
 /// current leaf and at the entry named by the last line's `id` when there is one.
 pub fn export(data: &[u8]) {
     for pi in [PiVersion::V0_73, PiVersion::V0_87] {
-        let Ok(session) = Session::from_bytes(data, pi) else {
+        // Sequential ids: the two loads give a v1 file's entries the same ones.
+        let mut ids = SequentialIds::default();
+        let Ok(session) = Session::loader(pi).ids(&mut ids).load(data) else {
             continue;
         };
         let Ok(transcript) = Transcript::of(&session, &Leaf::Current) else {
@@ -79,7 +86,31 @@ pub fn export(data: &[u8]) {
         html::write(&transcript, &mut page).expect("writing to a vector");
         let page = String::from_utf8(page).expect("the HTML is not UTF-8");
         check_markup(&page);
+        let (md_by_batch, page_by_batch) = written_by_batch(data, pi);
+        assert!(md_by_batch == md, "the Markdown written by batch differs");
+        assert!(page_by_batch == page, "the HTML written by batch differs");
     }
+}
+
+/// The Markdown and HTML pages of the current leaf's branch written a batch at a time from
+/// `data` loaded through a buffer (its lines read again when asked for).
+fn written_by_batch(data: &[u8], pi: PiVersion) -> (String, String) {
+    let read_at = |buf: &mut [u8], at: usize| {
+        buf.copy_from_slice(&data[at..at + buf.len()]);
+        true
+    };
+    let mut ids = SequentialIds::default();
+    let session = Session::loader(pi)
+        .ids(&mut ids)
+        .reading(&read_at)
+        .load(data)
+        .expect("it loads borrowed");
+    let branch = Branch::of(&session, &Leaf::Current).expect("it has a transcript");
+    let (mut md, mut page) = (Vec::new(), Vec::new());
+    markdown::write(&branch, &mut md).expect("writing to a vector");
+    html::write(&branch, &mut page).expect("writing to a vector");
+    let text = |bytes| String::from_utf8(bytes).expect("the export is not UTF-8");
+    (text(md), text(page))
 }
 
 /// The Markdown rendered as CommonMark and with pulldown-cmark's extensions (but metadata
