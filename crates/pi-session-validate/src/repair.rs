@@ -33,7 +33,8 @@ mod tool_calls;
 use crate::{Code, Options, Report, validate};
 use pi_session_format::migrate::IdGenerator;
 use pi_session_format::read;
-use pi_session_format::{PiVersion, Session};
+use pi_session_format::{LoadError, PiVersion, Session};
+use std::borrow::Cow;
 use std::path::Path;
 
 /// What [`repair`] may do.
@@ -137,15 +138,15 @@ pub struct Unrepaired {
 
 /// The outcome of [`repair`].
 #[derive(Debug)]
-pub struct Repaired {
+pub struct Repaired<'a> {
     /// What was done, in the order it was done.
     pub fixes: Vec<Fix>,
     /// What was found and left, with why.
     pub unrepaired: Vec<Unrepaired>,
     /// Bytes taken out that the caller must keep (`FILE.repair-rejects.jsonl`).
     pub rejects: Vec<Reject>,
-    /// The repaired file.
-    pub output: Vec<u8>,
+    /// The repaired file (the input itself when nothing was fixed).
+    pub output: Cow<'a, [u8]>,
     /// `validate` of the input.
     pub before: Report,
     /// `validate` of the output.
@@ -155,7 +156,7 @@ pub struct Repaired {
     pub kept_torn_line: Option<usize>,
 }
 
-impl Repaired {
+impl Repaired<'_> {
     /// Whether the output differs from the input.
     pub fn changed(&self) -> bool {
         !self.fixes.is_empty()
@@ -194,22 +195,22 @@ impl Repaired {
     }
 }
 
-/// One line of the file being repaired.
+/// One line of the file being repaired: the input's bytes until a repair edits it.
 #[derive(Debug, Clone)]
-struct Line {
+struct Line<'a> {
     /// The line without its newline.
-    text: Vec<u8>,
+    text: Cow<'a, [u8]>,
     /// Its line in the input (1-based; 0 for an added line).
     origin: usize,
     /// The text before the first repair that edited it (`None` while unedited): what goes to
     /// the rejects when a later repair takes the line out.
-    unedited: Option<Vec<u8>>,
+    unedited: Option<Cow<'a, [u8]>>,
 }
 
-impl Line {
-    fn new(text: Vec<u8>, origin: usize) -> Line {
+impl<'a> Line<'a> {
+    fn new(text: impl Into<Cow<'a, [u8]>>, origin: usize) -> Line<'a> {
         Line {
-            text,
+            text: text.into(),
             origin,
             unedited: None,
         }
@@ -217,7 +218,7 @@ impl Line {
 
     /// Replaces the text, keeping the first text it had.
     fn edit(&mut self, text: Vec<u8>) {
-        let before = std::mem::replace(&mut self.text, text);
+        let before = std::mem::replace(&mut self.text, Cow::Owned(text));
         self.unedited.get_or_insert(before);
     }
 
@@ -228,7 +229,7 @@ impl Line {
 
     /// The text as it was before any repair edited it.
     fn into_unedited(self) -> Vec<u8> {
-        self.unedited.unwrap_or(self.text)
+        self.unedited.unwrap_or(self.text).into_owned()
     }
 }
 
@@ -266,7 +267,7 @@ impl Repairs {
 
 /// Repairs a session file's bytes (see the [module](self) docs). Never fails: what cannot be
 /// repaired is listed in [`Repaired::unrepaired`] and left as it is.
-pub fn repair(bytes: &[u8], options: &RepairOptions<'_>) -> Repaired {
+pub fn repair<'a>(bytes: &'a [u8], options: &RepairOptions<'_>) -> Repaired<'a> {
     let validate_options = |path| Options {
         pi: options.pi,
         path,
@@ -284,7 +285,7 @@ pub fn repair(bytes: &[u8], options: &RepairOptions<'_>) -> Repaired {
     let mut lines: Vec<Line> = bytes
         .split(|&b| b == b'\n')
         .enumerate()
-        .map(|(i, text)| Line::new(text.to_vec(), i + 1))
+        .map(|(i, text)| Line::new(text, i + 1))
         .collect();
     if final_newline {
         lines.pop();
@@ -316,12 +317,14 @@ pub fn repair(bytes: &[u8], options: &RepairOptions<'_>) -> Repaired {
         lines
     };
     let lines = context::trailing_without_id(lines, options.pi, &mut out);
-    let output = if out.fixes.is_empty() {
-        bytes.to_vec()
+    // Nothing fixed: the output is the input, and so is its report.
+    let (output, after) = if out.fixes.is_empty() {
+        (Cow::Borrowed(bytes), before.clone())
     } else {
-        join(&lines)
+        let output = join(&lines);
+        let after = validate(&output, &validate_options(options.path));
+        (Cow::Owned(output), after)
     };
-    let after = validate(&output, &validate_options(options.path));
     let kept_torn_line = out.kept_torn_line.then_some(lines.len());
     if !options.reattach {
         // What only --reattach mends, said once per code.
@@ -346,7 +349,7 @@ pub fn repair(bytes: &[u8], options: &RepairOptions<'_>) -> Repaired {
     }
 }
 
-fn join(lines: &[Line]) -> Vec<u8> {
+fn join(lines: &[Line<'_>]) -> Vec<u8> {
     let mut out = Vec::with_capacity(lines.iter().map(|l| l.text.len() + 1).sum());
     for line in lines {
         out.extend_from_slice(&line.text);
@@ -372,19 +375,22 @@ impl IdGenerator for SeededIds {
 }
 
 /// Migrates a version 1 or 2 file to version 3, as pi does when it opens one.
-fn migrate(lines: Vec<Line>, pi: PiVersion, out: &mut Repairs) -> Vec<Line> {
+fn migrate<'a>(lines: Vec<Line<'a>>, pi: PiVersion, out: &mut Repairs) -> Vec<Line<'a>> {
     let code = Code::VersionLegacy;
     if !out.wants(code) && !out.wants(Code::VersionMissing) {
         return lines;
     }
-    let bytes = join(&lines);
-    let Ok(version) = Session::read_version(&bytes, pi) else {
-        return lines;
-    };
+    // The version is the first header pi reads: the first line it reads at all (a line pi
+    // skips reads as none, `Empty`), found without joining the lines of a file it leaves be.
+    let version = lines
+        .iter()
+        .map(|line| Session::read_version(&line.text, pi))
+        .find(|read| !matches!(read, Err(LoadError::Empty { .. })));
     // A version that is not a number is rewritten by pi as it is, not migrated: nothing to do.
-    if !(version.migrated_v1 || version.migrated_v2) {
+    if !version.is_some_and(|v| v.is_ok_and(|v| v.migrated_v1 || v.migrated_v2)) {
         return lines;
     }
+    let bytes = join(&lines);
     let seed = bytes.iter().take(4096).fold(0x811c_9dc5u32, |h, &b| {
         (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
     });
@@ -550,7 +556,7 @@ mod tests {
         out
     }
 
-    fn fixed(input: &[u8], options: &RepairOptions<'_>) -> Repaired {
+    fn fixed<'a>(input: &'a [u8], options: &RepairOptions<'_>) -> Repaired<'a> {
         let r = repair(input, options);
         let again = repair(&r.output, options);
         assert!(
@@ -689,7 +695,7 @@ mod tests {
             "{:?}",
             r.after.diagnostics
         );
-        let text = String::from_utf8(r.output).unwrap_or_default();
+        let text = String::from_utf8(r.output.into_owned()).unwrap_or_default();
         assert_eq!(text.lines().count(), 5);
     }
 

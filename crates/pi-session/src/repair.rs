@@ -304,7 +304,11 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
         }
         written = Some(destination);
     }
-    let diff = unified_diff(&name, input.bytes(), &repaired.output);
+    let diff = if repaired.changed() {
+        unified_diff(&name, input.bytes(), &repaired.output)
+    } else {
+        String::new()
+    };
     if args.format == Format::Human {
         let _ = out.write_all(
             plan(

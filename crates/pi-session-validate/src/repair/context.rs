@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 
 /// Where `validate` reports `code` on the current file: the 1-based line of each report
 /// (`None` for one about the whole file).
-fn reported(lines: &[Line], pi: PiVersion, code: Code) -> Vec<Option<usize>> {
+fn reported(lines: &[Line<'_>], pi: PiVersion, code: Code) -> Vec<Option<usize>> {
     let report = validate(
         &join(lines),
         &Options {
@@ -66,11 +66,11 @@ fn tail_kind(text: &[u8]) -> Tail {
 
 /// Moves the lines without an id that follow the file's last entry to the rejects, when pi
 /// does not resume the conversation because of them (PS0226).
-pub(super) fn trailing_without_id(
-    mut lines: Vec<Line>,
+pub(super) fn trailing_without_id<'a>(
+    mut lines: Vec<Line<'a>>,
     pi: PiVersion,
     out: &mut Repairs,
-) -> Vec<Line> {
+) -> Vec<Line<'a>> {
     let code = Code::ConversationNotResumed;
     if !out.wants(code) {
         return lines;
@@ -107,7 +107,11 @@ pub(super) fn trailing_without_id(
 
 /// Moves tool results without a call before them on their path to the rejects, their
 /// children reattached to their parent (opt-in: it changes the tree and the context).
-pub(super) fn orphan_results(mut lines: Vec<Line>, pi: PiVersion, out: &mut Repairs) -> Vec<Line> {
+pub(super) fn orphan_results<'a>(
+    mut lines: Vec<Line<'a>>,
+    pi: PiVersion,
+    out: &mut Repairs,
+) -> Vec<Line<'a>> {
     let code = Code::OrphanToolResult;
     if !out.wants(code) {
         return lines;

@@ -88,7 +88,7 @@ fn is_header(text: &[u8]) -> bool {
 
 /// Whether the first line that parses is an entry with an `id` (a version 2 or 3 file); a
 /// version 1 file has none.
-fn entries_have_ids(lines: &[Line]) -> bool {
+fn entries_have_ids(lines: &[Line<'_>]) -> bool {
     lines
         .iter()
         .filter_map(|l| super::shape_of(&l.text))
@@ -98,12 +98,12 @@ fn entries_have_ids(lines: &[Line]) -> bool {
 
 /// Puts a header first when the first line that parses is not one and the path says what it
 /// was; `cwd` overrides the guess from the directory name.
-pub(super) fn rebuild(
-    mut lines: Vec<Line>,
+pub(super) fn rebuild<'a>(
+    mut lines: Vec<Line<'a>>,
     path: Option<&Path>,
     cwd: Option<&str>,
     out: &mut Repairs,
-) -> Vec<Line> {
+) -> Vec<Line<'a>> {
     let first = lines.iter().find(|l| super::shape_of(&l.text).is_some());
     let Some(first) = first else {
         return lines;

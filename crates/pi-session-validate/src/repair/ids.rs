@@ -81,7 +81,7 @@ fn entry_of(scanner: &mut LineScanner, text: &[u8]) -> Option<Entry> {
     })
 }
 
-pub(super) fn entries_of(lines: &[Line]) -> Vec<Option<Entry>> {
+pub(super) fn entries_of(lines: &[Line<'_>]) -> Vec<Option<Entry>> {
     let mut scanner = LineScanner::default();
     lines
         .iter()
@@ -148,7 +148,7 @@ fn fresh_id(seed: &str, line: usize, taken: &mut FxHashSet<String>) -> String {
 
 /// Gives the later entries of a shared id fresh ids, and points what refers to each at the
 /// latest entry above it with that id.
-pub(super) fn tell_apart(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
+pub(super) fn tell_apart<'a>(mut lines: Vec<Line<'a>>, out: &mut Repairs) -> Vec<Line<'a>> {
     if !out.wants(Code::DuplicateId) {
         return lines;
     }
@@ -216,7 +216,7 @@ pub(super) fn tell_apart(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
 /// Reattaches every entry whose parent is missing, itself, or on a cycle through it to the
 /// nearest entry before it in the file that is not below it (the root when there is none).
 /// Opt-in: it changes the tree.
-pub(super) fn reattach(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
+pub(super) fn reattach<'a>(mut lines: Vec<Line<'a>>, out: &mut Repairs) -> Vec<Line<'a>> {
     let entries = entries_of(&lines);
     // pi's byId: the last entry with each id.
     let mut by_id: FxHashMap<&str, usize> = FxHashMap::default();

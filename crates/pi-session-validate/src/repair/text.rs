@@ -117,7 +117,11 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Splits glued lines, moves other lines that are not JSON to the rejects (a byte order mark
 /// alone is taken off), and ends a torn last line; see the module docs.
-pub(super) fn split_glued(lines: Vec<Line>, final_newline: bool, out: &mut Repairs) -> Vec<Line> {
+pub(super) fn split_glued<'a>(
+    lines: Vec<Line<'a>>,
+    final_newline: bool,
+    out: &mut Repairs,
+) -> Vec<Line<'a>> {
     let count = lines.len();
     let mut kept = Vec::with_capacity(count);
     // Validates as `JSON.parse` does, building nothing.
@@ -181,7 +185,7 @@ pub(super) fn split_glued(lines: Vec<Line>, final_newline: bool, out: &mut Repai
             }
             out.reject(Reject {
                 line: line.origin,
-                text: line.text,
+                text: line.text.into_owned(),
                 reason: "not JSON".into(),
             });
             out.fix(Fix::new(
@@ -243,7 +247,7 @@ fn repeatable(text: &[u8]) -> Option<bool> {
 }
 
 /// Removes every header or entry line that repeats an earlier line byte for byte.
-pub(super) fn remove_repeats(lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
+pub(super) fn remove_repeats<'a>(lines: Vec<Line<'a>>, out: &mut Repairs) -> Vec<Line<'a>> {
     let mut seen: FxHashMap<&[u8], usize> = FxHashMap::default();
     // Per line: the line it repeats, when it goes.
     let mut drop: Vec<Option<usize>> = vec![None; lines.len()];
@@ -252,7 +256,7 @@ pub(super) fn remove_repeats(lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
         if line.text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match seen.get(line.text.as_slice()) {
+        match seen.get(line.text.as_ref()) {
             Some(&first) => {
                 let Some(header) = repeatable(&line.text) else {
                     continue;

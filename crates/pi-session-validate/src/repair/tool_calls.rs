@@ -7,7 +7,7 @@ use crate::Code;
 use pi_session_format::json::{self, JsObject, JsValue};
 
 /// `{}` for every `arguments: null` of an assistant message's tool calls.
-pub(super) fn null_arguments(mut lines: Vec<Line>, out: &mut Repairs) -> Vec<Line> {
+pub(super) fn null_arguments<'a>(mut lines: Vec<Line<'a>>, out: &mut Repairs) -> Vec<Line<'a>> {
     if !out.wants(Code::WrongType) {
         return lines;
     }
