@@ -82,13 +82,35 @@ pub fn lines_with(bytes: &[u8], edges: Edges) -> Lines<'_> {
 /// that the lines can be processed in parallel; concatenated, they yield exactly the lines
 /// of [`lines_with`].
 pub fn split_lines(bytes: &[u8], edges: Edges, pieces: usize) -> Vec<Lines<'_>> {
+    split_lines_releasing(bytes, edges, pieces, &|_| {})
+}
+
+/// [`split_lines`], whose pieces' lines are counted (to number them) on every core, each
+/// piece's bytes then passed to `release`: a caller that maps the file can let their pages go
+/// (they are read again as the lines are iterated), so that splitting a file of gigabytes does
+/// not bring all of it into memory at once.
+pub fn split_lines_releasing<'b>(
+    bytes: &'b [u8],
+    edges: Edges,
+    pieces: usize,
+    release: &(dyn Fn(std::ops::Range<usize>) + Sync),
+) -> Vec<Lines<'b>> {
+    use rayon::prelude::*;
     let whole = lines_with(bytes, edges);
     let step = ((whole.end - whole.pos) / pieces.max(1)).max(1 << 16);
     let (first, mut out) = split_relative(bytes, edges, step);
+    let counts: Vec<usize> = out
+        .par_iter()
+        .map(|lines| {
+            let count = memchr::memchr_iter(b'\n', &bytes[lines.pos..lines.end]).count();
+            release(lines.pos..lines.end);
+            count
+        })
+        .collect();
     let mut number = first;
-    for lines in &mut out {
+    for (lines, count) in out.iter_mut().zip(counts) {
         lines.number = number;
-        number += memchr::memchr_iter(b'\n', &bytes[lines.pos..lines.end]).count();
+        number += count;
     }
     out
 }

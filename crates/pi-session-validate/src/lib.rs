@@ -38,6 +38,8 @@ pub use output::{FORMAT_VERSION, FileReport, Summary, Tool, ValidateReport, Verd
 pub use report::{Diagnostic, Location, Report, Stats, Verdict};
 
 use pi_session_format::{Dialect, PiVersion};
+use rayon::prelude::*;
+use std::ops::Range;
 use std::path::Path;
 
 /// The longest string Node can make (`0x1fffffe8` UTF-16 units): pi's `readFileSync` throws on
@@ -65,6 +67,31 @@ pub struct Options<'p> {
     /// With [`Dialect::Omp`]: the blob store the file's `blob:sha256:` image references are
     /// looked up in (each one it lacks is [`Code::OmpBlobMissing`]); `None`: not checked.
     pub blobs: Option<&'p pi_session_format::omp::Blobs>,
+    /// Called with each byte range of the input the validator is done reading for now (from
+    /// any thread), as `Loader::releasing` of pi-session-format is: a caller that maps a file
+    /// can let its pages go, so that validating a file of gigabytes does not hold it. The
+    /// bytes stay borrowed (a later check may read some again).
+    pub release: Option<Release<'p>>,
+}
+
+/// A caller's way to let go of the input's bytes the validator is done reading for now
+/// (the `release` of [`Options`]): called with each such byte range, from any thread.
+#[derive(Clone, Copy)]
+pub struct Release<'p>(pub &'p (dyn Fn(Range<usize>) + Sync));
+
+impl std::fmt::Debug for Release<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Release(..)")
+    }
+}
+
+impl Options<'_> {
+    /// Lets go of `range` of the input, when the caller asked ([`Options::release`]).
+    pub(crate) fn let_go(&self, range: Range<usize>) {
+        if let Some(Release(release)) = self.release {
+            release(range);
+        }
+    }
 }
 
 impl Default for Options<'_> {
@@ -76,6 +103,7 @@ impl Default for Options<'_> {
             max_text_units: PI_MAX_TEXT_UNITS,
             dialect: Dialect::Pi,
             blobs: None,
+            release: None,
         }
     }
 }
@@ -86,15 +114,15 @@ impl Default for Options<'_> {
 /// occurrences are summarised (see [`Diagnostic::omitted`]), so that memory stays bounded
 /// whatever the file.
 pub fn validate(bytes: &[u8], options: &Options<'_>) -> Report {
+    let measured = Measured::of(bytes, options);
     let mut stats = report::Stats {
         bytes: bytes.len(),
-        lines: memchr::memchr_iter(b'\n', bytes).count()
-            + usize::from(bytes.last().is_some_and(|&b| b != b'\n')),
+        lines: measured.lines,
         ..Default::default()
     };
     let mut first = Vec::new();
     if !options.schema_only {
-        first.extend(too_large(bytes, options.max_text_units));
+        first.extend(measured.too_large(options.max_text_units));
     }
     let header = header::find(bytes, options);
     stats.version = header.version();
@@ -144,22 +172,58 @@ fn no_leaf(last: &entry::Facts, diagnostics: &mut [Diagnostic]) {
     }
 }
 
-/// [`Code::FileTooLarge`]: the decoded text is longer than Node can hold in a string.
-fn too_large(bytes: &[u8], max_units: usize) -> Option<Diagnostic> {
-    // Every byte decodes to at most one UTF-16 unit, so only large files need counting.
-    if bytes.len() <= max_units {
-        return None;
+/// What one pass over the whole file measures: its lines, and (for a file that may be too
+/// large for pi) its length in UTF-16 units.
+struct Measured {
+    lines: usize,
+    /// `None` for a file no longer than the limit in bytes: every byte decodes to at most one
+    /// UTF-16 unit, so only larger files need counting.
+    units: Option<usize>,
+}
+
+impl Measured {
+    /// Measures `bytes` in pieces on every core, each let go once measured. A piece ends
+    /// after a newline: no character, and no invalid sequence, spans one.
+    fn of(bytes: &[u8], options: &Options<'_>) -> Measured {
+        const PIECE: usize = 16 << 20;
+        let mut pieces = Vec::new();
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = match memchr::memchr(b'\n', bytes.get(start + PIECE..).unwrap_or_default()) {
+                Some(i) => start + PIECE + i + 1,
+                None => bytes.len(),
+            };
+            pieces.push(start..end);
+            start = end;
+        }
+        let count_units = bytes.len() > options.max_text_units;
+        let (newlines, units) = pieces
+            .into_par_iter()
+            .map(|piece| {
+                let text = &bytes[piece.clone()];
+                let newlines = memchr::memchr_iter(b'\n', text).count();
+                let units = if count_units { utf16_len(text) } else { 0 };
+                options.let_go(piece);
+                (newlines, units)
+            })
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        Measured {
+            lines: newlines + usize::from(bytes.last().is_some_and(|&b| b != b'\n')),
+            units: count_units.then_some(units),
+        }
     }
-    let units = utf16_len(bytes);
-    (units > max_units).then(|| {
-        Diagnostic::new(
+
+    /// [`Code::FileTooLarge`]: the decoded text is longer than Node can hold in a string.
+    fn too_large(&self, max_units: usize) -> Option<Diagnostic> {
+        let units = self.units.filter(|&units| units > max_units)?;
+        Some(Diagnostic::new(
             Code::FileTooLarge,
             None,
             format!(
                 "the file decodes to {units} UTF-16 units, more than the {max_units} pi can read: pi cannot open it"
             ),
-        )
-    })
+        ))
+    }
 }
 
 /// The length in UTF-16 units of the bytes decoded as UTF-8 with replacement characters.
@@ -189,11 +253,57 @@ mod tests {
 
     #[test]
     fn too_large_is_reported_above_the_limit_only() {
+        let too_large = |bytes: &[u8], max_text_units| {
+            let options = Options {
+                max_text_units,
+                ..Options::default()
+            };
+            Measured::of(bytes, &options).too_large(max_text_units)
+        };
         assert!(too_large(b"12345", 5).is_none());
         let d = too_large(b"123456", 5).unwrap();
         assert_eq!(d.code, Code::FileTooLarge);
         assert_eq!(d.pi, PiEffect::Unreadable);
         // Multi-byte characters count once.
         assert!(too_large("ééé".as_bytes(), 5).is_none());
+    }
+
+    /// Measured in pieces that end after a newline, a file over several pieces counts as it
+    /// does whole, whatever characters and invalid bytes sit at the pieces' edges, and each
+    /// byte is let go once.
+    #[test]
+    fn a_file_is_measured_in_pieces_as_whole() {
+        let mut bytes = Vec::new();
+        let mut n = 0u32;
+        while bytes.len() < 40 << 20 {
+            n += 1;
+            bytes.extend_from_slice(match n % 4 {
+                0 => "é😀\n".as_bytes(),
+                1 => b"a\xFF\xC3\n",
+                2 => "\u{2028}x\n".as_bytes(),
+                _ => b"plain text line\n",
+            });
+        }
+        let released = std::sync::Mutex::new(Vec::new());
+        let release = |range: Range<usize>| released.lock().unwrap().push(range);
+        let options = Options {
+            max_text_units: 1000,
+            release: Some(Release(&release)),
+            ..Options::default()
+        };
+        let measured = Measured::of(&bytes, &options);
+        assert_eq!(measured.units, Some(utf16_len(&bytes)));
+        assert_eq!(measured.lines, n as usize);
+        let d = measured.too_large(1000).unwrap();
+        assert!(
+            d.message
+                .contains(&format!("{} UTF-16 units", utf16_len(&bytes)))
+        );
+        let mut released = released.into_inner().unwrap();
+        released.sort_by_key(|r| r.start);
+        assert!(released.len() >= 2, "{released:?}");
+        assert_eq!(released.first().unwrap().start, 0);
+        assert_eq!(released.last().unwrap().end, bytes.len());
+        assert!(released.windows(2).all(|w| w[0].end == w[1].start));
     }
 }

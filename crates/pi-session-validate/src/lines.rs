@@ -73,16 +73,22 @@ pub(crate) fn scan(bytes: &[u8], header: &Header, options: &Options<'_>) -> Scan
             }
             pieces
         }
-        None => read::split_lines(bytes, edges, rayon::current_num_threads() * 8)
+        None => {
+            read::split_lines_releasing(bytes, edges, rayon::current_num_threads() * 8, &|range| {
+                options.let_go(range)
+            })
             .into_iter()
             .map(|lines| Box::new(lines.map(Unit::Line)) as Units<'_>)
-            .collect(),
+            .collect()
+        }
     };
     let blanks = !options.schema_only;
     let results: Vec<Piece> = pieces
         .into_par_iter()
         .map(|units| {
             let mut piece = Piece::default();
+            // Where the piece's last line ends: once checked, the piece's bytes are let go.
+            let mut end = 0;
             for unit in units {
                 let line = match unit {
                     Unit::Line(line) => line,
@@ -107,9 +113,13 @@ pub(crate) fn scan(bytes: &[u8], header: &Header, options: &Options<'_>) -> Scan
                 }
                 piece.first.get_or_insert((line.number, line.offset));
                 piece.last = Some(at);
+                end = end.max(line.offset + line.text.len());
                 let (facts, diagnostics) = check_line(&cx, line);
                 piece.facts.extend(facts);
                 piece.sink.extend(diagnostics);
+            }
+            if let Some((_, start)) = piece.first {
+                options.let_go(start..end.min(bytes.len()));
             }
             piece
         })
@@ -150,10 +160,11 @@ fn omp_units<'a>(bytes: &'a [u8], options: &Options<'_>) -> Option<Vec<Unit<'a>>
     if options.dialect != Dialect::Omp {
         return None;
     }
-    let session = Session::loader(options.pi)
-        .dialect(Dialect::Omp)
-        .load(bytes)
-        .ok()?;
+    let mut loader = Session::loader(options.pi).dialect(Dialect::Omp);
+    if let Some(crate::Release(release)) = options.release {
+        loader = loader.releasing(release);
+    }
+    let session = loader.load(bytes).ok()?;
     // The values omp reads where a line does not parse: where each starts and ends.
     let mut recovered: Vec<Range<usize>> = session
         .records

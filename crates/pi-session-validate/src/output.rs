@@ -160,15 +160,22 @@ impl FileReport {
     ) -> Self {
         let name = target.display();
         let absolute = target.absolute();
-        let options = crate::Options {
-            pi,
-            path: absolute.as_deref(),
-            schema_only: mode == VerdictMode::SchemaOnly,
-            max_text_units: crate::PI_MAX_TEXT_UNITS,
-            dialect,
-            blobs,
-        };
-        match target.read_with(|bytes| crate::validate(bytes, &options)) {
+        let validated = target.open().and_then(|input| {
+            // A mapped file's pages are let go as the validator is done with them.
+            let release = |range| input.release(range);
+            let options = crate::Options {
+                pi,
+                path: absolute.as_deref(),
+                schema_only: mode == VerdictMode::SchemaOnly,
+                max_text_units: crate::PI_MAX_TEXT_UNITS,
+                dialect,
+                blobs,
+                release: Some(crate::Release(&release)),
+            };
+            let report = crate::validate(input.bytes(), &options);
+            input.verify().map(|()| report)
+        });
+        match validated {
             Ok(report) => FileReport::validated(name, report, mode),
             Err(e) => FileReport::unreadable(name, e.to_string()),
         }

@@ -27,8 +27,11 @@
 mod context;
 mod header;
 mod ids;
+mod lines;
 mod text;
 mod tool_calls;
+
+use lines::{Behind, Line};
 
 use crate::{Code, Options, Report, validate};
 use pi_session_format::migrate::IdGenerator;
@@ -58,6 +61,9 @@ pub struct RepairOptions<'p> {
     /// Take tool results whose call is on no assistant message before them out of the tree,
     /// into the rejects (it changes the tree and what the model is sent, so it is asked for).
     pub tool_results: bool,
+    /// Called with each byte range of the input repair is done reading for now, as
+    /// [`crate::Options::release`] is.
+    pub release: Option<crate::Release<'p>>,
 }
 
 /// What a repair did to one place of the file.
@@ -195,55 +201,25 @@ impl Repaired<'_> {
     }
 }
 
-/// One line of the file being repaired: the input's bytes until a repair edits it.
-#[derive(Debug, Clone)]
-struct Line<'a> {
-    /// The line without its newline.
-    text: Cow<'a, [u8]>,
-    /// Its line in the input (1-based; 0 for an added line).
-    origin: usize,
-    /// The text before the first repair that edited it (`None` while unedited): what goes to
-    /// the rejects when a later repair takes the line out.
-    unedited: Option<Cow<'a, [u8]>>,
-}
-
-impl<'a> Line<'a> {
-    fn new(text: impl Into<Cow<'a, [u8]>>, origin: usize) -> Line<'a> {
-        Line {
-            text: text.into(),
-            origin,
-            unedited: None,
-        }
-    }
-
-    /// Replaces the text, keeping the first text it had.
-    fn edit(&mut self, text: Vec<u8>) {
-        let before = std::mem::replace(&mut self.text, Cow::Owned(text));
-        self.unedited.get_or_insert(before);
-    }
-
-    /// The text as it was before any repair edited it.
-    fn original(&self) -> &[u8] {
-        self.unedited.as_deref().unwrap_or(&self.text)
-    }
-
-    /// The text as it was before any repair edited it.
-    fn into_unedited(self) -> Vec<u8> {
-        self.unedited.unwrap_or(self.text).into_owned()
-    }
-}
-
 /// What the repairs collect as they go.
-struct Repairs {
+struct Repairs<'r> {
     only: Option<Vec<Code>>,
     fixes: Vec<Fix>,
     unrepaired: Vec<Unrepaired>,
     rejects: Vec<Reject>,
     /// Whether the last line is one that is not JSON and was kept.
     kept_torn_line: bool,
+    /// The input, and how to let go of what the repairs have read of it.
+    input: &'r [u8],
+    release: Option<crate::Release<'r>>,
 }
 
-impl Repairs {
+impl<'r> Repairs<'r> {
+    /// A walk over the lines in file order that lets go of the input behind it.
+    fn behind(&self) -> Behind<'r> {
+        Behind::new(self.input, self.release)
+    }
+
     fn wants(&self, code: Code) -> bool {
         self.only.as_ref().is_none_or(|only| only.contains(&code))
     }
@@ -268,25 +244,35 @@ impl Repairs {
 /// Repairs a session file's bytes (see the [module](self) docs). Never fails: what cannot be
 /// repaired is listed in [`Repaired::unrepaired`] and left as it is.
 pub fn repair<'a>(bytes: &'a [u8], options: &RepairOptions<'_>) -> Repaired<'a> {
-    let validate_options = |path| Options {
-        pi: options.pi,
-        path,
-        ..Options::default()
-    };
-    let before = validate(bytes, &validate_options(options.path));
+    let before = validate(
+        bytes,
+        &Options {
+            pi: options.pi,
+            path: options.path,
+            release: options.release,
+            ..Options::default()
+        },
+    );
     let mut out = Repairs {
         only: options.only.clone(),
         fixes: Vec::new(),
         unrepaired: Vec::new(),
         rejects: Vec::new(),
         kept_torn_line: false,
+        input: bytes,
+        release: options.release,
     };
     let final_newline = bytes.last().is_none_or(|&b| b == b'\n');
+    let mut behind = out.behind();
     let mut lines: Vec<Line> = bytes
         .split(|&b| b == b'\n')
         .enumerate()
-        .map(|(i, text)| Line::new(text, i + 1))
+        .map(|(i, text)| {
+            behind.passed(text);
+            Line::new(text, i + 1)
+        })
         .collect();
+    drop(behind);
     if final_newline {
         lines.pop();
     }
@@ -322,7 +308,14 @@ pub fn repair<'a>(bytes: &'a [u8], options: &RepairOptions<'_>) -> Repaired<'a> 
         (Cow::Borrowed(bytes), before.clone())
     } else {
         let output = join(&lines);
-        let after = validate(&output, &validate_options(options.path));
+        let after = validate(
+            &output,
+            &Options {
+                pi: options.pi,
+                path: options.path,
+                ..Options::default()
+            },
+        );
         (Cow::Owned(output), after)
     };
     let kept_torn_line = out.kept_torn_line.then_some(lines.len());

@@ -36,11 +36,11 @@ pub(crate) fn check(
         return None;
     }
     let mut ids = SequentialIds::default();
-    let session = Session::loader(pi)
-        .dialect(options.dialect)
-        .ids(&mut ids)
-        .load(bytes)
-        .ok()?;
+    let mut loader = Session::loader(pi).dialect(options.dialect).ids(&mut ids);
+    if let Some(crate::Release(release)) = options.release {
+        loader = loader.releasing(release);
+    }
+    let session = loader.load(bytes).ok()?;
     let index = Index::build(&session);
     let own = session
         .entry_records()

@@ -248,6 +248,7 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
         );
     }
     let absolute = target.path().and_then(|p| std::path::absolute(p).ok());
+    let release = |range| input.release(range);
     let options = RepairOptions {
         pi: args.pi,
         path: absolute.as_deref(),
@@ -256,6 +257,8 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
         cwd: args.cwd.clone(),
         tool_calls: args.tool_calls,
         tool_results: args.tool_results,
+        // A mapped file's pages are let go as repair is done with them.
+        release: Some(pi_session_validate::Release(&release)),
     };
     let repaired = repair(input.bytes(), &options);
     if let Err(e) = input.verify() {

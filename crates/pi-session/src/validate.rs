@@ -193,6 +193,8 @@ impl Run {
             Err(e) => return self.unreadable(name, uri, &e.to_string()),
         };
         let absolute = target.absolute();
+        // A mapped file's pages are let go as the validator is done with them.
+        let release = |range| input.release(range);
         let options = Options {
             pi: self.pi,
             path: absolute.as_deref(),
@@ -200,6 +202,7 @@ impl Run {
             max_text_units: self.max_text_units,
             dialect: self.dialect,
             blobs: self.blobs.as_ref(),
+            release: Some(pi_session_validate::Release(&release)),
         };
         let bytes = input.bytes();
         let report = FileReport::validated(name, validate(bytes, &options), self.mode);

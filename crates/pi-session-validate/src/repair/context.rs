@@ -120,7 +120,7 @@ pub(super) fn orphan_results<'a>(
     if orphans.is_empty() {
         return lines;
     }
-    let entries = entries_of(&lines);
+    let entries = entries_of(&lines, out.behind());
     let mut count: FxHashMap<&str, usize> = FxHashMap::default();
     // Who names an id other than as its parent (labels, compactions, branch summaries).
     let mut named_by: FxHashMap<&str, (usize, &'static str)> = FxHashMap::default();

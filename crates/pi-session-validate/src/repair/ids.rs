@@ -7,7 +7,7 @@
 //! id above it in the file: the later entries get fresh ids and what refers to them follows.
 //! A reference to a shared id above any entry that has it cannot be decided, and is left.
 
-use super::{Fix, FixAction, Line, Repairs};
+use super::{Behind, Fix, FixAction, Line, Repairs};
 use crate::Code;
 use pi_session_format::json::{self, JsValue, LineScanner};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -81,11 +81,14 @@ fn entry_of(scanner: &mut LineScanner, text: &[u8]) -> Option<Entry> {
     })
 }
 
-pub(super) fn entries_of(lines: &[Line<'_>]) -> Vec<Option<Entry>> {
+pub(super) fn entries_of(lines: &[Line<'_>], mut behind: Behind<'_>) -> Vec<Option<Entry>> {
     let mut scanner = LineScanner::default();
     lines
         .iter()
-        .map(|l| entry_of(&mut scanner, &l.text))
+        .map(|l| {
+            behind.passed(&l.text);
+            entry_of(&mut scanner, &l.text)
+        })
         .collect()
 }
 
@@ -152,7 +155,7 @@ pub(super) fn tell_apart<'a>(mut lines: Vec<Line<'a>>, out: &mut Repairs) -> Vec
     if !out.wants(Code::DuplicateId) {
         return lines;
     }
-    let entries = entries_of(&lines);
+    let entries = entries_of(&lines, out.behind());
     let mut count: FxHashMap<&str, usize> = FxHashMap::default();
     for id in entries.iter().flatten().filter_map(|e| e.id.as_deref()) {
         *count.entry(id).or_default() += 1;
@@ -217,7 +220,7 @@ pub(super) fn tell_apart<'a>(mut lines: Vec<Line<'a>>, out: &mut Repairs) -> Vec
 /// nearest entry before it in the file that is not below it (the root when there is none).
 /// Opt-in: it changes the tree.
 pub(super) fn reattach<'a>(mut lines: Vec<Line<'a>>, out: &mut Repairs) -> Vec<Line<'a>> {
-    let entries = entries_of(&lines);
+    let entries = entries_of(&lines, out.behind());
     // pi's byId: the last entry with each id.
     let mut by_id: FxHashMap<&str, usize> = FxHashMap::default();
     for (i, e) in entries.iter().enumerate() {

@@ -7,6 +7,7 @@ use super::{Fix, FixAction, Line, Reject, Repairs};
 use crate::Code;
 use pi_session_format::json::LineScanner;
 use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
 
 /// How many places a glued line is tried at, in all, for the start of a complete entry that
 /// turns out not to be one (each try may read the rest of the line, so this bounds the work
@@ -126,8 +127,10 @@ pub(super) fn split_glued<'a>(
     let mut kept = Vec::with_capacity(count);
     // Validates as `JSON.parse` does, building nothing.
     let mut scanner = LineScanner::default();
+    let mut behind = out.behind();
     for (n, line) in lines.into_iter().enumerate() {
         let last = n + 1 == count;
+        behind.passed(&line.text);
         if scanner.scan(&line.text).is_ok() || line.text.iter().all(u8::is_ascii_whitespace) {
             if last && !final_newline {
                 out.fix(Fix::new(
@@ -246,46 +249,81 @@ fn repeatable(text: &[u8]) -> Option<bool> {
     (header || entry).then_some(header)
 }
 
+/// The lines seen so far by the hash of their text: a line's bytes are compared with an earlier
+/// one's only when their hashes are equal, so that looking for repeats does not read the
+/// earlier lines again (a map keyed by the text compares the bytes of any two lines whose
+/// hashes merely share a few bits, bringing their pages back into memory).
+#[derive(Default)]
+struct Seen {
+    /// The first line of each hash.
+    first: FxHashMap<u64, usize>,
+    /// The later lines of a hash whose text differs from the first's (a collision).
+    more: FxHashMap<u64, Vec<usize>>,
+}
+
+impl Seen {
+    /// The earlier line whose text is that of line `i`, or `None` (line `i` is then seen).
+    fn first(&mut self, lines: &[Line<'_>], i: usize) -> Option<usize> {
+        let hash = rustc_hash::FxBuildHasher.hash_one(&*lines[i].text);
+        self.first_of_hash(lines, i, hash)
+    }
+
+    /// [`Seen::first`], line `i`'s text hashing to `hash`.
+    fn first_of_hash(&mut self, lines: &[Line<'_>], i: usize, hash: u64) -> Option<usize> {
+        let text: &[u8] = &lines[i].text;
+        let first = *self.first.entry(hash).or_insert(i);
+        if first == i {
+            return None;
+        }
+        if *lines[first].text == *text {
+            return Some(first);
+        }
+        let more = self.more.entry(hash).or_default();
+        let found = more.iter().copied().find(|&j| *lines[j].text == *text);
+        if found.is_none() {
+            more.push(i);
+        }
+        found
+    }
+}
+
 /// Removes every header or entry line that repeats an earlier line byte for byte.
 pub(super) fn remove_repeats<'a>(lines: Vec<Line<'a>>, out: &mut Repairs) -> Vec<Line<'a>> {
-    let mut seen: FxHashMap<&[u8], usize> = FxHashMap::default();
+    let mut seen = Seen::default();
     // Per line: the line it repeats, when it goes.
     let mut drop: Vec<Option<usize>> = vec![None; lines.len()];
     let mut fixes = Vec::new();
+    let mut behind = out.behind();
     for (i, line) in lines.iter().enumerate() {
+        behind.passed(&line.text);
         if line.text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match seen.get(line.text.as_ref()) {
-            Some(&first) => {
-                let Some(header) = repeatable(&line.text) else {
-                    continue;
-                };
-                let code = if header {
-                    Code::DuplicateHeader
-                } else {
-                    Code::DuplicateId
-                };
-                if out.wants(code) {
-                    drop[i] = Some(first);
-                    fixes.push(Fix::new(
-                        code,
-                        line.origin,
-                        FixAction::RemovedRepeat,
-                        format!(
-                            "repeats line {} byte for byte ({}): removed",
-                            lines[first].origin,
-                            if header {
-                                "a second header, as pi 0.73.1 writes when it flushes a reopened session again"
-                            } else {
-                                "an entry written twice, as pi 0.73.1's re-flush does"
-                            }
-                        ),
-                    ));
-                }
-            }
-            None => {
-                seen.insert(&line.text, i);
+        if let Some(first) = seen.first(&lines, i) {
+            let Some(header) = repeatable(&line.text) else {
+                continue;
+            };
+            let code = if header {
+                Code::DuplicateHeader
+            } else {
+                Code::DuplicateId
+            };
+            if out.wants(code) {
+                drop[i] = Some(first);
+                fixes.push(Fix::new(
+                    code,
+                    line.origin,
+                    FixAction::RemovedRepeat,
+                    format!(
+                        "repeats line {} byte for byte ({}): removed",
+                        lines[first].origin,
+                        if header {
+                            "a second header, as pi 0.73.1 writes when it flushes a reopened session again"
+                        } else {
+                            "an entry written twice, as pi 0.73.1's re-flush does"
+                        }
+                    ),
+                ));
             }
         }
     }
@@ -317,6 +355,19 @@ pub(super) fn remove_repeats<'a>(lines: Vec<Line<'a>>, out: &mut Repairs) -> Vec
 
 #[cfg(test)]
 mod tests {
+    /// Lines whose hashes collide are told apart by their bytes: each is a repeat of its own
+    /// earlier copy only.
+    #[test]
+    fn lines_of_one_hash_are_told_apart_by_their_text() {
+        let texts: [&[u8]; 5] = [b"a", b"b", b"a", b"c", b"b"];
+        let lines: Vec<Line<'_>> = texts.iter().map(|&t| Line::new(t, 1)).collect();
+        let mut seen = Seen::default();
+        let firsts: Vec<Option<usize>> = (0..lines.len())
+            .map(|i| seen.first_of_hash(&lines, i, 7))
+            .collect();
+        assert_eq!(firsts, [None, None, Some(0), None, Some(1)]);
+    }
+
     use super::*;
     use Piece::{Fragment, Part};
 

@@ -13,6 +13,7 @@ fn diagnostics(bytes: &[u8]) -> Vec<String> {
         max_text_units: pi_session_validate::PI_MAX_TEXT_UNITS,
         dialect: Dialect::Pi,
         blobs: None,
+        release: None,
     };
     validate(bytes, &options)
         .diagnostics

@@ -99,6 +99,7 @@ fn run(dir: &Path, meta: &CaseMeta) -> pi_session_validate::Report {
         // What pi makes of each file, or for the `omp-*` cases oh-my-pi.
         dialect: meta.dialect(),
         blobs: blobs.as_ref(),
+        release: None,
     };
     validate(&bytes, &options)
 }
