@@ -336,10 +336,10 @@ struct LetGo {
 impl LetGo {
     const BATCH: usize = 16 << 20;
 
-    /// Notes that `text` was read.
-    fn read(&mut self, text: &Text) {
+    /// Notes that `text` was read; `true` when that let a span go.
+    fn read(&mut self, text: &Text) -> bool {
         let Text::Read(input, range) = text else {
-            return;
+            return false;
         };
         let span = match self.span.take() {
             Some(span) => span.start.min(range.start)..span.end.max(range.end),
@@ -347,12 +347,13 @@ impl LetGo {
         };
         if span.len() >= Self::BATCH {
             input.release(span);
-        } else {
-            self.span = Some(span);
-            if self.input.is_none() {
-                self.input = Some(Arc::clone(input));
-            }
+            return true;
         }
+        self.span = Some(span);
+        if self.input.is_none() {
+            self.input = Some(Arc::clone(input));
+        }
+        false
     }
 }
 

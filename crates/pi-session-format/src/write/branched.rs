@@ -55,7 +55,9 @@ impl SessionWriter {
     /// [`SessionWriter::export_branch`] line by line (each ending in a newline), for a branch
     /// too long to hold at once. The branch is found first (its errors come here); the one
     /// error among the lines is the last item: the file the lines were read from shrank
-    /// while they were read (what came before it is then not to be trusted).
+    /// while they were read. A line read (in part) past the end of a file truncated since
+    /// reads as zeros, which no entry is: the file is checked then, every 16 MiB of lines and
+    /// at the end, so no line read after a truncation comes out.
     pub fn export_branch_lines(
         &mut self,
     ) -> Result<impl Iterator<Item = Result<Vec<u8>, WriteError>> + '_, WriteError> {
@@ -73,22 +75,42 @@ impl SessionWriter {
         let this = &*self;
         let mut parent = JsValue::Null;
         let mut let_go = LetGo::default();
-        let entries = path.into_iter().map(move |i| {
+        // Set once a check failed: its error is the last item.
+        let shrank = std::rc::Rc::new(std::cell::Cell::new(false));
+        let stopped = std::rc::Rc::clone(&shrank);
+        let entries = path.into_iter().map_while(move |i| {
+            if stopped.get() {
+                return None;
+            }
             let line = &this.lines[i];
             let mut value = build::parse_line(line);
-            let_go.read(&line.json);
+            // An entry was an object when it was loaded: one that no longer reads as one was
+            // read (in part) past the end of a file truncated since, as zeros. So the file is
+            // checked then, and every 16 MiB of lines read, and at the end.
+            if (let_go.read(&line.json) || !matches!(value, JsValue::Object(_)))
+                && let Err(e) = this.check_source()
+            {
+                stopped.set(true);
+                return Some(Err(e));
+            }
             if let JsValue::Object(o) = &mut value {
                 o.set("parentId", std::mem::replace(&mut parent, JsValue::Null));
             }
             parent = line.id.clone().unwrap_or(JsValue::Null);
             let mut out = crate::json::to_string(&value).into_bytes();
             out.push(b'\n');
-            Ok(out)
+            Some(Ok(out))
         });
-        let shrank = std::iter::once_with(move || this.check_source())
-            .filter_map(Result::err)
-            .map(Err);
-        Ok(std::iter::once(Ok(first)).chain(entries).chain(shrank))
+        let at_the_end = std::iter::once_with(move || {
+            if shrank.get() {
+                Ok(())
+            } else {
+                this.check_source()
+            }
+        })
+        .filter_map(Result::err)
+        .map(Err);
+        Ok(std::iter::once(Ok(first)).chain(entries).chain(at_the_end))
     }
 
     fn branched(

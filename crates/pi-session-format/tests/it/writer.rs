@@ -449,14 +449,9 @@ fn a_batch_is_written_in_one_piece_or_not_at_all() {
     assert_eq!(session.entries.len(), 4);
 }
 
-/// A loaded writer keeps its lines' places in the file, not their text: when another program
-/// truncates the file before they are written out, the export and the branched session are
-/// refused (the lines would read as zeros past the new end), and nothing is written.
-#[test]
-fn lines_of_a_file_truncated_after_loading_are_not_written_out() {
-    let dir = scratch("truncated-after-load");
-    let path = dir.join("s.jsonl");
-    // Large enough to be mapped, not read into memory (over 4 MiB).
+/// A session of 6,001 entries in one branch (`u1`, then `a0`…`a5999`), about 6 MB: large
+/// enough to be mapped, not read into memory (over 4 MiB).
+fn mapped_session() -> String {
     let mut text = format!("{HEADER}\n{USER_LINE}\n");
     let filler = "x".repeat(1000);
     let mut parent = "u1".to_owned();
@@ -468,6 +463,17 @@ fn lines_of_a_file_truncated_after_loading_are_not_written_out() {
         text.push('\n');
         parent = id;
     }
+    text
+}
+
+/// A loaded writer keeps its lines' places in the file, not their text: when another program
+/// truncates the file before they are written out, the export and the branched session are
+/// refused (the lines would read as zeros past the new end), and nothing is written.
+#[test]
+fn lines_of_a_file_truncated_after_loading_are_not_written_out() {
+    let dir = scratch("truncated-after-load");
+    let path = dir.join("s.jsonl");
+    let text = mapped_session();
     std::fs::write(&path, &text).unwrap();
     let mut writer = SessionWriter::load(&path, config(WriteProfile::V1_5)).unwrap();
     let whole = writer.export_branch().unwrap();
@@ -482,6 +488,41 @@ fn lines_of_a_file_truncated_after_loading_are_not_written_out() {
     assert!(refused.to_string().contains("shrank"), "{refused}");
     assert!(!out.exists());
     assert!(writer.build_context().is_err());
+}
+
+/// A file truncated while its branch is exported line by line: the lines read before the
+/// truncation come out as they are, then the error; no line read after it (zeros) does.
+#[test]
+fn a_branch_exported_line_by_line_stops_where_the_file_was_truncated() {
+    let dir = scratch("truncated-while-exported");
+    let path = dir.join("s.jsonl");
+    let text = mapped_session();
+    std::fs::write(&path, &text).unwrap();
+    let mut writer = SessionWriter::load(&path, config(WriteProfile::V1_5)).unwrap();
+    let whole: Vec<Vec<u8>> = writer
+        .export_branch_lines()
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut lines = writer.export_branch_lines().unwrap();
+    let mut out = Vec::new();
+    for _ in 0..100 {
+        out.push(lines.next().unwrap().unwrap());
+    }
+    // The cut falls inside a line, not on a page boundary: the rest of its page reads as zeros.
+    crate::truncate(&path, text.len() as u64 / 2 + 500);
+    let mut error = None;
+    for line in lines {
+        match line {
+            Ok(line) => out.push(line),
+            Err(e) => error = Some(e.to_string()),
+        }
+    }
+    let error = error.expect("the truncation is found");
+    assert!(error.contains("shrank"), "{error}");
+    assert!(out.len() < 3100, "{} lines came out", out.len());
+    // The header's time may differ; every entry line is the whole export's.
+    assert_eq!(out[1..], whole[1..out.len()]);
 }
 
 /// A v1 or v2 file is migrated as it is loaded: the writer's lines are the migrated session's

@@ -74,7 +74,7 @@ fn migrate_of_a_30mb_v1_file_holds_well_under_its_size_in_memory() {
 
 #[test]
 #[ignore = "long: a 1 GB v1 file (needs ~3 GB of disk; timings are for release builds)"]
-fn migrate_in_place_of_a_1gb_v1_file_stays_under_1_5gb_of_memory() {
+fn migrate_in_place_of_a_1gb_v1_file_stays_under_512mb_of_memory() {
     let dir = scratch("migrate-stream-1gb");
     let file = generated(
         &dir,
@@ -86,8 +86,9 @@ fn migrate_in_place_of_a_1gb_v1_file_stays_under_1_5gb_of_memory() {
         Duration::from_secs(1800),
     );
     run.assert_code(0);
+    // 124 MiB when measured (issue 31's bound for a 1 GB file is 512 MiB).
     assert!(
-        run.max_rss_kib < 1_500 * 1024,
+        run.max_rss_kib < 512 * 1024,
         "max RSS {} MiB",
         run.max_rss_kib >> 10
     );
