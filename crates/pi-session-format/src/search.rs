@@ -295,8 +295,7 @@ impl Pattern {
     pub fn may_occur_in(&self, bytes: &[u8]) -> bool {
         use memchr::memmem;
         // A `\u` or `\/` escape: the text reads otherwise than it is written.
-        let escapes =
-            || memmem::find(bytes, b"\\u").is_some() || memmem::find(bytes, b"\\/").is_some();
+        let escapes = || crate::json::optional_escapes(bytes).any();
         if let Some(literals) = &self.call_literals
             && (!literals.fffd || std::str::from_utf8(bytes).is_ok())
         {
@@ -469,7 +468,7 @@ fn call_safe_literals(pattern: &str, ignore_case: bool) -> Option<Literals> {
 /// arguments written again: other spacing, numbers and key order than the line's): those
 /// are read on their own ([`tool_call_texts`]) when the line does not match raw.
 fn must_decode(line: &str) -> bool {
-    line.contains("\\u") || line.contains("\\/")
+    crate::json::optional_escapes(line.as_bytes()).any()
 }
 
 /// The characters of context a [`Match`] shows on each side.

@@ -15,6 +15,7 @@
 //! [`parse()`] builds a whole value; [`scan_skeleton`] validates a line just as strictly but
 //! builds only the top-level `type`, `id` and `parentId` members, which is all the index needs.
 
+mod escapes;
 mod parse;
 mod scan;
 mod simd;
@@ -22,6 +23,7 @@ mod value;
 mod write;
 mod writer;
 
+pub use escapes::{OptionalEscapes, optional_escapes};
 pub use parse::{ParseError, ParseErrorKind, parse};
 pub use scan::{Content, MessageScan, Role, Skeleton, SkeletonMembers, scan_skeleton};
 pub use scan::{

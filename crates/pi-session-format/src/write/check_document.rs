@@ -60,9 +60,11 @@ pub(super) fn check_document(
     for &i in &order {
         let record = &session.records[i];
         let parent = match branches.index.parent(i) {
-            Some(p) => branches
-                .nearest_kept(p, &kept, &mut nearest)
-                .and_then(|p| session.records[p].value().get("id").cloned()),
+            Some(p) => branches.nearest_kept(p, &kept, &mut nearest).and_then(|p| {
+                // The id from the skeleton; parsed only when it is an object or array.
+                let kept = &session.records[p];
+                super::key_value(&kept.id).or_else(|| kept.value().get("id").cloned())
+            }),
             // A parent that names no old entry may name a new one: kept as it is.
             None => Some(&record.parent_id)
                 .filter(|key| new_ids.contains(*key))
@@ -341,13 +343,11 @@ fn calls_made(record: &Record<'_>, calls: &[String], wanted: u64) -> u64 {
     }
     record.with_text(|text| {
         let bytes = text.as_bytes();
-        let escaped = memchr::memmem::find(bytes, b"\\u").is_some();
-        let escaped_slash = memchr::memmem::find(bytes, b"\\/").is_some();
+        let escapes = crate::json::optional_escapes(bytes);
         let may_hold = |call: &str| {
             let written_as_is = !call.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
             !written_as_is
-                || escaped
-                || (escaped_slash && call.contains('/'))
+                || escapes.may_hide(call)
                 || memchr::memmem::find(bytes, call.as_bytes()).is_some()
         };
         let candidates = bits(calls, wanted)
