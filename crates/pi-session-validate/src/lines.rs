@@ -113,7 +113,7 @@ pub(crate) fn scan(bytes: &[u8], header: &Header, options: &Options<'_>) -> Scan
                 }
                 piece.first.get_or_insert((line.number, line.offset));
                 piece.last = Some(at);
-                end = end.max(line.offset + line.text.len());
+                end = end.max(line.offset + line.len);
                 let (facts, diagnostics) = check_line(&cx, line);
                 piece.facts.extend(facts);
                 piece.sink.extend(diagnostics);

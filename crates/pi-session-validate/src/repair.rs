@@ -28,15 +28,14 @@ mod context;
 mod header;
 mod ids;
 mod lines;
+mod migrate;
 mod text;
 mod tool_calls;
 
 use lines::{Behind, Line};
 
 use crate::{Code, Options, Report, validate};
-use pi_session_format::migrate::IdGenerator;
-use pi_session_format::read;
-use pi_session_format::{LoadError, PiVersion, Session};
+use pi_session_format::PiVersion;
 use std::borrow::Cow;
 use std::path::Path;
 
@@ -279,7 +278,7 @@ pub fn repair<'a>(bytes: &'a [u8], options: &RepairOptions<'_>) -> Repaired<'a> 
     let lines = text::split_glued(lines, final_newline, &mut out);
     let lines = text::remove_repeats(lines, &mut out);
     let lines = header::rebuild(lines, options.path, options.cwd.as_deref(), &mut out);
-    let lines = migrate(lines, options.pi, &mut out);
+    let lines = migrate::to_v3(lines, options.pi, &mut out);
     // pi's rewrite can make two lines that differed in spelling byte-identical.
     let lines = if out.fixes.iter().any(|f| f.action == FixAction::Migrated) {
         text::remove_repeats(lines, &mut out)
@@ -349,98 +348,6 @@ fn join(lines: &[Line<'_>]) -> Vec<u8> {
         out.push(b'\n');
     }
     out
-}
-
-/// Ids for a migration that are the same every time for the same file (a repair of a
-/// repaired file changes nothing).
-struct SeededIds(u32);
-
-impl IdGenerator for SeededIds {
-    fn next_id(&mut self, taken: &dyn Fn(&str) -> bool) -> String {
-        loop {
-            self.0 = self.0.wrapping_mul(0x0100_0193) ^ 0x9e37_79b9;
-            let id = format!("{:08x}", self.0);
-            if !taken(&id) {
-                return id;
-            }
-        }
-    }
-}
-
-/// Migrates a version 1 or 2 file to version 3, as pi does when it opens one.
-fn migrate<'a>(lines: Vec<Line<'a>>, pi: PiVersion, out: &mut Repairs) -> Vec<Line<'a>> {
-    let code = Code::VersionLegacy;
-    if !out.wants(code) && !out.wants(Code::VersionMissing) {
-        return lines;
-    }
-    // The version is the first header pi reads: the first line it reads at all (a line pi
-    // skips reads as none, `Empty`), found without joining the lines of a file it leaves be.
-    let version = lines
-        .iter()
-        .map(|line| Session::read_version(&line.text, pi))
-        .find(|read| !matches!(read, Err(LoadError::Empty { .. })));
-    // A version that is not a number is rewritten by pi as it is, not migrated: nothing to do.
-    if !version.is_some_and(|v| v.is_ok_and(|v| v.migrated_v1 || v.migrated_v2)) {
-        return lines;
-    }
-    let bytes = join(&lines);
-    let seed = bytes.iter().take(4096).fold(0x811c_9dc5u32, |h, &b| {
-        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-    });
-    let mut ids = SeededIds(seed);
-    let Ok(migration) = Session::loader(pi).ids(&mut ids).load_for_rewrite(&bytes) else {
-        return lines;
-    };
-    let mut migrated = Vec::with_capacity(bytes.len() + bytes.len() / 8);
-    let mut changes = pi_session_format::session::Changes::new(0);
-    if migration
-        .write(&mut migrated, &mut changes, &|_| {})
-        .is_err()
-    {
-        return lines;
-    }
-    let mut migrated_lines: Vec<&[u8]> = migrated.split(|&b| b == b'\n').collect();
-    if migrated.last() == Some(&b'\n') {
-        migrated_lines.pop();
-    }
-    // The migration writes one line for each line pi reads, in order, and drops the blank
-    // ones: the lines it wrote are those lines, each the migrated form of one input line.
-    let read: Vec<usize> =
-        read::lines_with(&bytes, read::Edges::of(pi, pi_session_format::Dialect::Pi))
-            .map(|l| l.number - 1)
-            .collect();
-    if read.len() != migrated_lines.len() {
-        out.unrepaired(
-            code,
-            lines.first().map_or(0, |l| l.origin),
-            "a version 1 or 2 file whose migration could not be matched with its lines: left as it is (pi migrates it when it opens it)",
-        );
-        return lines;
-    }
-    out.fix(Fix::new(
-        code,
-        lines.first().map_or(0, |l| l.origin),
-        FixAction::Migrated,
-        "a version 1 or 2 file (pi migrates it and rewrites it in place when it opens it): migrated to version 3, as pi does",
-    ));
-    let mut migrated_lines = read.into_iter().zip(migrated_lines).peekable();
-    let mut result = Vec::with_capacity(lines.len());
-    for (i, mut line) in lines.into_iter().enumerate() {
-        // A blank line (pi skips it; its rewrite drops it) stays as it was.
-        let Some((_, text)) = migrated_lines.next_if(|&(at, _)| at == i) else {
-            result.push(line);
-            continue;
-        };
-        // A line written as it is but for the whole text's trim (a line that is not JSON
-        // ending the file with a CR) stays as it was, byte for byte: pi reads both alike.
-        let start = read::trim_start(&line.text);
-        let trimmed = &line.text[start..start + read::trim_end(&line.text[start..])];
-        if text != trimmed {
-            line.edit(text.to_vec());
-        }
-        result.push(line);
-    }
-    result
 }
 
 /// What repair does about a code: `yes` (always), `opt-in` (asked for, it changes the tree or

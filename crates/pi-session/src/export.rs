@@ -171,10 +171,10 @@ fn page(args: &ExportArgs, file: &Path, redactor: Option<&Redactor>) -> Result<(
         None => loader.reading(&read_at).load(input.bytes()),
     }
     .map_err(|e| e.to_string())?;
-    // The file changed while it was read: what was made from it may be a mix. Checked again
-    // for each batch of entries, whose lines are read again.
+    // The file changed while it was read: what was made from it may be a mix. Checked once
+    // the branch is found (its head read), and again for each batch of entries, whose lines
+    // are read again.
     let unchanged = || input.verify();
-    unchanged().map_err(|e| e.to_string())?;
     let leaf = args.leaf.clone().map_or(Leaf::Current, Leaf::Id);
     // An oh-my-pi session's images come back from its blob store, as omp puts them back.
     let blobs = (session.dialect == Dialect::Omp)
@@ -184,6 +184,7 @@ fn page(args: &ExportArgs, file: &Path, redactor: Option<&Redactor>) -> Result<(
     let mut branch = Branch::of(&session, &leaf)
         .map_err(|e| e.to_string())?
         .checking(&unchanged);
+    unchanged().map_err(|e| e.to_string())?;
     if let Some(blobs) = &blobs {
         branch = branch.resolving_blobs(blobs);
     }

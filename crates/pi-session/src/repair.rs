@@ -288,15 +288,28 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
                 }
             }
         }
+        // The output may be the input itself (nothing fixed), read from the file as it is
+        // written, its pages let go behind: checked again before it is published.
+        let write = |w: &mut dyn Write| {
+            const PIECE: usize = 16 << 20;
+            let is_input = matches!(repaired.output, std::borrow::Cow::Borrowed(_));
+            for (n, piece) in repaired.output.chunks(PIECE).enumerate() {
+                w.write_all(piece)?;
+                if is_input {
+                    input.release(n * PIECE..n * PIECE + piece.len());
+                }
+            }
+            input.verify()
+        };
         let result = match prepared {
             Some(prepared) => prepared
-                .commit(|w| w.write_all(&repaired.output))
+                .commit(write)
                 .map(|done| {
                     backup = done.backup;
                     warnings = done.warnings;
                 })
                 .map_err(|e| e.0),
-            None => pi_session_fs::write_new(&destination, &repaired.output, args.force),
+            None => pi_session_fs::write_new_with(&destination, args.force, write),
         };
         if let Err(e) = result {
             // Nothing was written: the rejects of this attempt go too.

@@ -19,9 +19,9 @@ pub type Check<'a> = &'a (dyn Fn() -> io::Result<()> + Sync);
 /// every core: what [`super::markdown::write`] and [`super::html::write`] write,
 /// and what [`Transcript::of`] collects.
 ///
-/// Loaded through a buffer ([`crate::session::Loader::reading`]), the session keeps no line's text;
-/// each batch then reads its lines again and lets them go, so a page made from a session of
-/// gigabytes holds its skeleton and one batch.
+/// Loaded through a buffer ([`crate::session::Loader::reading`]), the session keeps no line's
+/// text; each batch then reads its lines again and lets them go, so a page made from a session
+/// of gigabytes holds its skeleton and two batches (one written while the next is made).
 pub struct Branch<'a, 's> {
     session: &'a Session<'s>,
     /// The transcript's facts, without items.
@@ -30,7 +30,8 @@ pub struct Branch<'a, 's> {
     path: Vec<usize>,
     labels: &'a HashMap<Key, Label>,
     blobs: Option<&'a Blobs>,
-    missing_blobs: Mutex<Vec<String>>,
+    /// The hashes of the blobs the store lacks, by their item's position on the path.
+    missing_blobs: Mutex<Vec<(usize, String)>>,
     check: Option<Check<'a>>,
 }
 
@@ -104,60 +105,61 @@ impl<'a, 's> Branch<'a, 's> {
     /// ([`Branch::checking`]), after which there are no more batches.
     pub fn batches(&self) -> impl Iterator<Item = io::Result<Vec<Item>>> + '_ {
         let mut failed = false;
-        self.path.chunks(Self::BATCH).map_while(move |records| {
-            if failed {
-                return None;
-            }
-            let items = self.items_of(records);
-            if let Err(e) = self.check() {
-                failed = true;
-                return Some(Err(e));
-            }
-            Some(Ok(items))
-        })
+        (0..self.path.len())
+            .step_by(Self::BATCH)
+            .map_while(move |start| {
+                if failed {
+                    return None;
+                }
+                let items = self.items_of(start..(start + Self::BATCH).min(self.path.len()));
+                if let Err(e) = self.check() {
+                    failed = true;
+                    return Some(Err(e));
+                }
+                Some(Ok(items))
+            })
     }
 
     /// The hashes of the blobs the store lacked in the batches made so far (see
     /// [`Branch::resolving_blobs`]).
     pub fn missing_blobs(&self) -> Vec<String> {
-        self.missing_blobs
+        let mut missing = self
+            .missing_blobs
             .lock()
             .map(|missing| missing.clone())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        // Items are made on every core: put back in their order.
+        missing.sort_by_key(|&(n, _)| n);
+        missing.into_iter().map(|(_, hash)| hash).collect()
     }
 
     /// The whole transcript ([`Transcript::of`]; a branch made there has no check).
     pub(super) fn into_transcript(self) -> Transcript {
-        let items = self.items_of(&self.path);
+        let items = self.items_of(0..self.path.len());
         Transcript { items, ..self.head }
     }
 
-    /// The items of `records`, made on every core.
-    fn items_of(&self, records: &[usize]) -> Vec<Item> {
-        records.par_iter().map(|&i| self.made(i)).collect()
+    /// The items at `positions` on the path, made on every core.
+    fn items_of(&self, positions: std::ops::Range<usize>) -> Vec<Item> {
+        positions.into_par_iter().map(|n| self.item(n)).collect()
     }
 
-    /// The `n`th item, root first.
+    /// The `n`th item, root first, its images put back.
     pub(super) fn item(&self, n: usize) -> Item {
-        self.made(self.path[n])
-    }
-
-    /// Runs the check, if there is one ([`Branch::checking`]).
-    pub(super) fn check(&self) -> io::Result<()> {
-        self.check.map_or(Ok(()), |check| check())
-    }
-
-    /// The item of the record at `index`, its images put back.
-    fn made(&self, index: usize) -> Item {
-        let mut item = item_of(&self.session.records[index], self.labels);
+        let mut item = item_of(&self.session.records[self.path[n]], self.labels);
         if let Some(blobs) = self.blobs {
             let missing = resolve_blobs(std::slice::from_mut(&mut item), blobs);
             if !missing.is_empty()
                 && let Ok(mut all) = self.missing_blobs.lock()
             {
-                all.extend(missing);
+                all.extend(missing.into_iter().map(|hash| (n, hash)));
             }
         }
         item
+    }
+
+    /// Runs the check, if there is one ([`Branch::checking`]).
+    pub(super) fn check(&self) -> io::Result<()> {
+        self.check.map_or(Ok(()), |check| check())
     }
 }

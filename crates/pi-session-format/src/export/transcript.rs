@@ -2,7 +2,7 @@
 
 use crate::Session;
 use crate::json::JsValue;
-use crate::session::Key;
+use crate::session::{Key, ValueRef};
 use crate::stats::Usage;
 use crate::tree::{CycleError, Label, Leaf};
 use crate::types::{AgentMessage, Content, ContentBlock, Entry};
@@ -274,7 +274,7 @@ pub(super) fn item_of(record: &crate::Record<'_>, labels: &HashMap<Key, Label>) 
         body: body_of(record, members),
     };
     if record.is_rewritten() {
-        item(&Members::Value(record.value()))
+        record.with_value(|value| item(&Members::Value(ValueRef::Borrowed(value))))
     } else {
         record.with_text(|text| item(&Members::Text(text, Spans::of(text))))
     }
@@ -475,7 +475,7 @@ fn body_of(record: &crate::Record<'_>, members: &Members<'_>) -> Body {
         Some("custom_message") => Some(Member::Content),
         _ => None,
     };
-    let Some((entry, content)) = typed(record, members, content) else {
+    let Some((entry, content)) = typed(members, content) else {
         return other(&kind);
     };
     match entry {
@@ -514,7 +514,6 @@ fn body_of(record: &crate::Record<'_>, members: &Members<'_>) -> Body {
 /// entry is typed with an empty array in its place, then each block on its own, each turned
 /// into a [`Block`] at once. The typed model reads the line exactly when it reads both.
 fn typed<'m>(
-    record: &crate::Record<'_>,
     members: &'m Members<'_>,
     content: Option<Member>,
 ) -> Option<(Entry, BlockSource<'m>)> {
@@ -527,7 +526,10 @@ fn typed<'m>(
     else {
         let entry = match members {
             Members::Text(text, _) => crate::session::typed_from_text(text).ok()?,
-            Members::Value(_) => crate::TypedEntry::of(record).ok()?.entry,
+            // As `TypedEntry::of` types a rewritten record, from the value in hand.
+            Members::Value(value) => {
+                crate::session::typed_from_text(&crate::json::to_string(value)).ok()?
+            }
         };
         return Some((entry, BlockSource::Typed(elements)));
     };

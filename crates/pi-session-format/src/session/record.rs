@@ -208,6 +208,23 @@ impl<'a> Record<'a> {
         }
     }
 
+    /// Calls `f` with [`Record::value`] without keeping the line's text: a record loaded
+    /// through a buffer ([`super::Loader::reading`]) whose value is parsed from its text reads
+    /// the line again for this call alone (see [`Record::with_text`]).
+    pub(crate) fn with_value<R>(&self, f: impl FnOnce(&JsValue) -> R) -> R {
+        match &self.value {
+            Some(v) => f(v),
+            None => self.text.with_str(|text| {
+                // The text parsed once already while loading, so this cannot fail.
+                let mut value = json::parse(text).unwrap_or_default();
+                if self.fresh_ids {
+                    self.give_fresh_ids(&mut value);
+                }
+                f(&value)
+            }),
+        }
+    }
+
     /// v1→v2 on the value parsed from the text: the `id` and `parentId` of the keys.
     fn give_fresh_ids(&self, value: &mut JsValue) {
         fn as_str(key: &Key) -> Option<&str> {

@@ -11,6 +11,8 @@ use crate::session::Key;
 use pi_session_fs::{Appender, FileError};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 impl SessionWriter {
     /// Starts a new session holding only the path from the root to `leaf_id`, its labels
@@ -57,7 +59,8 @@ impl SessionWriter {
     /// error among the lines is the last item: the file the lines were read from shrank
     /// while they were read. A line read (in part) past the end of a file truncated since
     /// reads as zeros, which no entry is: the file is checked then, every 16 MiB of lines and
-    /// at the end, so no line read after a truncation comes out.
+    /// at the end, so no line read from beyond the file's new end comes out (lines wholly
+    /// before it still do, up to the check that finds it).
     pub fn export_branch_lines(
         &mut self,
     ) -> Result<impl Iterator<Item = Result<Vec<u8>, WriteError>> + '_, WriteError> {
@@ -76,10 +79,10 @@ impl SessionWriter {
         let mut parent = JsValue::Null;
         let mut let_go = LetGo::default();
         // Set once a check failed: its error is the last item.
-        let shrank = std::rc::Rc::new(std::cell::Cell::new(false));
-        let stopped = std::rc::Rc::clone(&shrank);
+        let shrank = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&shrank);
         let entries = path.into_iter().map_while(move |i| {
-            if stopped.get() {
+            if stopped.load(Ordering::Relaxed) {
                 return None;
             }
             let line = &this.lines[i];
@@ -90,7 +93,7 @@ impl SessionWriter {
             if (let_go.read(&line.json) || !matches!(value, JsValue::Object(_)))
                 && let Err(e) = this.check_source()
             {
-                stopped.set(true);
+                stopped.store(true, Ordering::Relaxed);
                 return Some(Err(e));
             }
             if let JsValue::Object(o) = &mut value {
@@ -102,7 +105,7 @@ impl SessionWriter {
             Some(Ok(out))
         });
         let at_the_end = std::iter::once_with(move || {
-            if shrank.get() {
+            if shrank.load(Ordering::Relaxed) {
                 Ok(())
             } else {
                 this.check_source()
