@@ -331,6 +331,7 @@ fn validate_and_repair_of_a_large_session_hold_what_they_learn_not_the_file() {
             r.max_rss_kib / 1024
         );
     }
+    let _ = fs::remove_dir_all(&dir);
 }
 
 /// Issue 25: 100,000 entries glued on one line (a 17 MB line) took 30 s, 10,000 0.45 s: each
