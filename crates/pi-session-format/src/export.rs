@@ -73,24 +73,19 @@ fn write_items(
         Items::Made(items) => items.len(),
         Items::Branch(branch) => branch.len(),
     };
-    let render = |n: usize| {
+    let render = |item: &Item| {
         let mut buf = Vec::new();
-        match items {
-            Items::Made(items) => write_item(&items[n], &mut buf)?,
-            Items::Branch(branch) => write_item(&branch.item(n), &mut buf)?,
-        }
+        write_item(item, &mut buf)?;
         Ok(buf)
     };
     let render_batch = |start: usize| -> io::Result<Vec<Vec<u8>>> {
-        let end = (start + Branch::BATCH).min(len);
-        let rendered = (start..end)
-            .into_par_iter()
-            .map(render)
-            .collect::<io::Result<_>>()?;
-        if let Items::Branch(branch) = items {
-            branch.check()?;
+        match items {
+            Items::Made(items) => items[start..(start + Branch::BATCH).min(len)]
+                .par_iter()
+                .map(render)
+                .collect(),
+            Items::Branch(branch) => branch.batch_of(start, |item| render(&item)),
         }
-        Ok(rendered)
     };
     let write = |out: &mut dyn io::Write, rendered: Vec<Vec<u8>>| {
         rendered.iter().try_for_each(|buf| out.write_all(buf))

@@ -12,6 +12,7 @@
 //! Lines borrow from the input; only lines with invalid UTF-8 are copied.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 /// One non-blank line of a session file.
 #[derive(Debug, Clone)]
@@ -93,7 +94,7 @@ pub fn split_lines_releasing<'b>(
     bytes: &'b [u8],
     edges: Edges,
     pieces: usize,
-    release: &(dyn Fn(std::ops::Range<usize>) + Sync),
+    release: &(dyn Fn(Range<usize>) + Sync),
 ) -> Vec<Lines<'b>> {
     use rayon::prelude::*;
     let whole = lines_with(bytes, edges);
@@ -126,30 +127,38 @@ pub(crate) fn split_relative(bytes: &[u8], edges: Edges, step: usize) -> (usize,
     if whole.done {
         return (first, vec![Lines { number: 0, ..whole }]);
     }
-    let step = step.max(1);
-    let mut bounds = vec![start];
-    let mut at = start;
-    while end - at > step {
-        match memchr::memchr(b'\n', &bytes[at + step..end]) {
-            Some(i) => {
-                at += step + i + 1;
-                bounds.push(at);
-            }
-            None => break,
-        }
-    }
-    bounds.push(end);
-    let pieces = bounds
-        .windows(2)
-        .map(|w| Lines {
+    let pieces = cut_after_newlines(bytes, start..end, step)
+        .into_iter()
+        .map(|piece| Lines {
             bytes,
-            pos: w[0],
-            end: w[1],
+            pos: piece.start,
+            end: piece.end,
             number: 0,
-            done: w[0] >= w[1],
+            done: false,
         })
         .collect();
     (first, pieces)
+}
+
+/// `bytes[range]` cut into pieces of whole lines: each piece but the last ends after the
+/// first newline at least `step` bytes past its start, the last at `range.end`. No character
+/// (and no invalid sequence) spans two pieces. None for an empty range.
+pub fn cut_after_newlines(bytes: &[u8], range: Range<usize>, step: usize) -> Vec<Range<usize>> {
+    let step = step.max(1);
+    let mut pieces = Vec::new();
+    let mut at = range.start;
+    while at < range.end {
+        let end = match bytes
+            .get(at.saturating_add(step)..range.end)
+            .and_then(|rest| memchr::memchr(b'\n', rest))
+        {
+            Some(i) => at + step + i + 1,
+            None => range.end,
+        };
+        pieces.push(at..end);
+        at = end;
+    }
+    pieces
 }
 
 /// Iterator over the non-blank lines of a file; see [`lines`].
@@ -164,7 +173,7 @@ pub struct Lines<'a> {
 
 impl Lines<'_> {
     /// The byte range of the file still to be read (all of the piece before iterating).
-    pub fn range(&self) -> std::ops::Range<usize> {
+    pub fn range(&self) -> Range<usize> {
         self.pos..self.end
     }
 
@@ -220,7 +229,7 @@ pub(crate) fn decode(raw: &[u8]) -> Option<(Cow<'_, str>, bool)> {
 
 /// The part of `bytes` whose lines pi parses (without `edges`) and the number of its first
 /// line.
-pub(crate) fn region(bytes: &[u8], edges: Edges) -> (std::ops::Range<usize>, usize) {
+pub(crate) fn region(bytes: &[u8], edges: Edges) -> (Range<usize>, usize) {
     let whole = lines_with(bytes, edges);
     (whole.pos..whole.end.max(whole.pos), whole.number)
 }
@@ -358,6 +367,21 @@ mod tests {
             .map(|l| (l.number, l.offset, l.text.into_owned()))
             .collect();
         assert_eq!(whole, split);
+    }
+
+    #[test]
+    fn pieces_end_after_a_newline_past_the_step() {
+        let bytes = b"ab\ncdef\ng\nhi";
+        assert_eq!(
+            cut_after_newlines(bytes, 0..bytes.len(), 2),
+            [0..3, 3..8, 8..12]
+        );
+        assert_eq!(cut_after_newlines(bytes, 3..11, 1), [3..8, 8..10, 10..11]);
+        assert_eq!(
+            cut_after_newlines(bytes, 0..bytes.len(), 100),
+            std::slice::from_ref(&(0..12))
+        );
+        assert!(cut_after_newlines(bytes, 4..4, 2).is_empty());
     }
 
     #[test]

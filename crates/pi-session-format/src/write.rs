@@ -323,48 +323,6 @@ impl Text {
     }
 }
 
-/// Lets go of the pages of lines read once each from a mapped file ([`Text::Read`]), so that a
-/// walk over a whole session does not leave it resident: the lines read are gathered into a
-/// span, let go each time it reaches [`LetGo::BATCH`] bytes (a call and the faults it causes
-/// per line would cost more than the walk) and when the walk ends.
-#[derive(Default)]
-struct LetGo {
-    input: Option<Arc<Input>>,
-    span: Option<Range<usize>>,
-}
-
-impl LetGo {
-    const BATCH: usize = 16 << 20;
-
-    /// Notes that `text` was read; `true` when that let a span go.
-    fn read(&mut self, text: &Text) -> bool {
-        let Text::Read(input, range) = text else {
-            return false;
-        };
-        let span = match self.span.take() {
-            Some(span) => span.start.min(range.start)..span.end.max(range.end),
-            None => range.clone(),
-        };
-        if span.len() >= Self::BATCH {
-            input.release(span);
-            return true;
-        }
-        self.span = Some(span);
-        if self.input.is_none() {
-            self.input = Some(Arc::clone(input));
-        }
-        false
-    }
-}
-
-impl Drop for LetGo {
-    fn drop(&mut self) {
-        if let (Some(input), Some(span)) = (&self.input, self.span.take()) {
-            input.release(span);
-        }
-    }
-}
-
 impl Default for Text {
     fn default() -> Self {
         Text::Owned(Box::default())

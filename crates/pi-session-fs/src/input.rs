@@ -286,6 +286,52 @@ impl Input {
     }
 }
 
+/// Lets go of the parts of a file read once each, in (roughly) file order, behind a walk over
+/// its lines: the ranges read are gathered into one span, passed to `release` (say
+/// [`Input::release`]) each time it reaches [`ReleaseBehind::BATCH`] bytes and when the walk
+/// ends (on drop), so that a walk over a mapped session of gigabytes does not leave it resident.
+/// A call (and the faults it causes) per line would cost more than the walk; a span spans
+/// the lines read since the last release, so a line read again later is simply faulted back.
+pub struct ReleaseBehind<F: FnMut(Range<usize>)> {
+    release: F,
+    span: Option<Range<usize>>,
+}
+
+impl<F: FnMut(Range<usize>)> ReleaseBehind<F> {
+    /// The bytes gathered before they are let go.
+    pub const BATCH: usize = 16 << 20;
+
+    /// A walk whose ranges are let go with `release`.
+    pub fn new(release: F) -> ReleaseBehind<F> {
+        ReleaseBehind {
+            release,
+            span: None,
+        }
+    }
+
+    /// Notes that `range` was read; `true` when that let a span go.
+    pub fn passed(&mut self, range: Range<usize>) -> bool {
+        let span = match self.span.take() {
+            Some(span) => span.start.min(range.start)..span.end.max(range.end),
+            None => range,
+        };
+        if span.len() >= Self::BATCH {
+            (self.release)(span);
+            return true;
+        }
+        self.span = Some(span);
+        false
+    }
+}
+
+impl<F: FnMut(Range<usize>)> Drop for ReleaseBehind<F> {
+    fn drop(&mut self) {
+        if let Some(span) = self.span.take() {
+            (self.release)(span);
+        }
+    }
+}
+
 /// Reads a stream to its end, refusing it past `cap` bytes.
 fn read_stream(stream: impl Read, cap: u64) -> io::Result<Input> {
     Ok(Input::Owned(read_capped(stream, cap)?, None))
@@ -336,6 +382,21 @@ pub fn stream_cap() -> io::Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn release_behind_lets_go_in_batches_and_at_the_end() {
+        let released = RefCell::new(Vec::new());
+        {
+            let mut behind = ReleaseBehind::new(|range| released.borrow_mut().push(range));
+            const MB: usize = 1 << 20;
+            assert!(!behind.passed(0..10 * MB));
+            assert!(!behind.passed(12 * MB..15 * MB));
+            assert!(behind.passed(15 * MB..17 * MB));
+            assert!(!behind.passed(17 * MB..18 * MB));
+            assert_eq!(*released.borrow(), std::slice::from_ref(&(0..17 * MB)));
+        }
+        assert_eq!(*released.borrow(), [0..17 << 20, 17 << 20..18 << 20]);
+    }
 
     #[test]
     fn small_files_are_read_and_large_ones_mapped() {

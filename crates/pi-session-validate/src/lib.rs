@@ -37,8 +37,10 @@ pub use catalogue::{Code, CodeInfo, PiEffect, Severity};
 pub use output::{FORMAT_VERSION, FileReport, Summary, Tool, ValidateReport, VerdictMode};
 pub use report::{Diagnostic, Location, Report, Stats, Verdict};
 
-use pi_session_format::{Dialect, PiVersion};
+use pi_session_format::{Dialect, PiVersion, read};
+use pi_session_fs::input::Input;
 use rayon::prelude::*;
+use std::io;
 use std::ops::Range;
 use std::path::Path;
 
@@ -157,6 +159,19 @@ pub fn validate(bytes: &[u8], options: &Options<'_>) -> Report {
     Report::new(diagnostics, stats)
 }
 
+/// Validates the file `input` holds, its pages let go as the validator is done with them
+/// (`options.release` is set here), then checks the file did not shrink meanwhile: a file
+/// that did is an error (what a torn read gave is not a report of the file).
+pub fn validate_input(input: &Input, options: &Options<'_>) -> io::Result<Report> {
+    let release = |range| input.release(range);
+    let options = Options {
+        release: Some(Release(&release)),
+        ..options.clone()
+    };
+    let report = validate(input.bytes(), &options);
+    input.verify().map(|()| report)
+}
+
 /// A non-object last entry leaves pi without a leaf: its diagnostic says so.
 fn no_leaf(last: &entry::Facts, diagnostics: &mut [Diagnostic]) {
     let on_last = |d: &&mut Diagnostic| {
@@ -185,17 +200,7 @@ impl Measured {
     /// Measures `bytes` in pieces on every core, each let go once measured. A piece ends
     /// after a newline: no character, and no invalid sequence, spans one.
     fn of(bytes: &[u8], options: &Options<'_>) -> Measured {
-        const PIECE: usize = 16 << 20;
-        let mut pieces = Vec::new();
-        let mut start = 0;
-        while start < bytes.len() {
-            let end = match memchr::memchr(b'\n', bytes.get(start + PIECE..).unwrap_or_default()) {
-                Some(i) => start + PIECE + i + 1,
-                None => bytes.len(),
-            };
-            pieces.push(start..end);
-            start = end;
-        }
+        let pieces = read::cut_after_newlines(bytes, 0..bytes.len(), 16 << 20);
         let count_units = bytes.len() > options.max_text_units;
         let (newlines, units) = pieces
             .into_par_iter()

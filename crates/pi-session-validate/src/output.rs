@@ -161,8 +161,6 @@ impl FileReport {
         let name = target.display();
         let absolute = target.absolute();
         let validated = target.open().and_then(|input| {
-            // A mapped file's pages are let go as the validator is done with them.
-            let release = |range| input.release(range);
             let options = crate::Options {
                 pi,
                 path: absolute.as_deref(),
@@ -170,10 +168,9 @@ impl FileReport {
                 max_text_units: crate::PI_MAX_TEXT_UNITS,
                 dialect,
                 blobs,
-                release: Some(crate::Release(&release)),
+                release: None,
             };
-            let report = crate::validate(input.bytes(), &options);
-            input.verify().map(|()| report)
+            crate::validate_input(&input, &options)
         });
         match validated {
             Ok(report) => FileReport::validated(name, report, mode),

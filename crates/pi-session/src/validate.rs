@@ -29,7 +29,7 @@ use pi_session_format::omp::Blobs;
 use pi_session_format::{Dialect, PiVersion};
 use pi_session_fs::omp_store::OmpStore;
 use pi_session_validate::{
-    FileReport, Options, PI_MAX_TEXT_UNITS, Summary, Tool, VerdictMode, validate,
+    FileReport, Options, PI_MAX_TEXT_UNITS, Summary, Tool, VerdictMode, validate_input,
 };
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -193,8 +193,6 @@ impl Run {
             Err(e) => return self.unreadable(name, uri, &e.to_string()),
         };
         let absolute = target.absolute();
-        // A mapped file's pages are let go as the validator is done with them.
-        let release = |range| input.release(range);
         let options = Options {
             pi: self.pi,
             path: absolute.as_deref(),
@@ -202,15 +200,15 @@ impl Run {
             max_text_units: self.max_text_units,
             dialect: self.dialect,
             blobs: self.blobs.as_ref(),
-            release: Some(pi_session_validate::Release(&release)),
+            release: None,
+        };
+        // A file that shrank while it was read (its tail then read as zeros): what was
+        // computed from it is not shown.
+        let report = match validate_input(&input, &options) {
+            Ok(report) => FileReport::validated(name, report, self.mode),
+            Err(e) => return self.unreadable(name, uri, &e.to_string()),
         };
         let bytes = input.bytes();
-        let report = FileReport::validated(name, validate(bytes, &options), self.mode);
-        // The file may have shrunk while it was read (its tail then read as zeros): what was
-        // computed from it is not shown.
-        if let Err(e) = input.verify() {
-            return self.unreadable(report.path, uri, &e.to_string());
-        }
         let end_columns = match self.format {
             Format::Sarif | Format::Github => report
                 .diagnostics

@@ -111,13 +111,26 @@ impl<'a, 's> Branch<'a, 's> {
                 if failed {
                     return None;
                 }
-                let items = self.items_of(start..(start + Self::BATCH).min(self.path.len()));
-                if let Err(e) = self.check() {
-                    failed = true;
-                    return Some(Err(e));
-                }
-                Some(Ok(items))
+                let batch = self.batch_of(start, Ok);
+                failed = batch.is_err();
+                Some(batch)
             })
+    }
+
+    /// The batch of items from position `start`, each passed to `make` on every core; then
+    /// the branch's check ([`Branch::checking`]). An error is `make`'s or the check's.
+    pub(super) fn batch_of<T: Send>(
+        &self,
+        start: usize,
+        make: impl Fn(Item) -> io::Result<T> + Sync,
+    ) -> io::Result<Vec<T>> {
+        let end = (start + Self::BATCH).min(self.path.len());
+        let made = (start..end)
+            .into_par_iter()
+            .map(|n| make(self.item(n)))
+            .collect::<io::Result<_>>()?;
+        self.check()?;
+        Ok(made)
     }
 
     /// The hashes of the blobs the store lacked in the batches made so far (see

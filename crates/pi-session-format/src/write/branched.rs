@@ -3,11 +3,11 @@
 
 use super::build;
 use super::{
-    LetGo, Line, SessionWriter, WriteError, WriteProfile, id_key, ids, session_file_name,
-    string_key,
+    Line, SessionWriter, Text, WriteError, WriteProfile, id_key, ids, session_file_name, string_key,
 };
 use crate::json::JsValue;
 use crate::session::Key;
+use pi_session_fs::input::ReleaseBehind;
 use pi_session_fs::{Appender, FileError};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -77,7 +77,13 @@ impl SessionWriter {
         first.push(b'\n');
         let this = &*self;
         let mut parent = JsValue::Null;
-        let mut let_go = LetGo::default();
+        // The loaded lines' pages are let go behind the walk (they are read once each).
+        let source = this.source.as_ref().map(|(input, _)| Arc::clone(input));
+        let mut behind = ReleaseBehind::new(move |range| {
+            if let Some(input) = &source {
+                input.release(range);
+            }
+        });
         // Set once a check failed: its error is the last item.
         let shrank = Arc::new(AtomicBool::new(false));
         let stopped = Arc::clone(&shrank);
@@ -90,7 +96,11 @@ impl SessionWriter {
             // An entry was an object when it was loaded: one that no longer reads as one was
             // read (in part) past the end of a file truncated since, as zeros. So the file is
             // checked then, and every 16 MiB of lines read, and at the end.
-            if (let_go.read(&line.json) || !matches!(value, JsValue::Object(_)))
+            let released = match &line.json {
+                Text::Read(_, range) => behind.passed(range.clone()),
+                Text::Owned(_) => false,
+            };
+            if (released || !matches!(value, JsValue::Object(_)))
                 && let Err(e) = this.check_source()
             {
                 stopped.store(true, Ordering::Relaxed);

@@ -1,6 +1,7 @@
 //! The lines being repaired ([`Line`]: the input's bytes until a repair edits one), and
 //! letting go of the input behind a walk over them ([`Behind`]).
 
+use pi_session_fs::input::ReleaseBehind;
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -43,52 +44,31 @@ impl<'a> Line<'a> {
 }
 
 /// Lets go of the input's pages behind a walk over the whole file's lines (those the lines
-/// still borrow are read again if a later repair asks): the lines read are gathered into a
-/// span, let go each time it reaches [`Behind::BATCH`] bytes and when the walk ends, so that
-/// a repair of a mapped file of gigabytes does not hold it.
+/// still borrow are read again if a later repair asks), through the file layer's
+/// [`ReleaseBehind`], so that a repair of a mapped file of gigabytes does not hold it.
 pub(super) struct Behind<'r> {
     input: &'r [u8],
-    release: Option<crate::Release<'r>>,
-    span: Option<Range<usize>>,
+    release: Option<ReleaseBehind<&'r (dyn Fn(Range<usize>) + Sync)>>,
 }
 
 impl<'r> Behind<'r> {
-    const BATCH: usize = 16 << 20;
-
     /// A walk over the lines of `input` that lets go of it behind with `release`.
     pub(super) fn new(input: &'r [u8], release: Option<crate::Release<'r>>) -> Behind<'r> {
         Behind {
             input,
-            release,
-            span: None,
+            release: release.map(|crate::Release(release)| ReleaseBehind::new(release)),
         }
     }
 
     /// Notes that `text` was read (nothing for a text that is not the input's).
     pub(super) fn passed(&mut self, text: &[u8]) {
-        let Some(crate::Release(release)) = self.release else {
+        let Some(release) = &mut self.release else {
             return;
         };
         let start = (text.as_ptr() as usize).wrapping_sub(self.input.as_ptr() as usize);
         if start >= self.input.len() || text.len() > self.input.len() - start {
             return;
         }
-        let span = match self.span.take() {
-            Some(span) => span.start.min(start)..span.end.max(start + text.len()),
-            None => start..start + text.len(),
-        };
-        if span.len() >= Self::BATCH {
-            release(span);
-        } else {
-            self.span = Some(span);
-        }
-    }
-}
-
-impl Drop for Behind<'_> {
-    fn drop(&mut self) {
-        if let (Some(crate::Release(release)), Some(span)) = (self.release, self.span.take()) {
-            release(span);
-        }
+        release.passed(start..start + text.len());
     }
 }
