@@ -77,7 +77,7 @@ pub(crate) fn run(write: bool) -> Result<(), String> {
         };
         let repaired = repair(&input, &options);
         if write {
-            std::fs::write(case.join("expected.jsonl"), &repaired.output)
+            std::fs::write(case.join("expected.jsonl"), repaired.output())
                 .map_err(|e| e.to_string())?;
             let plan =
                 serde_json::to_string_pretty(&plan_json(&repaired)).map_err(|e| e.to_string())?;

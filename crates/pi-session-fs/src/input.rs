@@ -22,7 +22,7 @@ use fault::Guard;
 use memmap2::{Mmap, UncheckedAdvice};
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek};
 use std::ops::Range;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -111,10 +111,18 @@ impl Input {
         }
         // A FIFO's open waits for a writer, as reading it should.
         let file = File::open(path)?;
-        let metadata = file.metadata()?;
-        if !metadata.is_file() {
+        if !file.metadata()?.is_file() {
             return read_stream(file, stream_cap()?);
         }
+        Input::of_file(file)
+    }
+
+    /// Reads the regular file `file` as [`Input::open`] reads one (mapped when large), from
+    /// its start whatever its position: for a file the caller has open already, say a
+    /// temporary one it wrote.
+    pub fn of_file(mut file: File) -> io::Result<Input> {
+        file.seek(io::SeekFrom::Start(0))?;
+        let metadata = file.metadata()?;
         let mtime = metadata.modified().map_or(0.0, crate::mtime_ms);
         if metadata.len() == 0 {
             // Empty, or a file whose size the kernel does not know (procfs): read it as the

@@ -25,14 +25,17 @@
 //! repairs to itself. [`fixability`] says, per code, what repair does about it.
 
 mod context;
+mod diff;
 mod header;
 mod ids;
 mod lines;
 mod migrate;
+mod output;
 mod text;
 mod tool_calls;
 
 use lines::{Behind, Line};
+use output::join;
 
 use crate::{Code, Options, Report, validate};
 use pi_session_format::PiVersion;
@@ -142,7 +145,6 @@ pub struct Unrepaired {
 }
 
 /// The outcome of [`repair`].
-#[derive(Debug)]
 pub struct Repaired<'a> {
     /// What was done, in the order it was done.
     pub fixes: Vec<Fix>,
@@ -150,8 +152,6 @@ pub struct Repaired<'a> {
     pub unrepaired: Vec<Unrepaired>,
     /// Bytes taken out that the caller must keep (`FILE.repair-rejects.jsonl`).
     pub rejects: Vec<Reject>,
-    /// The repaired file (the input itself when nothing was fixed).
-    pub output: Cow<'a, [u8]>,
     /// `validate` of the input.
     pub before: Report,
     /// `validate` of the output.
@@ -159,9 +159,28 @@ pub struct Repaired<'a> {
     /// The output's last line (1-based) when it is a line that is not JSON, kept on purpose:
     /// a torn last line (pi ignores it; nothing can complete it).
     pub kept_torn_line: Option<usize>,
+    /// The input's lines.
+    input: diff::InputLines<'a>,
+    /// The output's lines (none when nothing was fixed: the output is the input).
+    lines: Vec<Line<'a>>,
+    /// How to let go of the input's pages behind a walk.
+    release: Option<crate::Release<'a>>,
 }
 
-impl Repaired<'_> {
+impl std::fmt::Debug for Repaired<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repaired")
+            .field("fixes", &self.fixes)
+            .field("unrepaired", &self.unrepaired)
+            .field("rejects", &self.rejects)
+            .field("before", &self.before)
+            .field("after", &self.after)
+            .field("kept_torn_line", &self.kept_torn_line)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Repaired<'a> {
     /// Whether the output differs from the input.
     pub fn changed(&self) -> bool {
         !self.fixes.is_empty()
@@ -174,6 +193,47 @@ impl Repaired<'_> {
             && self.after.pi_breaking().all(|d| {
                 d.code == Code::InvalidJson && d.location.map(|l| l.line) == self.kept_torn_line
             })
+    }
+
+    /// The repaired file, whole: the input itself when nothing was fixed, else joined in
+    /// memory. [`Repaired::write_output`] writes it without holding it.
+    pub fn output(&self) -> Cow<'a, [u8]> {
+        if self.changed() {
+            Cow::Owned(output::join(&self.lines))
+        } else {
+            Cow::Borrowed(self.input.bytes)
+        }
+    }
+
+    /// Writes the repaired file to `out` a line at a time (the input in 16 MiB pieces when
+    /// nothing was fixed), letting go of the input's pages behind (with
+    /// [`RepairOptions::release`]). The lines a repair left as they were are read from the
+    /// input now: a caller reading a file that may change checks it afterwards.
+    pub fn write_output(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        if self.changed() {
+            output::write_lines(&self.lines, self.behind(), out)
+        } else {
+            output::write_input(self.input.bytes, self.release, out)
+        }
+    }
+
+    /// The unified diff from the input to the output (one line of context, headed
+    /// `--- name` / `+++ name (repaired)`), made from where each output line came from, not
+    /// by diffing the two texts; empty when nothing changed.
+    pub fn diff(&self, name: &str) -> String {
+        if !self.changed() {
+            return String::new();
+        }
+        diff::unified(
+            name,
+            diff::ops(&self.input, &self.lines),
+            &self.input,
+            &self.lines,
+        )
+    }
+
+    fn behind(&self) -> Behind<'a> {
+        Behind::new(self.input.bytes, self.release)
     }
 
     /// The rejects as a JSON Lines file: one object per reject,
@@ -242,7 +302,7 @@ impl<'r> Repairs<'r> {
 
 /// Repairs a session file's bytes (see the [module](self) docs). Never fails: what cannot be
 /// repaired is listed in [`Repaired::unrepaired`] and left as it is.
-pub fn repair<'a>(bytes: &'a [u8], options: &RepairOptions<'_>) -> Repaired<'a> {
+pub fn repair<'a>(bytes: &'a [u8], options: &RepairOptions<'a>) -> Repaired<'a> {
     let before = validate(
         bytes,
         &Options {
@@ -263,17 +323,21 @@ pub fn repair<'a>(bytes: &'a [u8], options: &RepairOptions<'_>) -> Repaired<'a> 
     };
     let final_newline = bytes.last().is_none_or(|&b| b == b'\n');
     let mut behind = out.behind();
+    let mut spans = Vec::new();
     let mut lines: Vec<Line> = bytes
         .split(|&b| b == b'\n')
         .enumerate()
         .map(|(i, text)| {
             behind.passed(text);
+            let start = text.as_ptr() as usize - bytes.as_ptr() as usize;
+            spans.push(start..start + text.len());
             Line::new(text, i + 1)
         })
         .collect();
     drop(behind);
     if final_newline {
         lines.pop();
+        spans.pop();
     }
     let lines = text::split_glued(lines, final_newline, &mut out);
     let lines = text::remove_repeats(lines, &mut out);
@@ -302,22 +366,19 @@ pub fn repair<'a>(bytes: &'a [u8], options: &RepairOptions<'_>) -> Repaired<'a> 
         lines
     };
     let lines = context::trailing_without_id(lines, options.pi, &mut out);
-    // Nothing fixed: the output is the input, and so is its report.
-    let (output, after) = if out.fixes.is_empty() {
-        (Cow::Borrowed(bytes), before.clone())
-    } else {
-        let output = join(&lines);
-        let after = validate(
-            &output,
-            &Options {
-                pi: options.pi,
-                path: options.path,
-                ..Options::default()
-            },
-        );
-        (Cow::Owned(output), after)
-    };
     let kept_torn_line = out.kept_torn_line.then_some(lines.len());
+    // Nothing fixed: the output is the input, and so is its report.
+    let (lines, after) = if out.fixes.is_empty() {
+        (Vec::new(), before.clone())
+    } else {
+        let options = Options {
+            pi: options.pi,
+            path: options.path,
+            ..Options::default()
+        };
+        let after = output::validate(&lines, out.behind(), &options);
+        (lines, after)
+    };
     if !options.reattach {
         // What only --reattach mends, said once per code.
         for code in [Code::ParentCycle, Code::SelfParent] {
@@ -334,20 +395,17 @@ pub fn repair<'a>(bytes: &'a [u8], options: &RepairOptions<'_>) -> Repaired<'a> 
         fixes: out.fixes,
         unrepaired: out.unrepaired,
         rejects: out.rejects,
-        output,
         before,
         after,
         kept_torn_line,
+        input: diff::InputLines {
+            bytes,
+            spans,
+            final_newline,
+        },
+        lines,
+        release: options.release,
     }
-}
-
-fn join(lines: &[Line<'_>]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(lines.iter().map(|l| l.text.len() + 1).sum());
-    for line in lines {
-        out.extend_from_slice(&line.text);
-        out.push(b'\n');
-    }
-    out
 }
 
 /// What repair does about a code: `yes` (always), `opt-in` (asked for, it changes the tree or
@@ -456,15 +514,45 @@ mod tests {
         out
     }
 
-    fn fixed<'a>(input: &'a [u8], options: &RepairOptions<'_>) -> Repaired<'a> {
+    fn fixed<'a>(input: &'a [u8], options: &RepairOptions<'a>) -> Repaired<'a> {
         let r = repair(input, options);
-        let again = repair(&r.output, options);
+        let output = r.output();
+        let again = repair(&output, options);
         assert!(
             again.fixes.is_empty(),
             "a repaired file repairs to itself: {:?}",
             again.fixes
         );
         r
+    }
+
+    /// The diff is made from where each line came from: the line repair took out as a
+    /// repeat is the one it names (a text diff may name the other of two equal lines), the
+    /// glued line is replaced by its pieces, a torn last line ended says so.
+    #[test]
+    fn the_diff_names_the_lines_repair_changed() {
+        let (e1, e2, e3) = (
+            entry("e1", None, "a"),
+            entry("e2", Some("e1"), "b"),
+            entry("e3", Some("e2"), "c"),
+        );
+        let input = format!("{HEADER}\n{e1}\n{e1}\n{e2}{e3}\n{{\"type\":\"mess");
+        let r = repair(input.as_bytes(), &RepairOptions::default());
+        let mut written = Vec::new();
+        r.write_output(&mut written).unwrap();
+        assert_eq!(written, *r.output());
+        assert_eq!(
+            r.diff("s.jsonl"),
+            format!(
+                "--- s.jsonl\n+++ s.jsonl (repaired)\n@@ -2,4 +2,4 @@\n {e1}\n-{e1}\n-{e2}{e3}\n-{{\"type\":\"mess\n\\ No newline at end of file\n+{e2}\n+{e3}\n+{{\"type\":\"mess\n"
+            )
+        );
+        let unchanged = file(&[HEADER.to_owned(), e1]);
+        let r = repair(&unchanged, &RepairOptions::default());
+        assert!(r.diff("s.jsonl").is_empty());
+        let mut written = Vec::new();
+        r.write_output(&mut written).unwrap();
+        assert_eq!(written, unchanged);
     }
 
     /// Bytes that are not UTF-8 do not make a line something else than pi reads (pi decodes
@@ -518,7 +606,8 @@ mod tests {
         );
         let codes: Vec<_> = r.fixes.iter().map(|f| f.code).collect();
         assert_eq!(codes, [Code::WrongType], "{:?}", r.fixes);
-        let output = String::from_utf8_lossy(&r.output);
+        let output = r.output();
+        let output = String::from_utf8_lossy(&output);
         assert!(output.contains(r#""arguments":{}"#), "{output}");
         assert!(output.contains("\"text\":\"x\u{FFFD}\""), "{output}");
         // An id-less value at the end, with a 0xFF byte: pi takes it for an entry (its leaf
@@ -557,7 +646,7 @@ mod tests {
         assert_eq!(r.rejects.len(), 1);
         assert_eq!(r.rejects[0].text, torn.as_bytes());
         assert_eq!(
-            r.output,
+            r.output(),
             file(&[
                 HEADER.into(),
                 entry("aaaaaaa1", None, "a"),
@@ -595,7 +684,7 @@ mod tests {
             "{:?}",
             r.after.diagnostics
         );
-        let text = String::from_utf8(r.output.into_owned()).unwrap_or_default();
+        let text = String::from_utf8(r.output().into_owned()).unwrap_or_default();
         assert_eq!(text.lines().count(), 5);
     }
 
@@ -650,7 +739,7 @@ mod tests {
                 (Code::WrongType, FixAction::Normalized)
             );
             assert_eq!(
-                r.output,
+                r.output(),
                 file(&[
                     HEADER.into(),
                     entry("aaaaaaa1", None, "a"),
@@ -688,7 +777,7 @@ mod tests {
             [(4, leaf.as_bytes().to_vec()), (5, b"42".to_vec())]
         );
         assert_eq!(
-            r.output,
+            r.output(),
             file(&[
                 HEADER.into(),
                 entry("aaaaaaa1", None, "a"),
@@ -751,7 +840,7 @@ mod tests {
         assert_eq!(r.rejects.len(), 1);
         assert_eq!(r.rejects[0].text, orphan.as_bytes());
         assert_eq!(
-            r.output,
+            r.output(),
             file(&[
                 HEADER.into(),
                 entry("aaaaaaa1", None, "a"),
@@ -801,7 +890,8 @@ mod tests {
         );
         let r = fixed(input.as_bytes(), &RepairOptions::default());
         assert!(r.fixes.iter().any(|f| f.action == FixAction::Migrated));
-        let output = String::from_utf8_lossy(&r.output);
+        let output = r.output();
+        let output = String::from_utf8_lossy(&output);
         assert!(output.ends_with("\n{\"type\":\"mess\r\n"), "{output:?}");
         assert!(output.contains("\n \t\n"), "{output:?}");
         assert_eq!(r.kept_torn_line, Some(5));
@@ -869,7 +959,7 @@ mod tests {
                 let rejected: Vec<_> = r.rejects.iter().map(|j| j.text.clone()).collect();
                 assert_eq!(rejected, [torn.as_bytes().to_vec()], "{torn:?} {glue:?}");
                 assert_eq!(
-                    r.output,
+                    r.output(),
                     file(&[
                         HEADER.into(),
                         entry("aaaaaaa1", None, "a"),
@@ -891,6 +981,6 @@ mod tests {
         let input = file(&[HEADER.into(), entry("aaaaaaa1", None, "a")]);
         let r = repair(&input, &RepairOptions::default());
         assert!(!r.changed());
-        assert_eq!(r.output, input);
+        assert_eq!(r.output(), input);
     }
 }

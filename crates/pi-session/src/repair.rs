@@ -288,17 +288,10 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
                 }
             }
         }
-        // The output may be the input itself (nothing fixed), read from the file as it is
-        // written, its pages let go behind: checked again before it is published.
+        // The output is written a line at a time, the lines a repair left read from the file
+        // as they are written (its pages let go behind): checked again before it is published.
         let write = |w: &mut dyn Write| {
-            const PIECE: usize = 16 << 20;
-            let is_input = matches!(repaired.output, std::borrow::Cow::Borrowed(_));
-            for (n, piece) in repaired.output.chunks(PIECE).enumerate() {
-                w.write_all(piece)?;
-                if is_input {
-                    input.release(n * PIECE..n * PIECE + piece.len());
-                }
-            }
+            repaired.write_output(w)?;
             input.verify()
         };
         let result = match prepared {
@@ -320,11 +313,7 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
         }
         written = Some(destination);
     }
-    let diff = if repaired.changed() {
-        unified_diff(&name, input.bytes(), &repaired.output)
-    } else {
-        String::new()
-    };
+    let diff = repaired.diff(&name);
     if args.format == Format::Human {
         let _ = out.write_all(
             plan(
@@ -374,21 +363,6 @@ fn save_rejects(destination: &Path, content: &[u8]) -> Result<PathBuf, String> {
         }
     }
     Err("every rejects file name is taken".into())
-}
-
-fn unified_diff(name: &str, before: &[u8], after: &[u8]) -> String {
-    if before == after {
-        return String::new();
-    }
-    let (a, b) = (
-        String::from_utf8_lossy(before),
-        String::from_utf8_lossy(after),
-    );
-    similar::TextDiff::from_lines(a.as_ref(), b.as_ref())
-        .unified_diff()
-        .context_radius(1)
-        .header(name, &format!("{name} (repaired)"))
-        .to_string()
 }
 
 /// The human plan of one file.

@@ -23,10 +23,19 @@ pub fn repair(data: &[u8]) {
             };
             let r = run_repair(data, &options);
             if r.fixes.is_empty() {
-                assert_eq!(r.output, data, "{pi:?}: no fix, yet the file changed");
+                assert_eq!(r.output(), data, "{pi:?}: no fix, yet the file changed");
                 assert!(r.rejects.is_empty(), "{pi:?}: rejects without a fix");
             }
-            let again = run_repair(&r.output, &options);
+            let output = r.output();
+            let mut written = Vec::new();
+            r.write_output(&mut written)
+                .expect("a Vec takes every write");
+            assert!(
+                written == *output,
+                "{pi:?}: the output written differs from the output"
+            );
+            diff_makes_the_output(&r.diff("f"), data, &output);
+            let again = run_repair(&output, &options);
             assert!(
                 again.fixes.is_empty(),
                 "{pi:?} reattach {reattach}: repairing the repaired file fixes again: {:?} (first: {:?})",
@@ -55,13 +64,86 @@ pub fn repair(data: &[u8]) {
     }
 }
 
+/// The diff is one: applied to the input (as a patch tool applies it), it makes the output;
+/// and it changes no more lines than a text diff does (but for a lone CR, which a text diff
+/// takes for a line's end and pi does not). A text diff may tell another of two equal lines
+/// removed: the diff names the one repair removed.
+fn diff_makes_the_output(diff: &str, before: &[u8], after: &[u8]) {
+    let (old, new) = (
+        String::from_utf8_lossy(before),
+        String::from_utf8_lossy(after),
+    );
+    assert_eq!(
+        apply(diff, &old).as_deref(),
+        Some(new.as_ref()),
+        "the diff does not make the output:\n{diff}"
+    );
+    if before.contains(&b'\r') {
+        return;
+    }
+    let text_diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
+        .unified_diff()
+        .context_radius(1)
+        .header("f", "f (repaired)")
+        .to_string();
+    let changed = |diff: &str| {
+        diff.lines()
+            .filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---"))
+            .count()
+    };
+    assert!(
+        changed(diff) <= changed(&text_diff),
+        "the diff changes more lines than a text diff:\n{diff}\n---- text diff:\n{text_diff}"
+    );
+}
+
+/// `diff` applied to `old`; `None` when a line it keeps or removes is not there.
+fn apply(diff: &str, old: &str) -> Option<String> {
+    let old: Vec<&str> = old.split_inclusive('\n').collect();
+    let mut out = String::new();
+    let mut at = 0;
+    for line in diff.split_inclusive('\n').skip(2) {
+        if let Some(header) = line.strip_prefix("@@ -") {
+            let range = header.split(' ').next()?;
+            let (start, len) = match range.split_once(',') {
+                Some((start, len)) => (start.parse::<usize>().ok()?, len.parse::<usize>().ok()?),
+                None => (range.parse().ok()?, 1),
+            };
+            let start = if len == 0 {
+                start
+            } else {
+                start.checked_sub(1)?
+            };
+            out.extend(old.get(at..start)?.iter().copied());
+            at = start;
+        } else if line.starts_with("\\ No newline at end of file") {
+            // The line before had none: in the old text, it ends it.
+        } else if let Some(text) = line.strip_prefix('+') {
+            out.push_str(text);
+        } else {
+            let text = line.get(1..)?;
+            let line_of_old = old.get(at)?;
+            if line_of_old.strip_suffix('\n').unwrap_or(line_of_old) != text.strip_suffix('\n')? {
+                return None;
+            }
+            if line.starts_with(' ') {
+                out.push_str(line_of_old);
+            }
+            at += 1;
+        }
+    }
+    out.extend(old.get(at..)?.iter().copied());
+    Some(out)
+}
+
 /// Nothing is lost: every reject is bytes of the input line it names, as they were in the
 /// input; every input line that no fix touched is in the output; the pieces of a split line
 /// are the line, byte for byte. In a migrated file, the lines pi parses are pi's rewrite;
 /// the others are held to the same rules.
 fn lossless(data: &[u8], r: &pi_session_validate::repair::Repaired) {
     let migrated = r.fixes.iter().any(|f| f.action == FixAction::Migrated);
-    let output_lines: Vec<&[u8]> = r.output.split(|&b| b == b'\n').collect();
+    let output = r.output();
+    let output_lines: Vec<&[u8]> = output.split(|&b| b == b'\n').collect();
     let output: HashSet<&[u8]> = output_lines.iter().copied().collect();
     let input: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
     for j in &r.rejects {
