@@ -2,6 +2,7 @@
 //! without `--reattach`.
 
 use super::PIS;
+use pi_session_format::read;
 use pi_session_validate::Code;
 use pi_session_validate::repair::{FixAction, RepairOptions, fixability, repair as run_repair};
 use std::collections::HashSet;
@@ -66,7 +67,7 @@ pub fn repair(data: &[u8]) {
 
 /// The diff is one: applied to the input (as a patch tool applies it), it makes the output;
 /// and it changes no more lines than a text diff does (but for a lone CR, which a text diff
-/// takes for a line's end and pi does not). A text diff may tell another of two equal lines
+/// takes for a line's end and pi does not, and bytes that are not UTF-8). A text diff may tell another of two equal lines
 /// removed: the diff names the one repair removed.
 fn diff_makes_the_output(diff: &str, before: &[u8], after: &[u8]) {
     let (old, new) = (
@@ -78,7 +79,8 @@ fn diff_makes_the_output(diff: &str, before: &[u8], after: &[u8]) {
         Some(new.as_ref()),
         "the diff does not make the output:\n{diff}"
     );
-    if before.contains(&b'\r') {
+    // Decoded lossily, two different lines may read alike: compared only as UTF-8 text.
+    if before.contains(&b'\r') || std::str::from_utf8(before).is_err() {
         return;
     }
     let text_diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
@@ -97,40 +99,86 @@ fn diff_makes_the_output(diff: &str, before: &[u8], after: &[u8]) {
     );
 }
 
-/// `diff` applied to `old`; `None` when a line it keeps or removes is not there.
+/// `diff` applied to `old` as `patch` applies it; `None` when the diff is not one: a line it
+/// keeps or removes is not there, a hunk's header does not count its lines or place them, or
+/// the "no newline" mark is missing after the old text's unterminated last line or stands
+/// anywhere else (the new text always ends in a newline).
 fn apply(diff: &str, old: &str) -> Option<String> {
     let old: Vec<&str> = old.split_inclusive('\n').collect();
     let mut out = String::new();
-    let mut at = 0;
+    let (mut at, mut made) = (0, 0);
+    // The lines the current hunk has still to keep or remove, and to keep or add.
+    let (mut from, mut to) = (0, 0);
+    // Whether the line before was the old text's last, without a newline.
+    let mut unterminated = false;
+    let range = |r: &str| -> Option<(usize, usize)> {
+        match r.split_once(',') {
+            Some((start, len)) => Some((start.parse().ok()?, len.parse().ok()?)),
+            None => Some((r.parse().ok()?, 1)),
+        }
+    };
     for line in diff.split_inclusive('\n').skip(2) {
+        let marked = line == "\\ No newline at end of file\n";
+        if unterminated != marked {
+            return None;
+        }
+        unterminated = false;
+        if marked {
+            continue;
+        }
         if let Some(header) = line.strip_prefix("@@ -") {
-            let range = header.split(' ').next()?;
-            let (start, len) = match range.split_once(',') {
-                Some((start, len)) => (start.parse::<usize>().ok()?, len.parse::<usize>().ok()?),
-                None => (range.parse().ok()?, 1),
-            };
+            if (from, to) != (0, 0) {
+                return None;
+            }
+            let mut parts = header.split(' ');
+            let (start, len) = range(parts.next()?)?;
+            let (new_start, new_len) = range(parts.next()?.strip_prefix('+')?)?;
             let start = if len == 0 {
                 start
             } else {
                 start.checked_sub(1)?
             };
             out.extend(old.get(at..start)?.iter().copied());
-            at = start;
-        } else if line.starts_with("\\ No newline at end of file") {
-            // The line before had none: in the old text, it ends it.
-        } else if let Some(text) = line.strip_prefix('+') {
-            out.push_str(text);
-        } else {
-            let text = line.get(1..)?;
-            let line_of_old = old.get(at)?;
-            if line_of_old.strip_suffix('\n').unwrap_or(line_of_old) != text.strip_suffix('\n')? {
+            made += start.checked_sub(at)?;
+            let placed = if new_len == 0 {
+                new_start
+            } else {
+                new_start.checked_sub(1)?
+            };
+            if placed != made {
                 return None;
             }
-            if line.starts_with(' ') {
+            (at, from, to) = (start, len, new_len);
+        } else if let Some(text) = line.strip_prefix('+') {
+            to = to.checked_sub(1)?;
+            out.push_str(text);
+            made += 1;
+        } else {
+            let keep = line.starts_with(' ');
+            if !keep && !line.starts_with('-') {
+                return None;
+            }
+            let line_of_old = *old.get(at)?;
+            unterminated = !line_of_old.ends_with('\n');
+            let as_shown = if unterminated {
+                format!("{line_of_old}\n")
+            } else {
+                line_of_old.to_owned()
+            };
+            if as_shown != line[1..] {
+                return None;
+            }
+            from = from.checked_sub(1)?;
+            if keep {
+                to = to.checked_sub(1)?;
                 out.push_str(line_of_old);
+                made += 1;
             }
             at += 1;
         }
+    }
+    if unterminated || (from, to) != (0, 0) {
+        return None;
     }
     out.extend(old.get(at..)?.iter().copied());
     Some(out)
@@ -157,8 +205,12 @@ fn lossless(data: &[u8], r: &pi_session_validate::repair::Repaired) {
     }
     for (i, &line) in input.iter().enumerate() {
         let n = i + 1;
-        if migrated && pi_session_format::json::parse(&String::from_utf8_lossy(line)).is_ok() {
-            continue; // pi's own rewrite
+        // pi's own rewrite: a line that parses, once the trim of the whole text's ends (pi
+        // 0.73) took the blanks off it, as it does off a line that ends up first or last.
+        let start = read::trim_start(line);
+        let trimmed = &line[start..start + read::trim_end(&line[start..])];
+        if migrated && pi_session_format::json::parse(&String::from_utf8_lossy(trimmed)).is_ok() {
+            continue;
         }
         // Split or trimmed: what a later fix speaks of is a piece of the line.
         let split = r

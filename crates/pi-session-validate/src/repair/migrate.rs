@@ -84,9 +84,20 @@ pub(super) fn to_v3<'a>(lines: Vec<Line<'a>>, pi: PiVersion, out: &mut Repairs) 
         };
         // A line written as it is but for the whole text's trim (a line that is not JSON
         // ending the file with a CR) stays as it was, byte for byte: pi reads both alike.
+        // The whole text's trim takes blanks off the first line's start and the last line's
+        // end only: a line may lose either, or both, but nothing else.
         let start = read::trim_start(&line.text);
-        let trimmed = &line.text[start..start + read::trim_end(&line.text[start..])];
-        if text != trimmed {
+        let end = read::trim_end(&line.text);
+        let as_read = [
+            0..line.text.len(),
+            start..line.text.len(),
+            0..end,
+            start..end.max(start),
+        ];
+        if !as_read
+            .into_iter()
+            .any(|range| line.text.get(range) == Some(text))
+        {
             line.edit(text.to_vec());
         }
         result.push(line);

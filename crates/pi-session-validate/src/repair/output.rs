@@ -38,9 +38,10 @@ pub(super) fn write_lines(
 ) -> io::Result<()> {
     let mut out = BufWriter::with_capacity(1 << 20, out);
     for line in lines {
-        behind.passed(&line.text);
         out.write_all(&line.text)?;
         out.write_all(b"\n")?;
+        // After the write: a span let go now does not take the line's own pages first.
+        behind.passed(&line.text);
     }
     out.flush()
 }

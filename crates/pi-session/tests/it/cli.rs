@@ -1,7 +1,6 @@
 //! The command-line contract: exit codes, deliberate differences from pi, atomic rewrites.
 
 use crate::support::{self, write_str as write};
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn pi_session(args: &[&str]) -> Output {
@@ -13,7 +12,7 @@ fn pi_session(args: &[&str]) -> Output {
         .expect("pi-session runs")
 }
 
-fn scratch(test: &str) -> PathBuf {
+fn scratch(test: &str) -> support::Scratch {
     support::scratch("cli", test)
 }
 

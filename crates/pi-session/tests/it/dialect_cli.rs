@@ -5,7 +5,7 @@
 //! `omp-ref.ts info FILE`.)
 
 use crate::support::{self, write_str as write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn pi_session(args: &[&str], env: &[(&str, &Path)]) -> Output {
@@ -25,7 +25,7 @@ fn pi_session(args: &[&str], env: &[(&str, &Path)]) -> Output {
     command.output().expect("pi-session runs")
 }
 
-fn scratch(test: &str) -> PathBuf {
+fn scratch(test: &str) -> support::Scratch {
     support::scratch("dialect", test)
 }
 

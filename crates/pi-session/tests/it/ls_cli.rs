@@ -60,7 +60,8 @@ fn the_list_is_pi_s() {
 
 #[test]
 fn table_all_and_files_pi_leaves_out() {
-    let sessions = scratch("ls-all").join("sessions");
+    let area = scratch("ls-all");
+    let sessions = area.join("sessions");
     let project = sessions.join("--Users-someone-project--");
     real_sessions(&project);
     write(&project, "notes.jsonl", "not a session\n");

@@ -162,7 +162,8 @@ fn each_omp_session_s_own_numbers_are_omp_s() {
 
 #[test]
 fn omp_model_usage_and_subagents_count_in_the_totals() {
-    let file = scratch("stats-omp-totals").join("omp.jsonl");
+    let area = scratch("stats-omp-totals");
+    let file = area.join("omp.jsonl");
     let usage = |input: u32, cost: f64| {
         format!(
             r#"{{"input":{input},"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":{},"cost":{{"total":{cost}}}}}"#,
@@ -212,7 +213,8 @@ fn omp_model_usage_and_subagents_count_in_the_totals() {
 /// cost (`SessionManager.open` throws adding it up); we count the entry as unreadable.
 #[test]
 fn omp_usage_without_cost_is_unreadable() {
-    let file = scratch("stats-omp-costless").join("omp.jsonl");
+    let area = scratch("stats-omp-costless");
+    let file = area.join("omp.jsonl");
     let lines = [
         r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w","titleSource":"auto"}"#,
         r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"go","timestamp":1}}"#,

@@ -5,7 +5,7 @@ use crate::support::{self, write_str as write};
 use pi_session_validate::Code;
 use serde_json::Value;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 fn command(args: &[&str]) -> Command {
@@ -33,7 +33,7 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-fn scratch(test: &str) -> PathBuf {
+fn scratch(test: &str) -> support::Scratch {
     support::scratch("validate", test)
 }
 

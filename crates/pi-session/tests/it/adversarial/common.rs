@@ -202,7 +202,7 @@ pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-pub(crate) fn scratch(test: &str) -> PathBuf {
+pub(crate) fn scratch(test: &str) -> crate::support::Scratch {
     crate::support::scratch("adversarial", test)
 }
 

@@ -57,7 +57,6 @@ fn info_of_a_20mb_session_needs_far_less_memory_than_the_file() {
             run.max_rss_kib
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The output of the command on a generated session is the former whole-file one, with
@@ -75,7 +74,6 @@ fn info_of_a_generated_session_equals_the_former_output() {
             "--pi {flag}: output differs"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// pi drops the session on an exception anywhere in the file, after lines whose texts a
@@ -105,7 +103,6 @@ fn info_with_a_null_line_after_megabytes_of_messages_prints_only_null() {
     );
     run.assert_code(0);
     assert_eq!(run.stdout_text(), "null\n");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// 48 lines of 460 kB whose strings all have escapes, ended by lone CRs: for pi 0.87.1 one
@@ -159,7 +156,6 @@ fn info_of_long_escaped_lines_ended_by_lone_crs_streams_them() {
     );
     run.assert_code(0);
     assert_eq!(run.stdout_text(), "null\n");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Item 5: `info` of a 1M-entry linear chain took 13 s and 3.5 GB. Target: 2 s with a
@@ -186,7 +182,6 @@ fn info_linear_chain_of_1m_entries_is_fast_and_small() {
         "peak {} KiB for a file of {size} bytes",
         run.max_rss_kib
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Item 5: `info` of a 1 GB session took 6.3 s and 2.98 GB. Target: under 1 s and 256 MB
@@ -212,5 +207,4 @@ fn info_of_a_1gb_session_runs_in_a_second_and_256mb() {
         run.elapsed
     );
     assert!(run.max_rss_kib < 256 << 10, "peak {} KiB", run.max_rss_kib);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -45,7 +45,6 @@ fn run_on_30mb_v1(test: &str, args: &[&str]) -> (Run, u64) {
     command.args(args).arg(&file).env("RAYON_NUM_THREADS", "2");
     let run = run_limited(command, None, T);
     run.assert_code(0);
-    let _ = std::fs::remove_dir_all(&dir);
     (run, size)
 }
 
@@ -92,7 +91,6 @@ fn migrate_in_place_of_a_1gb_v1_file_stays_under_512mb_of_memory() {
         "max RSS {} MiB",
         run.max_rss_kib >> 10
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Item 5: `context` of a v1 file migrated every value in memory (a 30 MB file took 157 MB,
@@ -135,7 +133,6 @@ fn context_of_a_1gb_v1_file_runs_in_seconds_and_under_512mb() {
         "max RSS {} MiB",
         run.max_rss_kib >> 10
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

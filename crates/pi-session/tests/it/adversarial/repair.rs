@@ -371,7 +371,6 @@ fn validate_and_repair_of_a_large_session_hold_what_they_learn_not_the_file() {
         fs::read(&out).unwrap() == fs::read(&file).unwrap(),
         "the repaired file is the generated one"
     );
-    let _ = fs::remove_dir_all(&dir);
 }
 
 /// Where the first newline of `bytes` is.

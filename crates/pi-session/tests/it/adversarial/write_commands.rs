@@ -175,7 +175,6 @@ fn markdown_and_html_exports_of_a_large_session_hold_a_batch_not_the_session() {
     assert_eq!(entries[0], entries[1]);
     assert!(entries[0] > 100_000, "{entries:?}");
     // 640 MB of session and pages: not left behind.
-    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -221,5 +220,4 @@ fn fork_and_jsonl_export_of_a_large_session_hold_its_places_not_its_text_or_outp
         "the export of the whole branch took {} MiB",
         run.max_rss_kib / 1024
     );
-    let _ = fs::remove_dir_all(&dir);
 }
