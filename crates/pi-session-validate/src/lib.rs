@@ -37,6 +37,7 @@ pub use catalogue::{Code, CodeInfo, PiEffect, Severity};
 pub use output::{FORMAT_VERSION, FileReport, Summary, Tool, ValidateReport, VerdictMode};
 pub use report::{Diagnostic, Location, Report, Stats, Verdict};
 
+use pi_session_format::session::ReadAt;
 use pi_session_format::{Dialect, PiVersion, read};
 use pi_session_fs::input::Input;
 use rayon::prelude::*;
@@ -74,12 +75,28 @@ pub struct Options<'p> {
     /// can let its pages go, so that validating a file of gigabytes does not hold it. The
     /// bytes stay borrowed (a later check may read some again).
     pub release: Option<Release<'p>>,
+    /// Positioned reads of the file the bytes map (`read_at(buf, at)` fills `buf` with the
+    /// bytes at `at`, `false` when it cannot), for the session the validator loads to see
+    /// what pi resumes: it then reads small copies instead of bringing the mapped pages in
+    /// (`Loader::reading` of pi-session-format). [`validate_input`] sets it.
+    pub read_at: Option<Reading<'p>>,
 }
 
 /// A caller's way to let go of the input's bytes the validator is done reading for now
 /// (the `release` of [`Options`]): called with each such byte range, from any thread.
 #[derive(Clone, Copy)]
 pub struct Release<'p>(pub &'p (dyn Fn(Range<usize>) + Sync));
+
+/// A caller's positioned reads of the file the validator's bytes map (the `read_at` of
+/// [`Options`]).
+#[derive(Clone, Copy)]
+pub struct Reading<'p>(pub &'p ReadAt<'p>);
+
+impl std::fmt::Debug for Reading<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reading(..)")
+    }
+}
 
 impl std::fmt::Debug for Release<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -106,6 +123,7 @@ impl Default for Options<'_> {
             dialect: Dialect::Pi,
             blobs: None,
             release: None,
+            read_at: None,
         }
     }
 }
@@ -164,8 +182,10 @@ pub fn validate(bytes: &[u8], options: &Options<'_>) -> Report {
 /// that did is an error (what a torn read gave is not a report of the file).
 pub fn validate_input(input: &Input, options: &Options<'_>) -> io::Result<Report> {
     let release = |range| input.release(range);
+    let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
     let options = Options {
         release: Some(Release(&release)),
+        read_at: Some(Reading(&read_at)),
         ..options.clone()
     };
     let report = validate(input.bytes(), &options);

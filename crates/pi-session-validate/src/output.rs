@@ -168,7 +168,7 @@ impl FileReport {
                 max_text_units: crate::PI_MAX_TEXT_UNITS,
                 dialect,
                 blobs,
-                release: None,
+                ..crate::Options::default()
             };
             crate::validate_input(&input, &options)
         });

@@ -66,6 +66,8 @@ pub struct RepairOptions<'p> {
     /// Called with each byte range of the input repair is done reading for now, as
     /// [`crate::Options::release`] is.
     pub release: Option<crate::Release<'p>>,
+    /// Positioned reads of the file, as [`crate::Options::read_at`] takes them.
+    pub read_at: Option<crate::Reading<'p>>,
 }
 
 /// What a repair did to one place of the file.
@@ -309,6 +311,7 @@ pub fn repair<'a>(bytes: &'a [u8], options: &RepairOptions<'a>) -> Repaired<'a> 
             pi: options.pi,
             path: options.path,
             release: options.release,
+            read_at: options.read_at,
             ..Options::default()
         },
     );

@@ -37,7 +37,12 @@ pub(crate) fn check(
     }
     let mut ids = SequentialIds::default();
     let mut loader = Session::loader(pi).dialect(options.dialect).ids(&mut ids);
-    if let Some(crate::Release(release)) = options.release {
+    // Read in small copies where the caller can (a mapped file's pages then stay out, even
+    // where the page cache holds them in large folios, which letting go behind does not
+    // undo), else let go behind.
+    if let Some(crate::Reading(read_at)) = options.read_at {
+        loader = loader.reading(read_at);
+    } else if let Some(crate::Release(release)) = options.release {
         loader = loader.releasing(release);
     }
     let session = loader.load(bytes).ok()?;

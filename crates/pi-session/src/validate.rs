@@ -200,7 +200,8 @@ impl Run {
             max_text_units: self.max_text_units,
             dialect: self.dialect,
             blobs: self.blobs.as_ref(),
-            release: None,
+            // What lets the file's pages go: `validate_input`'s.
+            ..Options::default()
         };
         // A file that shrank while it was read (its tail then read as zeros): what was
         // computed from it is not shown.

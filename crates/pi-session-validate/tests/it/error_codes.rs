@@ -14,6 +14,7 @@ fn diagnostics(bytes: &[u8]) -> Vec<String> {
         dialect: Dialect::Pi,
         blobs: None,
         release: None,
+        read_at: None,
     };
     validate(bytes, &options)
         .diagnostics

@@ -100,6 +100,7 @@ fn run(dir: &Path, meta: &CaseMeta) -> pi_session_validate::Report {
         dialect: meta.dialect(),
         blobs: blobs.as_ref(),
         release: None,
+        read_at: None,
     };
     validate(&bytes, &options)
 }
