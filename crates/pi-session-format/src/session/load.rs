@@ -523,9 +523,11 @@ impl<'a> Session<'a> {
             dialect,
         })?;
         if let Err(e) = check_header(header, pi, dialect) {
-            // A file omp wrote starts with its title slot: say so, not that the header is bad.
+            // A file omp wrote starts with its title slot: when that slot is what pi read
+            // first, say so, not that the header is bad (pi 0.87 drops a slot behind a byte
+            // order mark, and then the header it reads is what is wrong).
             return Err(match (dialect, TitleSlot::of_file(bytes)) {
-                (Dialect::Pi, Some(_)) => LoadError::OtherDialect {
+                (Dialect::Pi, Some(_)) if header.line == 1 => LoadError::OtherDialect {
                     line: 1,
                     dialect: Dialect::Omp,
                     sign: "line 1 is omp's title slot".into(),

@@ -8,8 +8,8 @@
 //! in input order (a line moved earlier, as a header put first, is one deletion and one
 //! insertion, not a rewrite of everything between). Hunks are grouped with one line of
 //! context and rendered as GNU `diff -u` renders them (with `similar`'s grouping and hunk
-//! headers): the diff of a repair whose lines are each kept, edited, added or removed is the
-//! one a text diff finds.
+//! headers). It changes no more lines than a text diff of the two files would, but of two
+//! equal lines it names the one repair took out (a text diff may name the other).
 
 use super::lines::Line;
 use similar::{DiffOp, group_diff_ops, udiff::UnifiedHunkHeader};
