@@ -41,7 +41,8 @@ pub(crate) struct Run {
     /// Peak resident memory of the child in KiB, 0 when unknown: the highest `VmHWM` of
     /// `/proc/PID/status` seen while it ran (read every 2 ms). Not `wait4`'s `ru_maxrss`:
     /// a child spawned with `CLONE_VM` (as `posix_spawn` does) inherits in it the peak of
-    /// the test process itself, which made memory bounds flaky.
+    /// the test process itself, which made memory bounds flaky; nor a `VmHWM` read before the
+    /// child ran its program (see `high_water_kib`).
     pub max_rss_kib: u64,
     /// Wall time.
     pub elapsed: Duration,
@@ -85,6 +86,8 @@ pub(crate) fn run_limited(mut command: Command, stdin: Option<&[u8]>, timeout: D
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    // The name a child has until it runs its program: that of the thread that made it.
+    let forked = std::fs::read_to_string("/proc/thread-self/comm").unwrap_or_default();
     let start = Instant::now();
     let mut child: Child = command.spawn().expect("pi-session starts");
     let pid = child.id() as libc::pid_t;
@@ -121,7 +124,7 @@ pub(crate) fn run_limited(mut command: Command, stdin: Option<&[u8]>, timeout: D
     let mut timed_out = false;
     let mut max_rss_kib = 0;
     loop {
-        max_rss_kib = max_rss_kib.max(high_water_kib(pid));
+        max_rss_kib = max_rss_kib.max(high_water_kib(pid, forked.trim()));
         // SAFETY-free: wait4 is called through the libc crate on our own child.
         let r = wait4(pid, &mut status, &mut usage);
         if r == pid {
@@ -160,11 +163,18 @@ pub(crate) fn run_limited(mut command: Command, stdin: Option<&[u8]>, timeout: D
     }
 }
 
-/// The peak resident memory (`VmHWM`) of a running process in KiB, 0 when unknown.
-fn high_water_kib(pid: libc::pid_t) -> u64 {
+/// The peak resident memory (`VmHWM`) of a running process in KiB, 0 when unknown or while it
+/// still bears the name `forked` of the thread that made it: between `fork` and `exec` the
+/// child is a copy of the test process, whose own peak (other tests run beside it in the same
+/// process) would count.
+fn high_water_kib(pid: libc::pid_t, forked: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|status| {
+            let name = status.lines().find_map(|l| l.strip_prefix("Name:"))?;
+            if name.trim() == forked {
+                return None;
+            }
             let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
             line.split_whitespace().nth(1)?.parse().ok()
         })
