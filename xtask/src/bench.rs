@@ -7,7 +7,11 @@
 //!   both with standard output to /dev/null, `--runs` times each (alternating) after one
 //!   untimed warm-up run each (page cache; its outputs are compared byte for byte). Wall time
 //!   is measured around each child process; peak RSS is `/usr/bin/time -f %M` when present,
-//!   otherwise (or with `XTASK_BENCH_WAIT4=1`) `wait4`'s `ru_maxrss`. Prints a Markdown table of medians.
+//!   otherwise (or with `XTASK_BENCH_WAIT4=1`) `wait4`'s `ru_maxrss`. The floor any reader
+//!   has, `wc -l FILE` (reading the file from the page cache, nothing else), is timed the
+//!   same way in the same turns, and the table gives ours against it (issue 31: the 1 GB
+//!   context within 2× of it), with the load average before and after the runs. Prints a
+//!   Markdown table of medians.
 //! - `search` (`bench_search.rs`): `pi-session search -l` against ripgrep over a session tree.
 //! - `check-gen`: generates small sessions (1 MB, seeds 1–5, versions 1–3 by default) and
 //!   compares `context` (and `context --llm`; for v1 also `migrate` with deterministic ids)
@@ -310,7 +314,26 @@ struct Row {
     bytes: u64,
     reference: Result<Vec<Run>, String>,
     ours: Result<Vec<Run>, String>,
+    /// `wc -l` of the same file: the time to read it from the page cache.
+    floor: Result<Vec<Run>, String>,
     identical: Option<bool>,
+}
+
+/// The machine's load average (the one-minute figure of `/proc/loadavg`) before and after
+/// the runs; `None` where it cannot be read.
+struct Load {
+    before: Option<f64>,
+    after: Option<f64>,
+}
+
+/// The one-minute load average, from `/proc/loadavg`.
+fn load_average() -> Option<f64> {
+    fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 pub(crate) fn median(mut xs: Vec<f64>) -> f64 {
@@ -396,6 +419,8 @@ fn compare(args: &[&str]) -> Result<(), String> {
     }
 
     let node = PathBuf::from("node");
+    let wc = PathBuf::from("wc");
+    let load_before = load_average();
     let mut rows = Vec::new();
     for (label, gen_args, file) in inputs {
         eprintln!("bench: generating {label} → {}", file.display());
@@ -407,6 +432,7 @@ fn compare(args: &[&str]) -> Result<(), String> {
         let bench_ref_s = bench_ref.to_string_lossy().into_owned();
         let ref_args = [bench_ref_s.as_str(), copy_s.as_str(), "--pi", pi.as_str()];
         let our_args = ["context", file_s.as_str(), "--pi", pi.as_str()];
+        let floor_args = ["-l", file_s.as_str()];
         // pi may rewrite the file it opens: a fresh copy before every run, not timed.
         let fresh_copy = || fs::copy(&file, &copy).map(drop).map_err(|e| e.to_string());
 
@@ -430,6 +456,10 @@ fn compare(args: &[&str]) -> Result<(), String> {
             Ok(_) => Ok(Vec::new()),
             Err(Failed(e)) => Err(e),
         };
+        let mut floor: Result<Vec<Run>, String> = match measure(&wc, &floor_args, None, timeout) {
+            Ok(_) => Ok(Vec::new()),
+            Err(Failed(e)) => Err(e),
+        };
         for i in 0..runs {
             if let Ok(v) = &mut reference {
                 fresh_copy()?;
@@ -444,11 +474,18 @@ fn compare(args: &[&str]) -> Result<(), String> {
                     Err(Failed(e)) => ours = Err(e),
                 }
             }
+            if let Ok(v) = &mut floor {
+                match measure(&wc, &floor_args, None, timeout) {
+                    Ok(r) => v.push(r),
+                    Err(Failed(e)) => floor = Err(e),
+                }
+            }
             eprintln!(
-                "bench: {label} run {}/{runs}: reference {}, ours {}",
+                "bench: {label} run {}/{runs}: reference {}, ours {}, wc -l {}",
                 i + 1,
                 describe(&reference),
-                describe(&ours)
+                describe(&ours),
+                describe(&floor)
             );
         }
         let _ = fs::remove_file(&copy);
@@ -457,10 +494,15 @@ fn compare(args: &[&str]) -> Result<(), String> {
             bytes,
             reference,
             ours,
+            floor,
             identical,
         });
     }
-    let table = render(&rows, runs, &pi);
+    let load = Load {
+        before: load_before,
+        after: load_average(),
+    };
+    let table = render(&rows, runs, &pi, &load);
     print!("{table}");
     if let Some(out) = out {
         fs::write(&out, &table).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -482,32 +524,37 @@ fn describe(r: &Result<Vec<Run>, String>) -> String {
     }
 }
 
-fn render(rows: &[Row], runs: usize, pi: &str) -> String {
+/// The median seconds and peak RSS (MiB) of a side's runs, when it has any.
+fn medians(r: &Result<Vec<Run>, String>) -> Option<(f64, f64)> {
+    r.as_ref().ok().filter(|v| !v.is_empty()).map(|v| {
+        let secs = median(v.iter().map(|r| r.seconds).collect());
+        let rss = median(v.iter().map(|r| r.max_rss_kib as f64).collect()) / 1024.0;
+        (secs, rss)
+    })
+}
+
+fn render(rows: &[Row], runs: usize, pi: &str, load: &Load) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
         "| session | file MB | reference median s | ours median s | speedup (ref / ours) | ours MB/s | \
-         reference peak RSS MiB | ours peak RSS MiB | RSS ratio (ours / ref) | same output |"
+         `wc -l` median s | ours / `wc -l` | reference peak RSS MiB | ours peak RSS MiB | RSS ratio (ours / ref) | same output |"
     );
-    let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|");
+    let _ = writeln!(
+        t,
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|"
+    );
     for row in rows {
         let mb = row.bytes as f64 / 1e6;
-        let stats = |r: &Result<Vec<Run>, String>| {
-            r.as_ref().ok().filter(|v| !v.is_empty()).map(|v| {
-                let secs = median(v.iter().map(|r| r.seconds).collect());
-                let rss = median(v.iter().map(|r| r.max_rss_kib as f64).collect()) / 1024.0;
-                (secs, rss)
-            })
-        };
         let fail = |r: &Result<Vec<Run>, String>| match r {
             Err(e) => format!("fails: {}", e.replace('|', "\\|")),
             Ok(_) => "–".into(),
         };
-        let (ref_s, ref_rss) = match stats(&row.reference) {
+        let (ref_s, ref_rss) = match medians(&row.reference) {
             Some((s, m)) => (format!("{s:.3}"), format!("{m:.0}")),
             None => (fail(&row.reference), "–".into()),
         };
-        let (our_s, our_rss, mbps) = match stats(&row.ours) {
+        let (our_s, our_rss, mbps) = match medians(&row.ours) {
             Some((s, m)) => (
                 format!("{s:.3}"),
                 format!("{m:.0}"),
@@ -515,11 +562,19 @@ fn render(rows: &[Row], runs: usize, pi: &str) -> String {
             ),
             None => (fail(&row.ours), "–".into(), "–".into()),
         };
-        let (speedup, rss_ratio) = match (stats(&row.reference), stats(&row.ours)) {
+        let floor_s = match medians(&row.floor) {
+            Some((s, _)) => format!("{s:.3}"),
+            None => fail(&row.floor),
+        };
+        let (speedup, rss_ratio) = match (medians(&row.reference), medians(&row.ours)) {
             (Some((rs, rm)), Some((os, om))) => {
                 (format!("{:.1}×", rs / os), format!("{:.2}×", om / rm))
             }
             _ => ("–".into(), "–".into()),
+        };
+        let over_floor = match (medians(&row.ours), medians(&row.floor)) {
+            (Some((os, _)), Some((fs, _))) if fs > 0.0 => format!("{:.1}×", os / fs),
+            _ => "–".into(),
         };
         let same = match row.identical {
             Some(true) => "yes",
@@ -528,14 +583,19 @@ fn render(rows: &[Row], runs: usize, pi: &str) -> String {
         };
         let _ = writeln!(
             t,
-            "| {} | {mb:.1} | {ref_s} | {our_s} | {speedup} | {mbps} | {ref_rss} | {our_rss} | {rss_ratio} | {same} |",
+            "| {} | {mb:.1} | {ref_s} | {our_s} | {speedup} | {mbps} | {floor_s} | {over_floor} | {ref_rss} | {our_rss} | {rss_ratio} | {same} |",
             row.label
         );
     }
+    let figure = |l: Option<f64>| l.map_or_else(|| "unknown".to_string(), |l| format!("{l:.2}"));
     let _ = writeln!(
         t,
-        "\nMedians of {runs} runs each after one untimed warm-up run; whole processes; pi {pi} \
-         (`node conformance/reference/bench-ref.mjs`) vs `target/release/pi-session context`."
+        "\nMedians of {runs} runs each after one untimed warm-up run, the three taking turns; whole \
+         processes; pi {pi} (`node conformance/reference/bench-ref.mjs`) vs \
+         `target/release/pi-session context`; the floor is `wc -l` of the same file (reading it \
+         from the page cache). Load average (1 min) {} before the runs, {} after.",
+        figure(load.before),
+        figure(load.after)
     );
     t
 }
@@ -651,5 +711,60 @@ fn check_gen(args: &[&str]) -> Result<(), String> {
             "generated sessions read differently:\n  {}",
             failures.join("\n  ")
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runs(seconds: &[f64], rss_mib: u64) -> Result<Vec<Run>, String> {
+        Ok(seconds
+            .iter()
+            .map(|&seconds| Run {
+                seconds,
+                max_rss_kib: rss_mib * 1024,
+            })
+            .collect())
+    }
+
+    #[test]
+    fn the_table_sets_ours_beside_the_reference_and_the_floor() {
+        let rows = [
+            Row {
+                label: "1GB".into(),
+                bytes: 1_000_000_000,
+                reference: Err("Cannot create a string longer than 0x1fffffe8 characters".into()),
+                ours: runs(&[0.70, 0.60, 0.65], 116),
+                floor: runs(&[0.15, 0.20, 0.13], 2),
+                identical: None,
+            },
+            Row {
+                label: "100MB".into(),
+                bytes: 100_000_000,
+                reference: runs(&[1.8, 1.6, 1.7], 774),
+                ours: runs(&[0.05, 0.04, 0.06], 18),
+                floor: Err("wc: not found".into()),
+                identical: Some(true),
+            },
+        ];
+        let load = Load {
+            before: Some(1.57),
+            after: None,
+        };
+        let table = render(&rows, 3, "0.73", &load);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[2],
+            "| 1GB | 1000.0 | fails: Cannot create a string longer than 0x1fffffe8 characters | 0.650 | – | 1538 | 0.150 | 4.3× | – | 116 | – | – |"
+        );
+        assert_eq!(
+            lines[3],
+            "| 100MB | 100.0 | 1.700 | 0.050 | 34.0× | 2000 | fails: wc: not found | – | 774 | 18 | 0.02× | yes |"
+        );
+        assert!(
+            table.contains("Load average (1 min) 1.57 before the runs, unknown after."),
+            "{table}"
+        );
     }
 }
