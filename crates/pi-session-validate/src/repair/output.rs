@@ -12,7 +12,7 @@ use std::io::{self, BufWriter, Write};
 /// file, mapped and let go as they are read.
 const IN_MEMORY: usize = 64 << 20;
 
-/// The input is written in pieces of this size, each let go once written.
+/// The input is written in pieces of this size.
 const PIECE: usize = 16 << 20;
 
 /// The lines joined, each ended by a newline.
@@ -46,17 +46,16 @@ pub(super) fn write_lines(
     out.flush()
 }
 
-/// Writes the input to `out` in pieces, each let go once written.
+/// Writes the input to `out` in pieces, letting go of it behind (as [`write_lines`] does).
 pub(super) fn write_input(
     input: &[u8],
     release: Option<Release<'_>>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    for (n, piece) in input.chunks(PIECE).enumerate() {
+    let mut behind = Behind::new(input, release);
+    for piece in input.chunks(PIECE) {
         out.write_all(piece)?;
-        if let Some(Release(release)) = release {
-            release(n * PIECE..n * PIECE + piece.len());
-        }
+        behind.passed(piece);
     }
     Ok(())
 }
@@ -118,5 +117,25 @@ mod tests {
         let mut written = Vec::new();
         write_lines(&lines, Behind::new(b"", None), &mut written).unwrap();
         assert_eq!(written, join(&lines));
+    }
+
+    #[test]
+    fn an_unchanged_input_is_written_whole_and_let_go_behind() {
+        let input: Vec<u8> = (0..PIECE * 2 + 12_345).map(|i| (i % 251) as u8).collect();
+        let released = std::sync::Mutex::new(Vec::new());
+        let release = |range: std::ops::Range<usize>| released.lock().unwrap().push(range);
+        let mut written = Vec::new();
+        write_input(&input, Some(Release(&release)), &mut written).unwrap();
+        assert!(written == input, "the input, byte for byte");
+        let mut released = released.into_inner().unwrap();
+        released.sort_by_key(|r| r.start);
+        // Let go of in spans as it went, and all of it by the end.
+        assert!(released.len() >= 2, "{released:?}");
+        let mut end = 0;
+        for range in &released {
+            assert!(range.start <= end, "a gap before {range:?}");
+            end = end.max(range.end);
+        }
+        assert_eq!(end, input.len());
     }
 }
