@@ -26,6 +26,7 @@ use std::sync::OnceLock;
 pub mod index;
 pub mod key;
 mod load;
+pub(crate) use load::shared_type;
 pub mod loader;
 mod open;
 mod query;

@@ -73,6 +73,7 @@ use labels::Labels;
 use pi_session_fs::Appender;
 use pi_session_fs::input::Input;
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -345,16 +346,18 @@ struct Line {
     json: Text,
     /// Whether `json` is known to be `JSON.stringify`'s text of the value.
     canonical: bool,
-    /// The `id` member (`None`: absent, JavaScript's `undefined`).
-    id: Option<JsValue>,
-    /// The `parentId` member.
-    parent: Option<JsValue>,
+    /// The `id` member as a key ([`Key::Undefined`]: absent); an object or array id is a
+    /// key of its own ([`line_key`]), its value read from the text when asked
+    /// ([`Line::id_value`]).
+    id: Key,
+    /// The `parentId` member, likewise.
+    parent: Key,
     /// Whether the line is a header (`type: "session"`).
     header: bool,
-    /// The `type` member, when a string.
-    entry_type: Option<Box<str>>,
-    /// The message's `role`, for `message` entries.
-    role: Option<Box<str>>,
+    /// The `type` member, when a string (pi's own types shared, not allocated per line).
+    entry_type: Option<Cow<'static, str>>,
+    /// The message's `role`, for `message` entries (pi's roles shared).
+    role: Option<Cow<'static, str>>,
 }
 
 impl Line {
@@ -377,6 +380,35 @@ impl Line {
 
     fn is_message(&self, role: &str) -> bool {
         self.entry_type.as_deref() == Some("message") && self.role.as_deref() == Some(role)
+    }
+
+    /// The `id` member's value (`None`: absent), read from the text for an object or array.
+    fn id_value(&self) -> Option<JsValue> {
+        match &self.id {
+            Key::Unique(_) => build::parse_line(self).get("id").cloned(),
+            key => key_value(key),
+        }
+    }
+}
+
+/// The key of a line's `id` or `parentId` value: an object or array is given a key equal to
+/// no other (JavaScript compares them by identity), from one counter for every line.
+fn line_key(value: Option<&JsValue>) -> Key {
+    static UNIQUE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let unique = match value {
+        Some(JsValue::Array(_) | JsValue::Object(_)) => {
+            UNIQUE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        }
+        _ => 0,
+    };
+    Key::of(value, unique)
+}
+
+/// A type or role name, shared when it is one of pi's.
+fn shared_role(role: &str) -> Cow<'static, str> {
+    match Role::named(role).as_str() {
+        Some(name) => Cow::Borrowed(name),
+        None => Cow::Owned(role.to_owned()),
     }
 }
 
@@ -434,7 +466,7 @@ fn id_key(id: Option<&JsValue>, unique: usize) -> Key {
 }
 
 fn string_key(id: &str) -> Key {
-    Key::of(Some(&JsValue::string(id)), 0)
+    Key::string(id)
 }
 
 /// The id as the text pi shows in its messages (`Entry ${id} not found`).
@@ -556,8 +588,8 @@ impl SessionWriter {
         }
         self.user_messages += usize::from(line.is_message("user"));
         self.assistant_messages += usize::from(line.is_message("assistant"));
-        let replaced = self.by_id.insert(id_key(line.id.as_ref(), i), i);
-        let previous_leaf = std::mem::replace(&mut self.leaf, line.id.clone());
+        let replaced = self.by_id.insert(line.id.clone(), i);
+        let previous_leaf = std::mem::replace(&mut self.leaf, line.id_value());
         (replaced, previous_leaf)
     }
 
@@ -691,11 +723,17 @@ impl SessionWriter {
         let mut seen = std::collections::HashSet::new();
         while let Some(i) = current {
             if !seen.insert(i) {
-                return Err(WriteError::Cycle(id_text(self.lines[i].id.as_ref())));
+                return Err(WriteError::Cycle(id_text(
+                    self.lines[i].id_value().as_ref(),
+                )));
             }
             path.push(i);
-            let parent = self.lines[i].parent.as_ref().filter(|p| p.is_truthy());
-            current = parent.and_then(|p| self.by_id.get(&id_key(Some(p), usize::MAX)).copied());
+            // An object or array parent's key is its own: it names no entry, as in pi.
+            let parent = &self.lines[i].parent;
+            current = parent
+                .is_truthy()
+                .then(|| self.by_id.get(parent).copied())
+                .flatten();
         }
         path.reverse();
         Ok(path)
@@ -732,11 +770,11 @@ fn line_of_record(record: &Record<'_>, text: impl FnOnce() -> Text) -> Line {
     Line {
         json: text(),
         canonical: false,
-        id: key_value(&record.id),
-        parent: key_value(&record.parent_id),
+        id: record.id.clone(),
+        parent: record.parent_id.clone(),
         header: record.is_header(),
-        entry_type: record.entry_type().map(Into::into),
-        role: role.and_then(Role::as_str).map(Into::into),
+        entry_type: record.entry_type().map(crate::session::shared_type),
+        role: role.and_then(Role::as_str).map(Cow::Borrowed),
     }
 }
 

@@ -118,17 +118,30 @@ impl Role {
         })
     }
 
-    /// The role of the raw JSON value `raw` (a member value as it appears in the text).
+    /// The role a (decoded) role string names: [`Role::Other`] for any but pi's.
+    pub fn named(role: &str) -> Role {
+        Role::of_name(role.as_bytes())
+    }
+
+    fn of_name(name: &[u8]) -> Role {
+        match name {
+            b"user" => Role::User,
+            b"assistant" => Role::Assistant,
+            b"toolResult" => Role::ToolResult,
+            b"bashExecution" => Role::BashExecution,
+            b"custom" => Role::Custom,
+            b"branchSummary" => Role::BranchSummary,
+            b"compactionSummary" => Role::CompactionSummary,
+            b"system" => Role::System,
+            _ => Role::Other,
+        }
+    }
+
+    /// The role of the raw JSON value `raw` (a member value as it appears in the text): a
+    /// role string spelled with escapes is [`Role::Other`].
     fn of_raw(raw: &[u8]) -> Role {
         match raw {
-            b"\"user\"" => Role::User,
-            b"\"assistant\"" => Role::Assistant,
-            b"\"toolResult\"" => Role::ToolResult,
-            b"\"bashExecution\"" => Role::BashExecution,
-            b"\"custom\"" => Role::Custom,
-            b"\"branchSummary\"" => Role::BranchSummary,
-            b"\"compactionSummary\"" => Role::CompactionSummary,
-            b"\"system\"" => Role::System,
+            [b'"', name @ .., b'"'] => Role::of_name(name),
             _ => Role::Other,
         }
     }

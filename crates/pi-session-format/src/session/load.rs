@@ -800,12 +800,17 @@ fn member_value(raw: &str) -> JsValue {
 /// The `type` member as a string, from its raw text.
 fn type_name(raw: &str) -> Option<Cow<'static, str>> {
     if let Some(s) = plain_string(raw) {
-        return Some(match ENTRY_TYPES.iter().find(|t| **t == s) {
-            Some(t) => Cow::Borrowed(t),
-            None => Cow::Owned(s.to_owned()),
-        });
+        return Some(shared_type(s));
     }
     member_value(raw).as_str().map(|s| Cow::Owned(s.to_owned()))
+}
+
+/// An entry type, shared when it is one of pi's (not allocated per line).
+pub(crate) fn shared_type(type_: &str) -> Cow<'static, str> {
+    match ENTRY_TYPES.iter().find(|t| **t == type_) {
+        Some(t) => Cow::Borrowed(t),
+        None => Cow::Owned(type_.to_owned()),
+    }
 }
 
 /// The key of an `id`/`parentId` member, from its raw text.

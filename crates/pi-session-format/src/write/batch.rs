@@ -3,7 +3,7 @@
 //! call for many entries instead of one each).
 
 use super::labels::Labels;
-use super::{SessionWriter, WriteError, id_key};
+use super::{SessionWriter, WriteError};
 use crate::json::JsValue;
 
 /// What a batch restores when it fails.
@@ -86,8 +86,8 @@ impl SessionWriter {
 
     fn restore(&mut self, mark: Mark) {
         let removed: Vec<_> = self.lines.drain(mark.lines..).collect();
-        for (n, line) in removed.iter().enumerate() {
-            self.by_id.remove(&id_key(line.id.as_ref(), mark.lines + n));
+        for line in &removed {
+            self.by_id.remove(&line.id);
         }
         self.leaf = mark.leaf;
         self.labels = mark.labels;

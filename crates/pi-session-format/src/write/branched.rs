@@ -109,7 +109,7 @@ impl SessionWriter {
             if let JsValue::Object(o) = &mut value {
                 o.set("parentId", std::mem::replace(&mut parent, JsValue::Null));
             }
-            parent = line.id.clone().unwrap_or(JsValue::Null);
+            parent = line.id_value().unwrap_or(JsValue::Null);
             let mut out = crate::json::to_string(&value).into_bytes();
             out.push(b'\n');
             Some(Ok(out))
@@ -146,10 +146,10 @@ impl SessionWriter {
             let line = &self.lines[i];
             let unique = i;
             if line.entry_type.as_deref() == Some("label") {
-                pending.push(id_key(line.id.as_ref(), unique));
+                pending.push(id_key(line.id_value().as_ref(), unique));
                 continue;
             }
-            let id = line.id.clone().unwrap_or(JsValue::Null);
+            let id = line.id_value().unwrap_or(JsValue::Null);
             for label in pending.drain(..) {
                 replacement.insert(label, id.clone());
             }
@@ -159,7 +159,7 @@ impl SessionWriter {
                 if line.entry_type.as_deref() == Some("compaction") {
                     let first_kept = o.get("firstKeptEntryId").cloned();
                     let own = first_kept.as_ref().map(|k| id_key(Some(k), unique))
-                        == Some(id_key(line.id.as_ref(), unique));
+                        == Some(id_key(line.id_value().as_ref(), unique));
                     let new = if own {
                         id.clone()
                     } else {
@@ -186,11 +186,11 @@ impl SessionWriter {
         let mut path_ids: HashSet<Key> = kept
             .iter()
             .enumerate()
-            .map(|(n, l)| id_key(l.id.as_ref(), n))
+            .map(|(n, l)| id_key(l.id_value().as_ref(), n))
             .collect();
         let mut last = kept
             .last()
-            .and_then(|l| l.id.clone())
+            .and_then(Line::id_value)
             .filter(JsValue::is_truthy);
         let mut label_lines = Vec::new();
         for (target_key, target, label, label_time) in self.labels.in_order() {

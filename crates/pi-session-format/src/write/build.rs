@@ -2,10 +2,12 @@
 //! with [`JsonWriter`], [`header`] a session header; [`line_of_value`] and
 //! [`stringify_record`] turn loaded values into lines as `JSON.stringify` writes them.
 
-use super::{Line, Text};
+use super::{Line, Text, line_key, shared_role};
 use crate::json::{self, JsArray, JsObject, JsString, JsValue, JsonWriter};
 use crate::read;
 use crate::session::Record;
+use crate::session::{Key, shared_type};
+use std::borrow::Cow;
 
 /// A built entry line and its id.
 #[derive(Debug)]
@@ -39,8 +41,8 @@ impl EntryLine {
 pub(super) struct Entry {
     w: JsonWriter,
     entry_type: &'static str,
-    parent: Option<JsValue>,
-    role: Option<Box<str>>,
+    parent: Key,
+    role: Option<Cow<'static, str>>,
 }
 
 impl Entry {
@@ -66,7 +68,7 @@ impl Entry {
         Entry {
             w,
             entry_type,
-            parent: None,
+            parent: Key::Undefined,
             role: None,
         }
     }
@@ -81,7 +83,7 @@ impl Entry {
         self.string("id", id);
         self.value("parentId", parent);
         self.value("timestamp", timestamp);
-        self.parent = parent.cloned();
+        self.parent = line_key(parent);
         self
     }
 
@@ -112,10 +114,10 @@ impl Entry {
             line: Line {
                 json,
                 canonical: true,
-                id: Some(JsValue::string(id)),
+                id: Key::string(id),
                 parent: self.parent,
                 header: false,
-                entry_type: Some(self.entry_type.into()),
+                entry_type: Some(Cow::Borrowed(self.entry_type)),
                 role: self.role,
             },
         }
@@ -143,7 +145,7 @@ pub(super) fn message(
     e.role = message
         .get("role")
         .and_then(JsValue::as_str)
-        .map(Into::into);
+        .map(shared_role);
     e.finish(id)
 }
 
@@ -163,10 +165,10 @@ pub(super) fn header(id: &str, timestamp: &str, cwd: &str, parent_session: Optio
     Line {
         json: Text::Owned(w.into_bytes().into_boxed_slice()),
         canonical: true,
-        id: Some(JsValue::string(id)),
-        parent: None,
+        id: Key::string(id),
+        parent: Key::Undefined,
         header: true,
-        entry_type: Some("session".into()),
+        entry_type: Some(Cow::Borrowed("session")),
         role: None,
     }
 }
@@ -177,15 +179,15 @@ pub(super) fn line_of_value(value: &JsValue) -> Line {
     Line {
         json: Text::Owned(json::to_string(value).into_bytes().into_boxed_slice()),
         canonical: true,
-        id: value.get("id").cloned(),
-        parent: value.get("parentId").cloned(),
+        id: line_key(value.get("id")),
+        parent: line_key(value.get("parentId")),
         header: entry_type == Some("session"),
-        entry_type: entry_type.map(Into::into),
+        entry_type: entry_type.map(shared_type),
         role: value
             .get("message")
             .and_then(|m| m.get("role"))
             .and_then(JsValue::as_str)
-            .map(Into::into),
+            .map(shared_role),
     }
 }
 
