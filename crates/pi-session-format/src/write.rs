@@ -378,6 +378,21 @@ impl Line {
         self.json.bytes()
     }
 
+    /// Calls `f` with the line's text, without bringing its part of the file into memory: a
+    /// line kept by its place in the file ([`Text::Read`]) is read with a positioned read,
+    /// not through the mapping, where a file held in large page-cache folios maps megabytes
+    /// around each line read (the labels read when a session of gigabytes is opened mapped
+    /// 190 MiB of it).
+    fn with_text<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        if let Text::Read(input, range) = &self.json {
+            let mut text = vec![0; range.len()];
+            if input.read_at(&mut text, range.start) {
+                return f(&text);
+            }
+        }
+        f(self.text())
+    }
+
     fn is_message(&self, role: &str) -> bool {
         self.entry_type.as_deref() == Some("message") && self.role.as_deref() == Some(role)
     }

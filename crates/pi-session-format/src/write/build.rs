@@ -205,10 +205,12 @@ pub(super) fn stringify_record(record: &Record<'_>) -> Box<[u8]> {
 
 /// A line's text parsed back (writer lines are `JSON.stringify` output: valid UTF-8).
 pub(super) fn parse_line(line: &Line) -> JsValue {
-    std::str::from_utf8(line.text())
-        .ok()
-        .and_then(|t| json::parse(t).ok())
-        .unwrap_or_default()
+    line.with_text(|text| {
+        std::str::from_utf8(text)
+            .ok()
+            .and_then(|t| json::parse(t).ok())
+            .unwrap_or_default()
+    })
 }
 
 /// A session name as pi stores it: runs of `\r`/`\n` as one space (0.87.1+), then trimmed
