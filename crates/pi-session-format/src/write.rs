@@ -404,6 +404,16 @@ impl Line {
             key => key_value(key),
         }
     }
+
+    /// The `id` member's key within one pass that numbers the lines itself: an object or array
+    /// id is given `unique` (what `id_key(line.id_value(), unique)` gives, without reading the
+    /// line's text again).
+    fn id_key_numbered(&self, unique: usize) -> Key {
+        match &self.id {
+            Key::Unique(_) => Key::Unique(unique as u64),
+            key => key.clone(),
+        }
+    }
 }
 
 /// The key of a line's `id` or `parentId` value: an object or array is given a key equal to
@@ -419,7 +429,7 @@ fn line_key(value: Option<&JsValue>) -> Key {
     Key::of(value, unique)
 }
 
-/// A type or role name, shared when it is one of pi's.
+/// A message role, shared when it is one of pi's.
 fn shared_role(role: &str) -> Cow<'static, str> {
     match Role::named(role).as_str() {
         Some(name) => Cow::Borrowed(name),

@@ -146,7 +146,7 @@ impl SessionWriter {
             let line = &self.lines[i];
             let unique = i;
             if line.entry_type.as_deref() == Some("label") {
-                pending.push(id_key(line.id_value().as_ref(), unique));
+                pending.push(line.id_key_numbered(unique));
                 continue;
             }
             let id = line.id_value().unwrap_or(JsValue::Null);
@@ -159,7 +159,7 @@ impl SessionWriter {
                 if line.entry_type.as_deref() == Some("compaction") {
                     let first_kept = o.get("firstKeptEntryId").cloned();
                     let own = first_kept.as_ref().map(|k| id_key(Some(k), unique))
-                        == Some(id_key(line.id_value().as_ref(), unique));
+                        == Some(line.id_key_numbered(unique));
                     let new = if own {
                         id.clone()
                     } else {
@@ -186,7 +186,7 @@ impl SessionWriter {
         let mut path_ids: HashSet<Key> = kept
             .iter()
             .enumerate()
-            .map(|(n, l)| id_key(l.id_value().as_ref(), n))
+            .map(|(n, l)| l.id_key_numbered(n))
             .collect();
         let mut last = kept
             .last()
