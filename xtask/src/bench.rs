@@ -320,10 +320,39 @@ struct Row {
 }
 
 /// The machine's load average (the one-minute figure of `/proc/loadavg`) before and after
-/// the runs; `None` where it cannot be read.
-struct Load {
-    before: Option<f64>,
-    after: Option<f64>,
+/// the runs; `None` where it cannot be read. Every `bench` table ends with it.
+pub(crate) struct Load {
+    pub(crate) before: Option<f64>,
+    pub(crate) after: Option<f64>,
+}
+
+impl Load {
+    /// The load average now, as `before`; [`Load::finished`] adds `after`.
+    pub(crate) fn starting() -> Load {
+        Load {
+            before: load_average(),
+            after: None,
+        }
+    }
+
+    /// The same load with `after` read now.
+    pub(crate) fn finished(self) -> Load {
+        Load {
+            after: load_average(),
+            ..self
+        }
+    }
+
+    /// "Load average (1 min) B before the runs, A after." (`unknown` where it was not read.)
+    pub(crate) fn sentence(&self) -> String {
+        let figure =
+            |l: Option<f64>| l.map_or_else(|| "unknown".to_string(), |l| format!("{l:.2}"));
+        format!(
+            "Load average (1 min) {} before the runs, {} after.",
+            figure(self.before),
+            figure(self.after)
+        )
+    }
 }
 
 /// The one-minute load average, from `/proc/loadavg`.
@@ -420,7 +449,7 @@ fn compare(args: &[&str]) -> Result<(), String> {
 
     let node = PathBuf::from("node");
     let wc = PathBuf::from("wc");
-    let load_before = load_average();
+    let load = Load::starting();
     let mut rows = Vec::new();
     for (label, gen_args, file) in inputs {
         eprintln!("bench: generating {label} → {}", file.display());
@@ -498,11 +527,7 @@ fn compare(args: &[&str]) -> Result<(), String> {
             identical,
         });
     }
-    let load = Load {
-        before: load_before,
-        after: load_average(),
-    };
-    let table = render(&rows, runs, &pi, &load);
+    let table = render(&rows, runs, &pi, &load.finished());
     print!("{table}");
     if let Some(out) = out {
         fs::write(&out, &table).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -587,15 +612,13 @@ fn render(rows: &[Row], runs: usize, pi: &str, load: &Load) -> String {
             row.label
         );
     }
-    let figure = |l: Option<f64>| l.map_or_else(|| "unknown".to_string(), |l| format!("{l:.2}"));
     let _ = writeln!(
         t,
         "\nMedians of {runs} runs each after one untimed warm-up run, the three taking turns; whole \
          processes; pi {pi} (`node conformance/reference/bench-ref.mjs`) vs \
          `target/release/pi-session context`; the floor is `wc -l` of the same file (reading it \
-         from the page cache). Load average (1 min) {} before the runs, {} after.",
-        figure(load.before),
-        figure(load.after)
+         from the page cache). {}",
+        load.sentence()
     );
     t
 }

@@ -3,11 +3,12 @@
 //! `pi-session gen --tree` (10,000 sessions, 1 GB, seed 1 by default), generated once into
 //! `target/bench-data/`. For each pattern, one untimed warm-up run of each side (the page
 //! cache; their lists of files are compared, sorted), then `--runs` timed runs alternating;
-//! the table gives medians, the ratio and peak RSS, and the load average before the runs.
+//! the table gives medians, the ratio and peak RSS, and the load average before and after
+//! the runs.
 //! ripgrep reads the raw JSON, escapes and all, so for a pattern found in some files its
 //! list can differ from ours (the `same files` column); for a rare or absent one they agree.
 
-use crate::bench::{Failed, Run, build_pi_session, measure, median, target_dir};
+use crate::bench::{Failed, Load, Run, build_pi_session, measure, median, target_dir};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -84,7 +85,7 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     }
     let tree_s = tree.to_string_lossy().into_owned();
     let bytes = tree_bytes(&tree);
-    let load = fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load = Load::starting();
     let timeout = Duration::from_secs(300);
     let mut rows = Vec::new();
     for pattern in patterns.split(',').filter(|p| !p.is_empty()) {
@@ -124,7 +125,7 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
             same_files,
         });
     }
-    let table = render(&rows, runs, bytes, &rg_version, load.trim());
+    let table = render(&rows, runs, bytes, &rg_version, &load.finished());
     print!("{table}");
     if let Some(out) = out {
         fs::write(&out, &table).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -181,7 +182,7 @@ fn tree_bytes(dir: &Path) -> u64 {
     total
 }
 
-fn render(rows: &[Row], runs: usize, bytes: u64, rg: &str, load: &str) -> String {
+fn render(rows: &[Row], runs: usize, bytes: u64, rg: &str, load: &Load) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
@@ -221,8 +222,42 @@ fn render(rows: &[Row], runs: usize, bytes: u64, rg: &str, load: &str) -> String
     let _ = writeln!(
         t,
         "\nMedians of {runs} runs each after one untimed warm-up run; whole processes over a tree \
-         of {:.2} GB; `pi-session search -l` vs `rg -l` ({rg}); load average before: {load}.",
-        bytes as f64 / 1e9
+         of {:.2} GB; `pi-session search -l` vs `rg -l` ({rg}). {}",
+        bytes as f64 / 1e9,
+        load.sentence()
     );
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_gives_the_ratio_and_the_load_before_and_after() {
+        let run = |seconds: f64, max_rss_kib: u64| Run {
+            seconds,
+            max_rss_kib,
+        };
+        let rows = vec![Row {
+            pattern: "a|b".to_owned(),
+            ripgrep: Ok(vec![run(0.2, 10240), run(0.4, 10240), run(0.3, 10240)]),
+            ours: Ok(vec![run(0.6, 20480), run(0.5, 20480), run(0.7, 20480)]),
+            same_files: Some(true),
+        }];
+        let load = Load {
+            before: Some(1.5),
+            after: Some(2.25),
+        };
+        let table = render(&rows, 3, 1_080_000_000, "ripgrep 13.0.0", &load);
+        assert!(
+            table.contains("| `a\\|b` | 0.300 | 0.600 | 2.00× | 10 | 20 | yes |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("tree of 1.08 GB")
+                && table.contains("Load average (1 min) 1.50 before the runs, 2.25 after."),
+            "{table}"
+        );
+    }
 }
