@@ -63,12 +63,17 @@ impl Target {
         crate::input::Input::open(self.path().unwrap_or(Path::new("-")))
     }
 
-    /// Reads the target and hands its bytes to `read`; the answer is given only when the
-    /// file did not shrink while it was read ([`Input::verify`](crate::input::Input::verify)),
-    /// so that nothing computed from a torn read is reported.
-    pub fn read_with<T>(&self, read: impl FnOnce(&[u8]) -> T) -> io::Result<T> {
+    /// Opens the target and hands the input to `read` (its [`Input::bytes`], or pieces read
+    /// with [`Input::read_at`] so that a large file's mapping stays out of memory); the answer
+    /// is given only when the file did not shrink while it was read ([`Input::verify`]), so
+    /// that nothing computed from a torn read is reported.
+    ///
+    /// [`Input::bytes`]: crate::input::Input::bytes
+    /// [`Input::read_at`]: crate::input::Input::read_at
+    /// [`Input::verify`]: crate::input::Input::verify
+    pub fn read_with<T>(&self, read: impl FnOnce(&crate::input::Input) -> T) -> io::Result<T> {
         let input = self.open()?;
-        let answer = read(input.bytes());
+        let answer = read(&input);
         input.verify()?;
         Ok(answer)
     }

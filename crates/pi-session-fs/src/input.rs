@@ -277,6 +277,32 @@ impl Input {
         false
     }
 
+    /// Hands the bytes of `range` to `f` in file order, in pieces of at most 1 MiB: read into
+    /// one buffer ([`Input::read_at`]) from a mapped file, so that a pass over a large file
+    /// (say to hash it) does not bring the mapping's pages into memory; slices of the bytes
+    /// otherwise, or where a read fails. `range` must lie within [`Input::bytes`].
+    pub fn for_each_piece(&self, range: Range<usize>, mut f: impl FnMut(&[u8])) {
+        const PIECE: usize = 1 << 20;
+        let bytes = &self.bytes()[range.clone()];
+        let mut buf = Vec::new();
+        for (n, piece) in bytes.chunks(PIECE).enumerate() {
+            if self.is_mapped() {
+                buf.resize(piece.len(), 0);
+                if self.read_at(&mut buf, range.start + n * PIECE) {
+                    f(&buf);
+                    continue;
+                }
+            }
+            f(piece);
+        }
+    }
+
+    /// Whether the input is a mapped file (a large one): [`Input::read_at`] reads it, and
+    /// reading its [`Input::bytes`] brings the mapping's pages into memory.
+    pub fn is_mapped(&self) -> bool {
+        matches!(self, Input::Mapped(_))
+    }
+
     /// Whether the input is standard input or another stream (a pipe, FIFO or device):
     /// there is no file to replace.
     pub fn is_stdin(&self) -> bool {
@@ -451,6 +477,44 @@ mod tests {
             assert!(input.read_at(&mut buf, at));
             assert_eq!(&buf[..], &bytes[at..at + 1000], "at {at}");
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A pass in pieces over a mapped file gives every byte of the range, in order, and
+    /// leaves the mapping's pages out of the process's memory (its `Rss` in
+    /// `/proc/self/smaps`; reading the pieces from the mapping would make it 16 MiB).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_pass_in_pieces_gives_every_byte_and_leaves_the_mapping_unread() {
+        let dir = std::env::temp_dir().join(format!("pi-session-pieces-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("large.jsonl");
+        let bytes: Vec<u8> = (0..16usize << 20).map(|i| (i * 7 % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let input = Input::open(&path).unwrap();
+        assert!(matches!(input, Input::Mapped(_)));
+        for range in [
+            0..bytes.len(),
+            5..bytes.len() - 7,
+            100..100,
+            (3 << 20)..(3 << 20) + 1,
+        ] {
+            let mut seen = Vec::new();
+            input.for_each_piece(range.clone(), |piece| {
+                assert!(!piece.is_empty() && piece.len() <= 1 << 20);
+                seen.extend_from_slice(piece);
+            });
+            assert!(seen == bytes[range.clone()], "{range:?}");
+        }
+        let start = format!("{:x}-", input.bytes().as_ptr() as usize);
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let rss_kib: u64 = smaps
+            .lines()
+            .skip_while(|l| !l.starts_with(&start))
+            .find_map(|l| l.strip_prefix("Rss:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("the mapping in /proc/self/smaps");
+        assert!(rss_kib < 1024, "the mapping holds {rss_kib} KiB");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -193,19 +193,23 @@ impl<'a> Record<'a> {
     }
 
     /// The value of the line, migrated when the file was: parsed from the text (and given
-    /// its v1→v2 ids) unless the migration materialised it.
+    /// its v1→v2 ids) unless the migration materialised it. A record loaded through a buffer
+    /// ([`super::Loader::reading`]) reads its line again for this and does not keep the text.
     pub fn value(&self) -> ValueRef<'_> {
         match &self.value {
             Some(v) => ValueRef::Borrowed(v),
-            None => {
-                // The text parsed once already while loading, so this cannot fail.
-                let mut value = json::parse(self.text.as_str()).unwrap_or_default();
-                if self.fresh_ids {
-                    self.give_fresh_ids(&mut value);
-                }
-                ValueRef::Owned(value)
-            }
+            None => ValueRef::Owned(self.text.with_str(|text| self.parsed(text))),
         }
+    }
+
+    /// The value parsed from `text` (the record's text), given its v1→v2 ids.
+    fn parsed(&self, text: &str) -> JsValue {
+        // The text parsed once already while loading, so this cannot fail.
+        let mut value = json::parse(text).unwrap_or_default();
+        if self.fresh_ids {
+            self.give_fresh_ids(&mut value);
+        }
+        value
     }
 
     /// Calls `f` with [`Record::value`] without keeping the line's text: a record loaded
@@ -214,14 +218,7 @@ impl<'a> Record<'a> {
     pub(crate) fn with_value<R>(&self, f: impl FnOnce(&JsValue) -> R) -> R {
         match &self.value {
             Some(v) => f(v),
-            None => self.text.with_str(|text| {
-                // The text parsed once already while loading, so this cannot fail.
-                let mut value = json::parse(text).unwrap_or_default();
-                if self.fresh_ids {
-                    self.give_fresh_ids(&mut value);
-                }
-                f(&value)
-            }),
+            None => f(&self.text.with_str(|text| self.parsed(text))),
         }
     }
 
@@ -278,14 +275,14 @@ impl<'a> Record<'a> {
     }
 
     /// The value of the `message` member, parsed from its text alone (or taken from the
-    /// rewritten value); `None` when the record has no `message` member.
+    /// rewritten value); `None` when the record has no `message` member. Like
+    /// [`Record::value`], it does not keep a text read again.
     pub fn message_value(&self) -> Option<JsValue> {
         match (&self.value, self.message.as_ref()) {
             (Some(v), _) => v.get("message").cloned(),
             (None, Some(m)) => self
                 .text
-                .get(m.start..m.end)
-                .and_then(|t| json::parse(t).ok()),
+                .with_str(|text| text.get(m.start..m.end).and_then(|t| json::parse(t).ok())),
             (None, None) => None,
         }
     }

@@ -540,15 +540,17 @@ pub fn fact_of_record(
         _ => return None,
     };
     let fast = (matches!(kind, Kind::Message(_)) && !record.is_rewritten())
-        .then(|| fact_of_message_text(scanner, record.text(), dialect))
+        .then(|| record.with_text(|text| fact_of_message_text(scanner, text, dialect)))
         .flatten();
     Some(fast.unwrap_or_else(|| {
-        fact_of_value(
-            kind,
-            record.entry_type().unwrap_or_default(),
-            &record.value(),
-            dialect,
-        )
+        record.with_value(|value| {
+            fact_of_value(
+                kind,
+                record.entry_type().unwrap_or_default(),
+                value,
+                dialect,
+            )
+        })
     }))
 }
 
@@ -558,20 +560,24 @@ pub fn fact_of_record(
 /// the line scanner, as the facts take them).
 pub fn record_identity(record: &Record<'_>, scanner: &mut LineScanner) -> Option<u64> {
     let entry_type = record.entry_type().unwrap_or_default();
-    if entry_type == "message"
-        && !record.is_rewritten()
-        && let Ok(raw) = scanner.scan(record.text().as_bytes())
-    {
-        let text = record.text();
-        let span = |s: Option<(usize, usize)>| s.map_or("", |(a, b)| &text[a..b]);
-        return raw
-            .id
-            .and_then(|_| identity_of_raw("message", span(raw.id), span(raw.timestamp)));
+    if entry_type == "message" && !record.is_rewritten() {
+        let from_text = record.with_text(|text| {
+            let raw = scanner.scan(text.as_bytes()).ok()?;
+            let span = |s: Option<(usize, usize)>| s.map_or("", |(a, b)| &text[a..b]);
+            Some(
+                raw.id
+                    .and_then(|_| identity_of_raw("message", span(raw.id), span(raw.timestamp))),
+            )
+        });
+        if let Some(identity) = from_text {
+            return identity;
+        }
     }
-    let value = record.value();
-    let text = |key: &str| value.get(key).map(json::to_string).unwrap_or_default();
-    value.get("id")?;
-    identity(entry_type, &text("id"), &text("timestamp"))
+    record.with_value(|value| {
+        let text = |key: &str| value.get(key).map(json::to_string).unwrap_or_default();
+        value.get("id")?;
+        identity(entry_type, &text("id"), &text("timestamp"))
+    })
 }
 
 impl SessionFacts {

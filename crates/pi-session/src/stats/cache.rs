@@ -23,10 +23,11 @@
 use crate::cache::{self, Stamp};
 use pi_session_format::dialect::omp_entry_type;
 use pi_session_format::stats::ledger::{Fact, Kind, Role, SessionFacts};
-use pi_session_format::stats::report::{Counted, OwnStats, Skipped};
+use pi_session_format::stats::report::{Counted, OwnStats, Skipped, load_input};
 use pi_session_format::stats::{SessionStats, Usage};
 use pi_session_format::{Dialect, PiVersion, Session};
 use pi_session_fs::discover::Target;
+use pi_session_fs::input::Input;
 use rustc_hash::FxHashMap as HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -144,8 +145,9 @@ impl StatsCache {
             }
         }
         let old = slot.map(|_| Keep::Old(key.clone()));
-        let read = target.read_with(|bytes| {
-            let session = match Session::loader(pi).with_dialect(dialect).load(bytes) {
+        let read = target.read_with(|input| {
+            let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
+            let session = match load_input(input, &read_at, pi, dialect) {
                 Ok(session) => session,
                 Err(e) => return (Err(Skipped::new(&shown, e)), None),
             };
@@ -153,8 +155,8 @@ impl StatsCache {
                 Ok(counted) => counted,
                 Err(e) => return (Err(Skipped::new(&shown, e)), None),
             };
-            let entry = (!stamp.is_racy() && bytes.len() as u64 == stamp.size())
-                .then(|| encode(&counted, grow_of(&session, bytes).as_ref()))
+            let entry = (!stamp.is_racy() && input.bytes().len() as u64 == stamp.size())
+                .then(|| encode(&counted, grow_of(&session, input).as_ref()))
                 .flatten();
             (Ok(counted), entry)
         });
@@ -194,9 +196,15 @@ impl StatsCache {
         let counted_len = usize::try_from(slot.stamp.size()).ok()?;
         let detect = self.dialect_detected();
         let shown = target.display();
-        let read = target.read_with(|bytes| {
-            let prefix = bytes.get(..counted_len)?;
-            if XxHash3_128::oneshot(prefix) != grow.hash {
+        let read = target.read_with(|input| {
+            let bytes = input.bytes();
+            if bytes.len() < counted_len {
+                return None;
+            }
+            // The hash of the bytes counted, then (the same hasher going on) of the whole file.
+            let mut hasher = XxHash3_128::new();
+            input.for_each_piece(0..counted_len, |piece| hasher.write(piece));
+            if hasher.finish_128() != grow.hash {
                 return None;
             }
             let tail = &bytes[counted_len..];
@@ -218,9 +226,12 @@ impl StatsCache {
             counted.facts.facts.extend(new);
             counted.own = OwnStats::Pi(counted.facts.pi_stats());
             let whole = bytes.len() as u64 == stamp.size() && !stamp.is_racy();
-            let next = bytes.ends_with(b"\n").then(|| Grow {
-                hash: XxHash3_128::oneshot(bytes),
-                header: grow.header,
+            let next = bytes.ends_with(b"\n").then(|| {
+                input.for_each_piece(counted_len..bytes.len(), |piece| hasher.write(piece));
+                Grow {
+                    hash: hasher.finish_128(),
+                    header: grow.header,
+                }
             });
             let entry = whole.then(|| encode(&counted, next.as_ref())).flatten();
             Some((counted, entry))
@@ -317,16 +328,21 @@ struct Grow<'a> {
     header: &'a str,
 }
 
-/// [`Grow`] of a session read whole from `bytes`, where counting only appended lines gives
+/// [`Grow`] of a session read whole from `input`, where counting only appended lines gives
 /// what a full read gives (see the module's documentation); `None` elsewhere.
-fn grow_of<'s>(session: &'s Session<'_>, bytes: &[u8]) -> Option<Grow<'s>> {
+fn grow_of<'s>(session: &'s Session<'_>, input: &Input) -> Option<Grow<'s>> {
+    let bytes = input.bytes();
     let whole = session.pi.reads_like_0_87()
         && session.dialect == Dialect::Pi
         && !session.version.migrated_v1
         && !session.version.migrated_v2
         && bytes.ends_with(b"\n");
     whole.then(|| Grow {
-        hash: XxHash3_128::oneshot(bytes),
+        hash: {
+            let mut hasher = XxHash3_128::new();
+            input.for_each_piece(0..bytes.len(), |piece| hasher.write(piece));
+            hasher.finish_128()
+        },
         header: session.header().text(),
     })
 }
