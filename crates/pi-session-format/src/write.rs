@@ -429,6 +429,32 @@ fn line_key(value: Option<&JsValue>) -> Key {
     Key::of(value, unique)
 }
 
+/// pi's `leafId` (`value` `None`: `undefined`; `Some(Null)`: `null`) and the key of the
+/// `parentId` an entry appended under it gets: a leaf taken from a line has that line's id
+/// key, so that an object id (which JavaScript compares by identity) leads back to its line
+/// from the next entry, as it does within one pi process.
+#[derive(Debug, Clone)]
+struct LeafId {
+    value: Option<JsValue>,
+    key: Key,
+}
+
+impl LeafId {
+    /// A leaf named by `value` (a string or `null` given by a caller), not taken from a line.
+    fn named(value: Option<JsValue>) -> LeafId {
+        let key = line_key(value.as_ref());
+        LeafId { value, key }
+    }
+
+    /// The leaf `line` makes: its id.
+    fn of_line(line: &Line) -> LeafId {
+        LeafId {
+            value: line.id_value(),
+            key: line.id.clone(),
+        }
+    }
+}
+
 /// A message role, shared when it is one of pi's.
 fn shared_role(role: &str) -> Cow<'static, str> {
     match Role::named(role).as_str() {
@@ -455,8 +481,8 @@ pub struct SessionWriter {
     /// pi's `byId`: the last line with each id.
     by_id: FxHashMap<Key, usize>,
     labels: Labels,
-    /// pi's `leafId` (`None`: `undefined`; `Some(Null)`: `null`).
-    leaf: Option<JsValue>,
+    /// pi's `leafId`.
+    leaf: LeafId,
     /// Whether the file holds every line (pi's `flushed`).
     flushed: bool,
     file: Option<Appender>,
@@ -517,7 +543,7 @@ impl SessionWriter {
             lines: Vec::new(),
             by_id: FxHashMap::default(),
             labels: Labels::default(),
-            leaf: Some(JsValue::Null),
+            leaf: LeafId::named(Some(JsValue::Null)),
             flushed: false,
             file: None,
             origin: None,
@@ -576,7 +602,7 @@ impl SessionWriter {
         self.lines = lines;
         self.by_id.clear();
         self.labels = Labels::default();
-        self.leaf = Some(JsValue::Null);
+        self.leaf = LeafId::named(Some(JsValue::Null));
         self.user_messages = 0;
         self.assistant_messages = 0;
         for i in 0..self.lines.len() {
@@ -606,7 +632,7 @@ impl SessionWriter {
 
     /// Counts line `i`, indexes its id and makes it the leaf; returns what it replaced (the
     /// line that had its id, the previous leaf), for undoing it.
-    fn index_line(&mut self, i: usize) -> (Option<usize>, Option<JsValue>) {
+    fn index_line(&mut self, i: usize) -> (Option<usize>, LeafId) {
         let line = &self.lines[i];
         if line.header {
             return (None, self.leaf.clone());
@@ -614,7 +640,7 @@ impl SessionWriter {
         self.user_messages += usize::from(line.is_message("user"));
         self.assistant_messages += usize::from(line.is_message("assistant"));
         let replaced = self.by_id.insert(line.id.clone(), i);
-        let previous_leaf = std::mem::replace(&mut self.leaf, line.id_value());
+        let previous_leaf = std::mem::replace(&mut self.leaf, LeafId::of_line(line));
         (replaced, previous_leaf)
     }
 
@@ -649,7 +675,7 @@ impl SessionWriter {
     /// The current leaf's id (`None` before the first entry or after
     /// [`SessionWriter::reset_leaf`]).
     pub fn leaf_id(&self) -> Option<String> {
-        match &self.leaf {
+        match &self.leaf.value {
             Some(JsValue::String(s)) => Some(s.to_string_lossy()),
             _ => None,
         }
@@ -707,7 +733,7 @@ impl SessionWriter {
     }
 
     fn context_messages(&self) -> Result<Vec<JsValue>, WriteError> {
-        let leaf = match &self.leaf {
+        let leaf = match &self.leaf.value {
             Some(JsValue::Null) => return Ok(Vec::new()),
             Some(JsValue::String(s)) => Leaf::Id(s.to_string_lossy()),
             _ => Leaf::Current,
@@ -729,22 +755,29 @@ impl SessionWriter {
         if !self.by_id.contains_key(&string_key(from)) {
             return Err(WriteError::NotFound(from.to_owned()));
         }
-        self.leaf = Some(JsValue::string(from));
+        self.leaf = LeafId::named(Some(JsValue::string(from)));
         Ok(())
     }
 
     /// Clears the leaf: the next entry is a new root (pi's `resetLeaf`).
     pub fn reset_leaf(&mut self) {
-        self.leaf = Some(JsValue::Null);
+        self.leaf = LeafId::named(Some(JsValue::Null));
     }
 
-    /// The entries from the root to `from` (default: the leaf), pi's `getBranch`.
+    /// The entries from the root to `from` (default: the leaf, found by its key: an object
+    /// id leads to its line, as in pi), pi's `getBranch`.
     fn branch_path(&self, from: Option<&JsValue>) -> Result<Vec<usize>, WriteError> {
-        let start = from.or(self.leaf.as_ref());
+        let start = match from {
+            Some(id) => id.is_truthy().then(|| id_key(Some(id), usize::MAX)),
+            None => self
+                .leaf
+                .value
+                .as_ref()
+                .is_some_and(JsValue::is_truthy)
+                .then(|| self.leaf.key.clone()),
+        };
         let mut path = Vec::new();
-        let mut current = start
-            .filter(|id| id.is_truthy())
-            .and_then(|id| self.by_id.get(&id_key(Some(id), usize::MAX)).copied());
+        let mut current = start.and_then(|key| self.by_id.get(&key).copied());
         let mut seen = std::collections::HashSet::new();
         while let Some(i) = current {
             if !seen.insert(i) {

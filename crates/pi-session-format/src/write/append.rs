@@ -3,7 +3,7 @@
 //! writes it (or keeps it until the first conversation) and undoes everything on failure.
 
 use super::build::{self, EntryLine};
-use super::{SessionWriter, WriteError, id_key, ids, string_key, system};
+use super::{LeafId, SessionWriter, WriteError, id_key, ids, string_key, system};
 use crate::date;
 use crate::json::{self, JsObject, JsValue};
 use pi_session_fs::Appender;
@@ -118,7 +118,7 @@ impl SessionWriter {
         let (line, is_label) = complete_entry(
             entry,
             &|key| by_id.contains_key(key),
-            self.leaf.as_ref(),
+            &self.leaf,
             &mut || date::to_iso_string(clock.now_ms() as f64),
             &mut || ids::entry_id(ids.as_mut(), |id| by_id.contains_key(&string_key(id))),
         )?;
@@ -151,7 +151,7 @@ impl SessionWriter {
         }
         let (_, timestamp) = self.now();
         let id = self.next_id();
-        let entry = build::message(&id, self.leaf.as_ref(), &timestamp, message);
+        let entry = build::message(&id, &self.leaf, &timestamp, message);
         self.push(entry)
     }
 
@@ -159,8 +159,7 @@ impl SessionWriter {
     pub fn append_thinking_level_change(&mut self, level: &str) -> Result<String, WriteError> {
         let (_, timestamp) = self.now();
         let id = self.next_id();
-        let mut e =
-            build::Entry::start("thinking_level_change", &id, self.leaf.as_ref(), &timestamp);
+        let mut e = build::Entry::start("thinking_level_change", &id, &self.leaf, &timestamp);
         e.string("thinkingLevel", level);
         self.push(e.finish(&id))
     }
@@ -173,7 +172,7 @@ impl SessionWriter {
     ) -> Result<String, WriteError> {
         let (_, timestamp) = self.now();
         let id = self.next_id();
-        let mut e = build::Entry::start("model_change", &id, self.leaf.as_ref(), &timestamp);
+        let mut e = build::Entry::start("model_change", &id, &self.leaf, &timestamp);
         e.string("provider", provider).string("modelId", model_id);
         self.push(e.finish(&id))
     }
@@ -191,7 +190,7 @@ impl SessionWriter {
         self.require_newer("usage entries")?;
         let (_, timestamp) = self.now();
         let id = self.next_id();
-        let mut e = build::Entry::start("usage", &id, self.leaf.as_ref(), &timestamp);
+        let mut e = build::Entry::start("usage", &id, &self.leaf, &timestamp);
         e.string("kind", kind)
             .string("provider", provider)
             .string("model", model)
@@ -221,7 +220,7 @@ impl SessionWriter {
             None
         };
         let id = self.next_id();
-        let mut e = build::Entry::start("compaction", &id, self.leaf.as_ref(), &timestamp);
+        let mut e = build::Entry::start("compaction", &id, &self.leaf, &timestamp);
         e.value("summary", Some(&JsValue::string(compaction.summary)));
         match (
             compaction.first_kept_entry_id,
@@ -255,7 +254,7 @@ impl SessionWriter {
         let id = self.next_id();
         let mut e = build::Entry::bare("custom");
         e.string("customType", custom_type).value("data", data);
-        e.tail(&id, self.leaf.as_ref(), Some(&JsValue::string(timestamp)));
+        e.tail(&id, &self.leaf, Some(&JsValue::string(timestamp)));
         self.push(e.finish(&id))
     }
 
@@ -274,7 +273,7 @@ impl SessionWriter {
             .value("content", Some(content))
             .value("display", Some(&JsValue::Bool(display)))
             .value("details", details);
-        e.tail(&id, self.leaf.as_ref(), Some(&JsValue::string(timestamp)));
+        e.tail(&id, &self.leaf, Some(&JsValue::string(timestamp)));
         self.push(e.finish(&id))
     }
 
@@ -284,7 +283,7 @@ impl SessionWriter {
         let name = build::session_name(name, self.profile.names_lose_newlines());
         let (_, timestamp) = self.now();
         let id = self.next_id();
-        let mut e = build::Entry::start("session_info", &id, self.leaf.as_ref(), &timestamp);
+        let mut e = build::Entry::start("session_info", &id, &self.leaf, &timestamp);
         e.string("name", &name);
         self.push(e.finish(&id))
     }
@@ -302,7 +301,7 @@ impl SessionWriter {
         }
         let (_, timestamp) = self.now();
         let id = self.next_id();
-        let mut e = build::Entry::start("label", &id, self.leaf.as_ref(), &timestamp);
+        let mut e = build::Entry::start("label", &id, &self.leaf, &timestamp);
         e.string("targetId", target_id);
         if let Some(label) = label {
             e.string("label", label);
@@ -371,7 +370,7 @@ impl SessionWriter {
         };
         let (_, timestamp) = self.now();
         let id = self.next_id();
-        let mut e = build::Entry::start("context_edit", &id, self.leaf.as_ref(), &timestamp);
+        let mut e = build::Entry::start("context_edit", &id, &self.leaf, &timestamp);
         e.string("targetId", target_id).value(
             "replacement",
             Some(normalized.as_ref().unwrap_or(replacement)),
@@ -394,17 +393,17 @@ impl SessionWriter {
         }
         let branch_point = from.map_or(JsValue::Null, JsValue::string);
         let from_id = if self.profile.branch_summary_names_previous_leaf() {
-            match &self.leaf {
+            match &self.leaf.value {
                 None | Some(JsValue::Null) => JsValue::string("root"),
                 Some(leaf) => leaf.clone(),
             }
         } else {
             from.map_or_else(|| JsValue::string("root"), JsValue::string)
         };
-        let previous_leaf = self.leaf.replace(branch_point.clone());
+        let previous_leaf = std::mem::replace(&mut self.leaf, LeafId::named(Some(branch_point)));
         let (_, timestamp) = self.now();
         let id = self.next_id();
-        let mut e = build::Entry::start("branch_summary", &id, Some(&branch_point), &timestamp);
+        let mut e = build::Entry::start("branch_summary", &id, &self.leaf, &timestamp);
         e.value("fromId", Some(&from_id))
             .value("summary", Some(&JsValue::string(summary.summary)))
             .value("details", summary.details);
@@ -460,7 +459,7 @@ pub struct BranchSummary<'a> {
 pub(super) fn complete_entry(
     entry: JsValue,
     exists: &dyn Fn(&crate::session::Key) -> bool,
-    leaf: Option<&JsValue>,
+    leaf: &LeafId,
     now: &mut dyn FnMut() -> String,
     new_id: &mut dyn FnMut() -> String,
 ) -> Result<(EntryLine, bool), WriteError> {
@@ -497,8 +496,9 @@ pub(super) fn complete_entry(
         }
         Some(_) => return bad("`id` is a non-empty string"),
     };
+    let parent_given = given.get("parentId").is_some();
     let parent = match given.remove("parentId") {
-        None => leaf.cloned(),
+        None => leaf.value.clone(),
         Some(JsValue::Null) => Some(JsValue::Null),
         Some(JsValue::String(p)) => {
             let p = p.to_string_lossy();
@@ -535,6 +535,9 @@ pub(super) fn complete_entry(
     if ids_last {
         put_ids(&mut out);
     }
-    let line = build::line_of_value(&JsValue::Object(out));
+    let mut line = build::line_of_value(&JsValue::Object(out));
+    if !parent_given {
+        line.parent = leaf.key.clone();
+    }
     Ok((EntryLine::new(id, line), entry_type == "label"))
 }

@@ -4,12 +4,11 @@
 
 use super::labels::Labels;
 use super::{SessionWriter, WriteError};
-use crate::json::JsValue;
 
 /// What a batch restores when it fails.
 struct Mark {
     lines: usize,
-    leaf: Option<JsValue>,
+    leaf: super::LeafId,
     labels: Labels,
     flushed: bool,
     user_messages: usize,

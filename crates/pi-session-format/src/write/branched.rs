@@ -3,7 +3,8 @@
 
 use super::build;
 use super::{
-    Line, SessionWriter, Text, WriteError, WriteProfile, id_key, ids, session_file_name, string_key,
+    LeafId, Line, SessionWriter, Text, WriteError, WriteProfile, id_key, ids, session_file_name,
+    string_key,
 };
 use crate::json::JsValue;
 use crate::session::Key;
@@ -200,11 +201,8 @@ impl SessionWriter {
             let id = ids::entry_id(self.ids.as_mut(), |id| path_ids.contains(&string_key(id)));
             path_ids.insert(string_key(&id));
             let mut e = build::Entry::bare("label");
-            e.tail(
-                &id,
-                Some(last.as_ref().unwrap_or(&JsValue::Null)),
-                label_time.as_ref(),
-            );
+            let parent = LeafId::named(Some(last.take().unwrap_or(JsValue::Null)));
+            e.tail(&id, &parent, label_time.as_ref());
             e.value("targetId", Some(target))
                 .value("label", Some(label));
             label_lines.push(e.finish(&id).into_line());

@@ -2,7 +2,7 @@
 //! with [`JsonWriter`], [`header`] a session header; [`line_of_value`] and
 //! [`stringify_record`] turn loaded values into lines as `JSON.stringify` writes them.
 
-use super::{Line, Text, line_key, shared_role};
+use super::{LeafId, Line, Text, line_key, shared_role};
 use crate::json::{self, JsArray, JsObject, JsString, JsValue, JsonWriter};
 use crate::read;
 use crate::session::Record;
@@ -50,7 +50,7 @@ impl Entry {
     pub(super) fn start(
         entry_type: &'static str,
         id: &str,
-        parent: Option<&JsValue>,
+        parent: &LeafId,
         timestamp: &str,
     ) -> Entry {
         let mut e = Entry::bare(entry_type);
@@ -73,17 +73,18 @@ impl Entry {
         }
     }
 
-    /// `id, parentId, timestamp` (absent members — `undefined` in pi — are not written).
+    /// `id, parentId, timestamp` (absent members — `undefined` in pi — are not written); the
+    /// parent is a leaf, whose key the line keeps.
     pub(super) fn tail(
         &mut self,
         id: &str,
-        parent: Option<&JsValue>,
+        parent: &LeafId,
         timestamp: Option<&JsValue>,
     ) -> &mut Self {
         self.string("id", id);
-        self.value("parentId", parent);
+        self.value("parentId", parent.value.as_ref());
         self.value("timestamp", timestamp);
-        self.parent = line_key(parent);
+        self.parent = parent.key.clone();
         self
     }
 
@@ -134,12 +135,7 @@ thread_local! {
 const SCRATCH_LIMIT: usize = 1 << 20;
 
 /// `{type: "message", id, parentId, timestamp, message}`.
-pub(super) fn message(
-    id: &str,
-    parent: Option<&JsValue>,
-    timestamp: &str,
-    message: &JsValue,
-) -> EntryLine {
+pub(super) fn message(id: &str, parent: &LeafId, timestamp: &str, message: &JsValue) -> EntryLine {
     let mut e = Entry::start("message", id, parent, timestamp);
     e.value("message", Some(message));
     e.role = message

@@ -19,7 +19,7 @@
 
 use super::append::complete_entry;
 use super::check_document::{NewLines, check_document};
-use super::{WriteError, ids, string_key};
+use super::{LeafId, WriteError, ids, string_key};
 use crate::date;
 use crate::json::JsValue;
 use crate::session::{Key, Session};
@@ -151,10 +151,10 @@ impl FileAppend {
         // pi's index: every entry by id (the last of a repeated id), the leaf the last entry.
         let by_id = session.index();
         let old = |key: &Key| by_id.get(session, key).is_some();
-        let mut leaf = match session.entries.last() {
+        let mut leaf = LeafId::named(match session.entries.last() {
             Some(&i) => session.records[i].value().get("id").cloned(),
             None => Some(JsValue::Null),
-        };
+        });
         let mut new_ids: FxHashSet<Key> = FxHashSet::default();
         let mut lines = Vec::new();
         let mut ids_out = Vec::with_capacity(entries.len());
@@ -166,7 +166,7 @@ impl FileAppend {
             let (line, _) = complete_entry(
                 entry.clone(),
                 &exists,
-                leaf.as_ref(),
+                &leaf,
                 &mut || date::to_iso_string(clock.now_ms() as f64),
                 &mut || {
                     ids::entry_id(id_source, |id| {
@@ -188,7 +188,7 @@ impl FileAppend {
             }
             planned.add(&value);
             new_ids.insert(string_key(&line.id));
-            leaf = Some(JsValue::string(line.id.as_str()));
+            leaf = LeafId::named(Some(JsValue::string(line.id.as_str())));
             ids_out.push(line.id.clone());
             lines.extend_from_slice(line.json());
             lines.push(b'\n');

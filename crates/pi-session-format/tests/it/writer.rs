@@ -592,7 +592,8 @@ fn a_loaded_old_file_holds_the_migrated_lines_each_in_its_place() {
 fn an_entry_whose_id_is_an_object_is_the_parent_its_successor_names() {
     // pi's leaf is the last entry's id whatever its type: an object id becomes the next
     // entry's parentId, as the object. (Read back from a file, no entry can be found by such
-    // a parentId: JavaScript compares objects by identity, and each line parses to its own.)
+    // a parentId: JavaScript compares objects by identity, and each line parses to its own.
+    // Within the process that appended it, the entry is found: the same object.)
     let dir = scratch("object-id");
     let path = dir.join("s.jsonl");
     let odd = r#"{"type":"message","id":{"k":[1,"u1"]},"parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"timestamp":2}}"#;
@@ -608,7 +609,27 @@ fn an_entry_whose_id_is_an_object_is_the_parent_its_successor_names() {
             last.contains(r#""parentId":{"k":[1,"u1"]}"#),
             "{profile:?}: {last}"
         );
-        assert!(writer.leaf_id().is_some());
+        // Within the process the object is the one the loaded entry has, so the branch from
+        // the new entry goes on through it to the root: pi 0.73.1, 0.87.1 and 1.5.2 (run on
+        // this file: `SessionManager.open`, `appendMessage`, `createBranchedSession(id)`,
+        // `getEntries()`) keep all three entries, chained u1 ← object ← new.
+        let id = writer.leaf_id().unwrap();
+        writer.create_branched_session(&id).unwrap();
+        let copy = String::from_utf8(writer.to_jsonl()).unwrap();
+        let lines: Vec<&str> = copy.lines().collect();
+        assert_eq!(
+            lines.len(),
+            4,
+            "{profile:?}: the header and three entries: {copy}"
+        );
+        assert!(
+            lines[2].contains(r#""id":{"k":[1,"u1"]},"parentId":"u1""#)
+                && lines[3].contains(&format!(r#""id":"{id}","parentId":{{"k":[1,"u1"]}}"#)),
+            "{profile:?}: {copy}"
+        );
+        if let Some(branched) = writer.path() {
+            let _ = std::fs::remove_file(branched);
+        }
         std::fs::write(&path, format!("{HEADER}\n{USER_LINE}\n{odd}\n")).unwrap();
     }
 }
