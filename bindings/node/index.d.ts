@@ -396,7 +396,7 @@ export type GroupBy = "session" | "project" | "model" | "provider" | "day" | "mo
 export interface StatsOptions {
 	/** What a group adds up (default `"session"`). */
 	by?: GroupBy;
-	/** Only entries written at or after this day (`YYYY-MM-DD`, UTC) or time (ISO 8601, or a Date). */
+	/** Only entries written at or after this day (`YYYY-MM-DD`, `today` or `yesterday`, UTC) or time (ISO 8601, or a Date). */
 	since?: string | Date;
 	/** Only entries written before this time; a `YYYY-MM-DD` day counts whole. */
 	until?: string | Date;

@@ -321,9 +321,9 @@ def stats(
     omp's with `dialect="omp"`), each read in its own dialect (`None`, `"auto"`; `"pi"` or
     `"omp"`: all as that one's), with its program's own numbers (`pi`, or `omp`),
     grouped `by`, history copied into forked and branched sessions counted once (unless
-    `dedupe=False`); `since`/`until`: a `YYYY-MM-DD` day (UTC; `until` counts it whole), an
-    ISO 8601 time, a `date` or an aware `datetime`. A file that is not a session is in
-    `errors` (and a `PiSessionWarning`). `pandas.json_normalize(report["groups"])` is a frame
+    `dedupe=False`); `since`/`until`: a `YYYY-MM-DD` day, `"today"` or `"yesterday"` (UTC;
+    `until` counts it whole), an ISO 8601 time, a `date` or an aware `datetime`. A file that
+    is not a session is in `errors` (and a `PiSessionWarning`). `pandas.json_normalize(report["groups"])` is a frame
     of the rows."""
 
 class RedactRuleCount(TypedDict):

@@ -128,8 +128,8 @@ def test_groupings_and_dates(forked: Path) -> None:
 def test_arguments_are_checked(forked: Path) -> None:
     with pytest.raises(ValueError, match='cannot group by "week": use one of session, project'):
         pi_session.stats(forked, by="week")
-    with pytest.raises(ValueError, match='since: "yesterday" is not a date'):
-        pi_session.stats(forked, since="yesterday")
+    with pytest.raises(ValueError, match='since: "someday" is not a date'):
+        pi_session.stats(forked, since="someday")
     with pytest.raises(ValueError, match="is not before"):
         pi_session.stats(forked, since="2026-02-02", until="2026-02-01")
     with pytest.raises(ValueError, match="without a time zone"):

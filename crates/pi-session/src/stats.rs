@@ -31,11 +31,12 @@ pub(crate) struct StatsArgs {
     /// What a row adds up.
     #[arg(long, value_enum, default_value_t = By::Session)]
     by: By,
-    /// Only entries written on or after this day (`YYYY-MM-DD`, UTC) or time (ISO 8601).
+    /// Only entries written on or after this day (`YYYY-MM-DD`, `today` or `yesterday`, UTC)
+    /// or time (ISO 8601).
     #[arg(long, value_name = "DATE")]
     since: Option<String>,
-    /// Only entries written on or before this day (`YYYY-MM-DD`, UTC, the whole day) or
-    /// before this time (ISO 8601).
+    /// Only entries written on or before this day (`YYYY-MM-DD`, `today` or `yesterday`, UTC,
+    /// the whole day) or before this time (ISO 8601).
     #[arg(long, value_name = "DATE")]
     until: Option<String>,
     /// Count every copy of an entry: forked and branched sessions then count the history

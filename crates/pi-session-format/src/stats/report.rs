@@ -420,7 +420,8 @@ impl std::fmt::Display for RangeError {
         match self {
             RangeError::NotADate { text, .. } => write!(
                 f,
-                "{text:?} is not a date: write YYYY-MM-DD (UTC) or an ISO 8601 time"
+                "{text:?} is not a date: write YYYY-MM-DD (UTC), today, yesterday or an ISO 8601 \
+                 time"
             ),
             RangeError::Empty { since, until } => write!(
                 f,
@@ -443,9 +444,24 @@ pub struct TimeRange {
 }
 
 impl TimeRange {
-    /// The range of two texts, each a day (`YYYY-MM-DD`, UTC: from its start, `until` to its
-    /// end) or an ISO 8601 time, as JavaScript's `Date.parse` reads it.
+    /// The range of two texts, each a day (`YYYY-MM-DD`, or `today` or `yesterday` by the
+    /// system clock; UTC: from its start, `until` to its end) or an ISO 8601 time, as
+    /// JavaScript's `Date.parse` reads it.
     pub fn parse(since: Option<&str>, until: Option<&str>) -> Result<TimeRange, RangeError> {
+        use crate::write::{Clock, SystemClock};
+        TimeRange::parse_at(since, until, SystemClock.now_ms())
+    }
+
+    /// [`TimeRange::parse`] with `today` the UTC day of `now_ms` (ms since the epoch).
+    pub fn parse_at(
+        since: Option<&str>,
+        until: Option<&str>,
+        now_ms: i64,
+    ) -> Result<TimeRange, RangeError> {
+        let bound = |text: &str, edge| match day_named(text, now_ms) {
+            Some(day) => Ok(bound_of_day(day, edge)),
+            None => bound(text, edge),
+        };
         let range = TimeRange {
             since_ms: since.map(|t| bound(t, Edge::Since)).transpose()?,
             until_ms: until.map(|t| bound(t, Edge::Until)).transpose()?,
@@ -474,11 +490,29 @@ pub fn bound(text: &str, edge: Edge) -> Result<f64, RangeError> {
         });
     }
     let date_only = text.len() == 10 && text.as_bytes()[4] == b'-' && text.as_bytes()[7] == b'-';
-    Ok(if edge == Edge::Until && date_only {
-        t + 86_400_000.0
-    } else {
-        t
-    })
+    Ok(if date_only { bound_of_day(t, edge) } else { t })
+}
+
+const DAY_MS: i64 = 86_400_000;
+
+/// The start (ms) of the UTC day `text` names by its name (`today`, `yesterday`; any case)
+/// when `now_ms` is the time.
+fn day_named(text: &str, now_ms: i64) -> Option<f64> {
+    let today = now_ms.div_euclid(DAY_MS) * DAY_MS;
+    match text.to_ascii_lowercase().as_str() {
+        "today" => Some(today as f64),
+        "yesterday" => Some((today - DAY_MS) as f64),
+        _ => None,
+    }
+}
+
+/// A day's bound: its start for [`Edge::Since`], the start of the next for [`Edge::Until`]
+/// (the whole day counts).
+fn bound_of_day(start_ms: f64, edge: Edge) -> f64 {
+    match edge {
+        Edge::Since => start_ms,
+        Edge::Until => start_ms + DAY_MS as f64,
+    }
 }
 
 #[cfg(test)]
@@ -610,8 +644,35 @@ mod tests {
             e.to_string(),
             r#"since "2026-02-02" is not before until "2026-02-01": no entry is in between"#
         );
-        let e = TimeRange::parse(None, Some("yesterday")).unwrap_err();
+        let e = TimeRange::parse(None, Some("tomorrow")).unwrap_err();
         assert_eq!(e.edge(), Edge::Until);
-        assert!(e.to_string().starts_with("\"yesterday\" is not a date"));
+        assert!(e.to_string().starts_with("\"tomorrow\" is not a date"));
+    }
+
+    #[test]
+    fn today_and_yesterday_are_utc_days_of_the_clock() {
+        let day = |d: &str| date::parse_date(d);
+        // 2026-02-01T23:59:59.999Z, then the first moment of the next day.
+        let late = day("2026-02-01T23:59:59.999Z") as i64;
+        let r = TimeRange::parse_at(Some("yesterday"), Some("Today"), late).unwrap();
+        assert_eq!(r.since_ms, Some(day("2026-01-31")));
+        assert_eq!(r.until_ms, Some(day("2026-02-02")));
+        let r = TimeRange::parse_at(Some("today"), None, late + 1).unwrap();
+        assert_eq!(r.since_ms, Some(day("2026-02-02")));
+        // Before 1970 the day still starts at its midnight.
+        let r = TimeRange::parse_at(Some("today"), None, -1).unwrap();
+        assert_eq!(r.since_ms, Some(day("1969-12-31")));
+        let e = TimeRange::parse_at(Some("today"), Some("yesterday"), late).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"since "today" is not before until "yesterday": no entry is in between"#
+        );
+        // The system clock's today holds now.
+        let now = TimeRange::parse(Some("today"), Some("today")).unwrap();
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as f64;
+        assert!(now.since_ms.unwrap() <= ms && ms < now.until_ms.unwrap() + 1000.0);
     }
 }

@@ -34,7 +34,8 @@ pub(crate) struct TablesArgs {
     #[arg(long, value_enum, value_name = "BY")]
     partition_by: Option<By>,
     /// With `--format parquet`: only entries written on or after this day (`YYYY-MM-DD`,
-    /// UTC) or time (ISO 8601), added as new part files beside an earlier export's.
+    /// `today` or `yesterday`, UTC) or time (ISO 8601), added as new part files beside an
+    /// earlier export's.
     #[arg(long, value_name = "DATE")]
     since: Option<String>,
     /// With `--format parquet`: follow symbolic links to directories while walking a

@@ -352,7 +352,7 @@ fn groupings_and_dates() {
         s(&original),
     ]);
     assert_eq!(same["groups"][0], days["groups"][0]);
-    let bad = run(&["stats", "--since", "yesterday", s(&original)], T);
+    let bad = run(&["stats", "--since", "someday", s(&original)], T);
     bad.assert_code(2);
     assert!(bad.stderr.contains("--since"), "{}", bad.stderr);
     // --since after --until is a usage error naming both (it counted nothing, exit 0).
@@ -670,4 +670,42 @@ fn the_cache_counts_what_a_full_read_counts() {
         fs::Permissions::from_mode(0o755),
     )
     .unwrap();
+}
+
+/// `--since today` counts what was written since the start of the UTC day, by the clock:
+/// an assistant message written now, not one from 2020 (nor, with `--until yesterday`, the
+/// other way round).
+#[test]
+fn since_today_counts_what_was_written_today() {
+    let dir = scratch("stats-since-today");
+    let file = dir.join("s.jsonl");
+    let now = pi_session_format::date::to_iso_string(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as f64,
+    );
+    let reply = |id: &str, parent: &str, at: &str, cost: f64| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{at}","message":{{"role":"assistant","content":[],"provider":"p","model":"m","usage":{{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{{"total":{cost}}}}},"stopReason":"stop","timestamp":2}}}}"#
+        )
+    };
+    let lines = [
+        HEADER.trim_end().to_owned(),
+        reply("old", "null", "2020-01-01T00:00:00.000Z", 1.0),
+        reply("new", "\"old\"", &now, 2.0),
+    ];
+    fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let path = file.to_string_lossy().into_owned();
+    for (args, cost) in [
+        (["--since", "today"], 2.0),
+        (["--until", "yesterday"], 1.0),
+        (["--since", "TODAY"], 2.0),
+    ] {
+        let mut all = args.to_vec();
+        all.extend(["--no-cache", path.as_str()]);
+        let (report, r) = stats_json(&all);
+        assert_eq!(r.code, Some(0), "{args:?}: {}", r.stderr);
+        assert_eq!(report["total"]["usage"]["cost"], cost, "{args:?}: {report}");
+    }
 }
