@@ -404,16 +404,6 @@ impl Line {
             key => key_value(key),
         }
     }
-
-    /// The `id` member's key within one pass that numbers the lines itself: an object or array
-    /// id is given `unique` (what `id_key(line.id_value(), unique)` gives, without reading the
-    /// line's text again).
-    fn id_key_numbered(&self, unique: usize) -> Key {
-        match &self.id {
-            Key::Unique(_) => Key::Unique(unique as u64),
-            key => key.clone(),
-        }
-    }
 }
 
 /// The key of a line's `id` or `parentId` value: an object or array is given a key equal to
@@ -618,7 +608,8 @@ impl SessionWriter {
     fn index_label(&mut self, i: usize) {
         let value = build::parse_line(&self.lines[i]);
         let target = value.get("targetId");
-        let key = id_key(target, i);
+        // An object or array target names no entry (JavaScript compares them by identity).
+        let key = line_key(target);
         match value.get("label").filter(|l| l.is_truthy()) {
             Some(label) => self.labels.set(
                 key,

@@ -3,7 +3,7 @@
 
 use super::build;
 use super::{
-    LeafId, Line, SessionWriter, Text, WriteError, WriteProfile, id_key, ids, session_file_name,
+    LeafId, Line, SessionWriter, Text, WriteError, WriteProfile, ids, line_key, session_file_name,
     string_key,
 };
 use crate::json::JsValue;
@@ -143,11 +143,12 @@ impl SessionWriter {
         let mut replacement: HashMap<Key, JsValue> = HashMap::new();
         let mut pending: Vec<Key> = Vec::new();
         let mut parent = JsValue::Null;
+        // Keys as the writer's lines have them: an object or array (which JavaScript compares
+        // by identity) gets a key of its own from one counter, equal to no other.
         for &i in &path {
             let line = &self.lines[i];
-            let unique = i;
             if line.entry_type.as_deref() == Some("label") {
-                pending.push(line.id_key_numbered(unique));
+                pending.push(line.id.clone());
                 continue;
             }
             let id = line.id_value().unwrap_or(JsValue::Null);
@@ -159,14 +160,14 @@ impl SessionWriter {
                 o.set("parentId", parent.clone());
                 if line.entry_type.as_deref() == Some("compaction") {
                     let first_kept = o.get("firstKeptEntryId").cloned();
-                    let own = first_kept.as_ref().map(|k| id_key(Some(k), unique))
-                        == Some(line.id_key_numbered(unique));
+                    let own =
+                        first_kept.as_ref().map(|k| line_key(Some(k))) == Some(line.id.clone());
                     let new = if own {
                         id.clone()
                     } else {
                         first_kept
                             .as_ref()
-                            .and_then(|k| replacement.get(&id_key(Some(k), unique)).cloned())
+                            .and_then(|k| replacement.get(&line_key(Some(k))).cloned())
                             .or(first_kept)
                             .unwrap_or(JsValue::Null)
                     };
@@ -184,11 +185,7 @@ impl SessionWriter {
             .or(self.origin.as_ref())
             .map(|p| p.to_string_lossy().into_owned());
         let header = build::header(&session_id, &timestamp, &self.cwd, previous_path.as_deref());
-        let mut path_ids: HashSet<Key> = kept
-            .iter()
-            .enumerate()
-            .map(|(n, l)| l.id_key_numbered(n))
-            .collect();
+        let mut path_ids: HashSet<Key> = kept.iter().map(|l| l.id.clone()).collect();
         let mut last = kept
             .last()
             .and_then(Line::id_value)

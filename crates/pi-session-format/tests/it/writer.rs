@@ -588,6 +588,62 @@ fn a_loaded_old_file_holds_the_migrated_lines_each_in_its_place() {
     }
 }
 
+/// The branched session made from an entry appended to `lines` (after the header), as its
+/// lines, for each profile.
+fn branched_from_a_new_entry(test: &str, lines: &[&str]) -> Vec<(WriteProfile, Vec<String>)> {
+    let dir = scratch(test);
+    let path = dir.join("s.jsonl");
+    let mut out = Vec::new();
+    for profile in [WriteProfile::V0_73, WriteProfile::V0_87, WriteProfile::V1_5] {
+        std::fs::write(&path, format!("{HEADER}\n{}\n", lines.join("\n"))).unwrap();
+        let mut writer = SessionWriter::open(&path, config(profile)).unwrap();
+        let id = writer.append_message_value(&user("next")).unwrap();
+        writer.create_branched_session(&id).unwrap();
+        let copy = String::from_utf8(writer.to_jsonl()).unwrap();
+        if let Some(branched) = writer.path() {
+            let _ = std::fs::remove_file(branched);
+        }
+        out.push((profile, copy.lines().skip(1).map(str::to_owned).collect()));
+    }
+    out
+}
+
+#[test]
+fn a_compaction_with_object_ids_keeps_its_first_kept_entry_in_a_branch() {
+    // Two objects are never the same entry: pi 0.73.1, 0.87.1 and 1.5.2 (run on these lines:
+    // open, appendMessage, createBranchedSession(new), getEntries) keep `{"c":2}`.
+    let compaction = r#"{"type":"compaction","id":{"c":1},"parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","summary":"s","firstKeptEntryId":{"c":2},"tokensBefore":5}"#;
+    for (profile, lines) in branched_from_a_new_entry("object-first-kept", &[USER_LINE, compaction])
+    {
+        assert_eq!(lines.len(), 3, "{profile:?}: {lines:?}");
+        assert!(
+            lines[1].contains(r#""id":{"c":1}"#)
+                && lines[1].contains(r#""firstKeptEntryId":{"c":2}"#),
+            "{profile:?}: {}",
+            lines[1]
+        );
+    }
+}
+
+#[test]
+fn a_label_aimed_at_an_object_is_not_carried_into_a_branch() {
+    // The label's target is an object: it names no entry, so pi 0.73.1, 0.87.1 and 1.5.2 (run
+    // on these lines) branch a, b, the object-id entry and the new one, with no label.
+    let lines = [
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#,
+        r#"{"type":"label","id":"l1","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","targetId":{"x":1},"label":"L"}"#,
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[],"timestamp":3}}"#,
+        r#"{"type":"message","id":{"x":1},"parentId":"b","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"c","timestamp":4}}"#,
+    ];
+    for (profile, lines) in branched_from_a_new_entry("object-label-target", &lines) {
+        assert_eq!(lines.len(), 4, "{profile:?}: {lines:?}");
+        assert!(
+            lines.iter().all(|l| !l.contains(r#""type":"label""#)),
+            "{profile:?}: {lines:?}"
+        );
+    }
+}
+
 #[test]
 fn an_entry_whose_id_is_an_object_is_the_parent_its_successor_names() {
     // pi's leaf is the last entry's id whatever its type: an object id becomes the next
