@@ -120,7 +120,9 @@ impl<'a> Text<'a> {
         }
     }
 
-    /// Calls `f` with the text, without keeping a text read again for it.
+    /// Calls `f` with the text, without keeping a text read again for it: it is read into a
+    /// buffer kept from one call to the next on the thread (a walk over many lines allocates
+    /// none of them; a call made inside `f` reads into a buffer of its own).
     fn with_str<R>(&self, f: impl FnOnce(&str) -> R) -> R {
         match self {
             Text::Read {
@@ -128,11 +130,35 @@ impl<'a> Text<'a> {
                 source,
                 offset,
                 text,
-            } if text.get().is_none() => f(&read_again(read_at, source, *offset)),
+            } if text.get().is_none() => {
+                let mut buf = LINE_BUFFER.take();
+                buf.clear();
+                buf.resize(source.len(), 0);
+                if !read_at(&mut buf, *offset) {
+                    buf.copy_from_slice(source);
+                }
+                // Valid UTF-8 when first read; only a file changed since can make it invalid.
+                let result = match std::str::from_utf8(&buf) {
+                    Ok(text) => f(text),
+                    Err(_) => f(&String::from_utf8_lossy(&buf)),
+                };
+                if buf.capacity() <= LINE_BUFFER_LIMIT {
+                    LINE_BUFFER.set(buf);
+                }
+                result
+            }
             _ => f(self.as_str()),
         }
     }
 }
+
+thread_local! {
+    /// The buffer [`Text::with_str`] reads a line into.
+    static LINE_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// A buffer grown past this (by a huge line) is not kept.
+const LINE_BUFFER_LIMIT: usize = 1 << 20;
 
 /// The text of a line read through a buffer, read again with `read_at` (copied from `source`
 /// when that fails).
