@@ -398,7 +398,7 @@ export interface StatsOptions {
 	by?: GroupBy;
 	/** Only entries written at or after this day (`YYYY-MM-DD`, `today` or `yesterday`, UTC) or time (ISO 8601, or a Date). */
 	since?: string | Date;
-	/** Only entries written before this time; a `YYYY-MM-DD` day counts whole. */
+	/** Only entries written before this time; a `YYYY-MM-DD` day (or `today`, `yesterday`: UTC) counts whole. */
 	until?: string | Date;
 	/** Count history copied into forked and branched sessions once (default true). */
 	dedupe?: boolean;

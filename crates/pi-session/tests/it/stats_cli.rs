@@ -679,12 +679,19 @@ fn the_cache_counts_what_a_full_read_counts() {
 fn since_today_counts_what_was_written_today() {
     let dir = scratch("stats-since-today");
     let file = dir.join("s.jsonl");
-    let now = pi_session_format::date::to_iso_string(
+    let now_ms = || {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
-            .as_millis() as f64,
-    );
+            .as_millis() as u64
+    };
+    // Within 10 s of midnight (UTC), wait for the new day: the runs below must see the day the
+    // entry was written in.
+    const DAY_MS: u64 = 86_400_000;
+    if now_ms() % DAY_MS > DAY_MS - 10_000 {
+        std::thread::sleep(Duration::from_millis(DAY_MS - now_ms() % DAY_MS + 100));
+    }
+    let now = pi_session_format::date::to_iso_string(now_ms() as f64);
     let reply = |id: &str, parent: &str, at: &str, cost: f64| {
         format!(
             r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{at}","message":{{"role":"assistant","content":[],"provider":"p","model":"m","usage":{{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":10,"cost":{{"total":{cost}}}}},"stopReason":"stop","timestamp":2}}}}"#
