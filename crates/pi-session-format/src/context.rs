@@ -154,11 +154,20 @@ pub fn build_context<'s>(
     let Some(leaf) = index.leaf_record(session, leaf) else {
         return Ok(Context::empty());
     };
+    Ok(context_of_path(session, &index.path(session, leaf)?, pi))
+}
+
+/// The context of the entries on `path` (indices of `session`'s records, the root first), as
+/// pi's `buildSessionContext` builds it once it has walked from the leaf to the root.
+pub(crate) fn context_of_path<'s>(
+    session: &'s Session<'_>,
+    path: &[usize],
+    pi: PiVersion,
+) -> Context<'s> {
     let mut skipped_lines = Vec::new();
-    let path: Vec<PathEntry<'s>> = index
-        .path(session, leaf)?
-        .into_iter()
-        .filter_map(|i| {
+    let path: Vec<PathEntry<'s>> = path
+        .iter()
+        .filter_map(|&i| {
             let entry = PathEntry::new(&session.records[i]);
             // pi throws a TypeError reading `message.role` of a missing or null message.
             if entry.type_is("message") && entry.message_is_missing_or_null() {
@@ -194,7 +203,7 @@ pub fn build_context<'s>(
     } else {
         messages_0_73(&path, compaction)
     };
-    Ok(context)
+    context
 }
 
 /// An entry on the path: its record and, unless it is a `message` entry described by its

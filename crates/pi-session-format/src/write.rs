@@ -68,7 +68,6 @@ pub use system::TypeError;
 use crate::date;
 use crate::json::{self, JsString, JsValue, Role};
 use crate::session::{Key, Kind, LoadError, OwnedSession, Record, Session};
-use crate::tree::Leaf;
 use labels::Labels;
 use pi_session_fs::Appender;
 use pi_session_fs::input::Input;
@@ -502,10 +501,6 @@ impl fmt::Debug for SessionWriter {
     }
 }
 
-fn id_key(id: Option<&JsValue>, unique: usize) -> Key {
-    Key::of(id, unique as u64)
-}
-
 fn string_key(id: &str) -> Key {
     Key::string(id)
 }
@@ -723,20 +718,34 @@ impl SessionWriter {
         self.context_messages()
     }
 
+    /// The path is walked as pi walks it, by the writer's keys (an object id leads to its
+    /// line, as within one pi process); the entries on it are read back with the reader.
     fn context_messages(&self) -> Result<Vec<JsValue>, WriteError> {
+        // pi: a `null` leaf has no context; a leaf that is not set or names no entry is
+        // the last entry.
         let leaf = match &self.leaf.value {
             Some(JsValue::Null) => return Ok(Vec::new()),
-            Some(JsValue::String(s)) => Leaf::Id(s.to_string_lossy()),
-            _ => Leaf::Current,
+            Some(id) if id.is_truthy() => self.by_id.get(&self.leaf.key).copied(),
+            _ => None,
         };
+        let last_entry = (self.lines.len() > 1).then(|| self.lines.len() - 1);
+        let path = self.path_to(leaf.or(last_entry))?;
         let bytes = self.whole_file();
         self.check_source()?;
         let session = Session::from_bytes(&bytes, self.profile.reading())
             .map_err(|e| WriteError::Type(TypeError(e.to_string())))?;
-        let context = session
-            .context(leaf)
-            .map_err(|e| WriteError::Cycle(e.to_string()))?;
-        Ok(context.message_values())
+        // `whole_file` puts the writer's line `i` on line `i + 1`.
+        let mut record_of_line = vec![None; self.lines.len()];
+        for (r, record) in session.records.iter().enumerate() {
+            if let Some(slot) = record_of_line.get_mut(record.line - 1) {
+                *slot = Some(r);
+            }
+        }
+        let records: Vec<usize> = path.iter().filter_map(|&i| record_of_line[i]).collect();
+        Ok(
+            crate::context::context_of_path(&session, &records, self.profile.reading())
+                .message_values(),
+        )
     }
 
     // ---- moving the leaf -------------------------------------------------------------------
@@ -759,7 +768,7 @@ impl SessionWriter {
     /// id leads to its line, as in pi), pi's `getBranch`.
     fn branch_path(&self, from: Option<&JsValue>) -> Result<Vec<usize>, WriteError> {
         let start = match from {
-            Some(id) => id.is_truthy().then(|| id_key(Some(id), usize::MAX)),
+            Some(id) => id.is_truthy().then(|| line_key(Some(id))),
             None => self
                 .leaf
                 .value
@@ -767,8 +776,14 @@ impl SessionWriter {
                 .is_some_and(JsValue::is_truthy)
                 .then(|| self.leaf.key.clone()),
         };
+        self.path_to(start.and_then(|key| self.by_id.get(&key).copied()))
+    }
+
+    /// The lines from the root to line `leaf` (none for `None`), following each line's
+    /// `parentId` key through `by_id`.
+    fn path_to(&self, leaf: Option<usize>) -> Result<Vec<usize>, WriteError> {
         let mut path = Vec::new();
-        let mut current = start.and_then(|key| self.by_id.get(&key).copied());
+        let mut current = leaf;
         let mut seen = std::collections::HashSet::new();
         while let Some(i) = current {
             if !seen.insert(i) {

@@ -132,11 +132,7 @@ impl<'a> Text<'a> {
                 text,
             } if text.get().is_none() => {
                 let mut buf = LINE_BUFFER.take();
-                buf.clear();
-                buf.resize(source.len(), 0);
-                if !read_at(&mut buf, *offset) {
-                    buf.copy_from_slice(source);
-                }
+                read_line_into(&mut buf, read_at, source, *offset);
                 // Valid UTF-8 when first read; only a file changed since can make it invalid.
                 let result = match std::str::from_utf8(&buf) {
                     Ok(text) => f(text),
@@ -160,13 +156,21 @@ thread_local! {
 /// A buffer grown past this (by a huge line) is not kept.
 const LINE_BUFFER_LIMIT: usize = 1 << 20;
 
+/// Fills `buf` (emptied first) with a line's bytes read again with `read_at` from `offset`,
+/// copied from `source` (the bytes first read) when that fails.
+fn read_line_into(buf: &mut Vec<u8>, read_at: &ReadAt<'_>, source: &[u8], offset: usize) {
+    buf.clear();
+    buf.resize(source.len(), 0);
+    if !read_at(buf, offset) {
+        buf.copy_from_slice(source);
+    }
+}
+
 /// The text of a line read through a buffer, read again with `read_at` (copied from `source`
 /// when that fails).
 fn read_again(read_at: &ReadAt<'_>, source: &[u8], offset: usize) -> Box<str> {
-    let mut buf = vec![0; source.len()];
-    if !read_at(&mut buf, offset) {
-        buf.copy_from_slice(source);
-    }
+    let mut buf = Vec::new();
+    read_line_into(&mut buf, read_at, source, offset);
     // It was valid UTF-8 when first read; only a file changed since then can make it
     // invalid.
     match String::from_utf8(buf) {

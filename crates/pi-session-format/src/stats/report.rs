@@ -63,10 +63,12 @@ impl Counted {
         dialect: Option<Dialect>,
         path: &str,
     ) -> Result<Counted, Skipped> {
-        let session = Session::loader(pi)
-            .with_dialect(dialect)
-            .load(bytes)
-            .map_err(|e| Skipped::new(path, e))?;
+        Counted::of_loaded(Session::loader(pi).with_dialect(dialect).load(bytes), path)
+    }
+
+    /// Counts a session as loaded, or names why it could not be loaded ([`Skipped`]).
+    fn of_loaded(loaded: Result<Session<'_>, LoadError>, path: &str) -> Result<Counted, Skipped> {
+        let session = loaded.map_err(|e| Skipped::new(path, e))?;
         Counted::of(&session, path).map_err(|e| Skipped::new(path, e))
     }
 
@@ -84,9 +86,7 @@ impl Counted {
         target
             .read_with(|input| {
                 let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
-                let session =
-                    load_input(input, &read_at, pi, dialect).map_err(|e| Skipped::new(&path, e))?;
-                Counted::of(&session, &path).map_err(|e| Skipped::new(&path, e))
+                Counted::of_loaded(load_input(input, &read_at, pi, dialect), &path)
             })
             .unwrap_or_else(|e| Err(Skipped::new(&path, e)))
     }

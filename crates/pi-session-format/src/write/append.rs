@@ -3,7 +3,7 @@
 //! writes it (or keeps it until the first conversation) and undoes everything on failure.
 
 use super::build::{self, EntryLine};
-use super::{LeafId, SessionWriter, WriteError, id_key, ids, string_key, system};
+use super::{LeafId, SessionWriter, WriteError, ids, line_key, string_key, system};
 use crate::date;
 use crate::json::{self, JsObject, JsValue};
 use pi_session_fs::Appender;
@@ -478,11 +478,7 @@ pub(super) fn complete_entry(
         return bad("a message entry has a `message` object");
     }
     let target = given.get("targetId").cloned();
-    if entry_type == "label"
-        && !target
-            .as_ref()
-            .is_some_and(|t| exists(&id_key(Some(t), usize::MAX)))
-    {
+    if entry_type == "label" && !target.as_ref().is_some_and(|t| exists(&line_key(Some(t)))) {
         return Err(WriteError::NotFound(super::id_text(target.as_ref())));
     }
     let id = match given.remove("id") {
@@ -496,16 +492,16 @@ pub(super) fn complete_entry(
         }
         Some(_) => return bad("`id` is a non-empty string"),
     };
-    let parent_given = given.get("parentId").is_some();
-    let parent = match given.remove("parentId") {
-        None => leaf.value.clone(),
-        Some(JsValue::Null) => Some(JsValue::Null),
+    // `under_leaf`: no `parentId` given, so the entry leads back to the leaf's line by key.
+    let (parent, under_leaf) = match given.remove("parentId") {
+        None => (leaf.value.clone(), true),
+        Some(JsValue::Null) => (Some(JsValue::Null), false),
         Some(JsValue::String(p)) => {
             let p = p.to_string_lossy();
             if !exists(&string_key(&p)) {
                 return Err(WriteError::NotFound(p));
             }
-            Some(JsValue::string(p))
+            (Some(JsValue::string(p)), false)
         }
         Some(_) => return bad("`parentId` is a string or null"),
     };
@@ -536,7 +532,7 @@ pub(super) fn complete_entry(
         put_ids(&mut out);
     }
     let mut line = build::line_of_value(&JsValue::Object(out));
-    if !parent_given {
+    if under_leaf {
         line.parent = leaf.key.clone();
     }
     Ok((EntryLine::new(id, line), entry_type == "label"))

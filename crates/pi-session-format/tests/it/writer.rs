@@ -654,9 +654,17 @@ fn an_entry_whose_id_is_an_object_is_the_parent_its_successor_names() {
     let path = dir.join("s.jsonl");
     let odd = r#"{"type":"message","id":{"k":[1,"u1"]},"parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"timestamp":2}}"#;
     std::fs::write(&path, format!("{HEADER}\n{USER_LINE}\n{odd}\n")).unwrap();
-    for profile in [WriteProfile::V0_73, WriteProfile::V0_87] {
+    // The context's messages as text, in order.
+    let context = |writer: &SessionWriter| -> Vec<String> {
+        let messages = writer.build_context().unwrap();
+        messages.iter().map(json::to_string).collect()
+    };
+    for profile in [WriteProfile::V0_73, WriteProfile::V0_87, WriteProfile::V1_5] {
         let mut writer = SessionWriter::open(&path, config(profile)).unwrap();
         assert_eq!(writer.leaf_id(), None, "not a string id");
+        let hi = r#"{"role":"user","content":"hi","timestamp":1}"#;
+        let odd_message = r#"{"role":"assistant","content":[],"timestamp":2}"#;
+        assert_eq!(context(&writer), [hi, odd_message], "{profile:?}");
         writer.append_message_value(&user("next")).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let text = String::from_utf8_lossy(&bytes);
@@ -665,6 +673,11 @@ fn an_entry_whose_id_is_an_object_is_the_parent_its_successor_names() {
             last.contains(r#""parentId":{"k":[1,"u1"]}"#),
             "{profile:?}: {last}"
         );
+        // pi 0.73.1, 0.87.1 and 1.5.2 (`SessionManager.open`, `appendMessage`,
+        // `buildSessionContext()`, run on this file) build the context through the object-id
+        // entry to the root: all three messages.
+        let next = r#"{"role":"user","content":"next","timestamp":1}"#;
+        assert_eq!(context(&writer), [hi, odd_message, next], "{profile:?}");
         // Within the process the object is the one the loaded entry has, so the branch from
         // the new entry goes on through it to the root: pi 0.73.1, 0.87.1 and 1.5.2 (run on
         // this file: `SessionManager.open`, `appendMessage`, `createBranchedSession(id)`,
