@@ -480,8 +480,9 @@ impl TimeRange {
 }
 
 /// One bound: the start of the day for `YYYY-MM-DD` (and, for [`Edge::Until`], the start of
-/// the next), the time itself otherwise.
-pub fn bound(text: &str, edge: Edge) -> Result<f64, RangeError> {
+/// the next), the time itself otherwise. (Days by name are read by [`TimeRange::parse_at`],
+/// the one way in.)
+fn bound(text: &str, edge: Edge) -> Result<f64, RangeError> {
     let t = date::parse_date(text);
     if t.is_nan() {
         return Err(RangeError::NotADate {
