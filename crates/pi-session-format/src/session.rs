@@ -40,7 +40,8 @@ pub use key::{Key, KeyBytes, QUOTE_MAX, quoted};
 #[cfg(test)]
 pub(crate) use load::LoadOptions;
 pub use load::{
-    DroppedLine, HeaderProblem, LoadError, ReadAt, SkippedValue, VersionInfo, version_number,
+    DroppedLine, HeaderProblem, LoadError, PositionedRead, ReadAt, SkippedValue, VersionInfo,
+    version_number,
 };
 pub use loader::Loader;
 pub use open::{OpenError, OwnedSession};

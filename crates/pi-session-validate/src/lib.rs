@@ -182,10 +182,9 @@ pub fn validate(bytes: &[u8], options: &Options<'_>) -> Report {
 /// that did is an error (what a torn read gave is not a report of the file).
 pub fn validate_input(input: &Input, options: &Options<'_>) -> io::Result<Report> {
     let release = |range| input.release(range);
-    let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
     let options = Options {
         release: Some(Release(&release)),
-        read_at: Some(Reading(&read_at)),
+        read_at: Some(Reading(input)),
         ..options.clone()
     };
     let report = validate(input.bytes(), &options);

@@ -164,11 +164,10 @@ fn page(args: &ExportArgs, file: &Path, redactor: Option<&Redactor>) -> Result<(
         Some(redactor) => Some(redacted(redactor, input.bytes())?),
         None => None,
     };
-    let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
     let loader = Session::loader(args.pi).with_dialect(args.dialect);
     let session = match &redacted_input {
         Some(bytes) => loader.load(bytes),
-        None => loader.reading(&read_at).load(input.bytes()),
+        None => loader.load_input(&input),
     }
     .map_err(|e| e.to_string())?;
     // The file changed while it was read: what was made from it may be a mix. Checked once

@@ -269,11 +269,10 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
             };
             let warnings = with_stdout(|out| {
                 let release = |range| input.release(range);
-                let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
                 let access = if std::env::var_os("PI_SESSION_MMAP").is_some() {
                     ops::Access::Release(&release)
                 } else {
-                    ops::Access::ReadAt(&read_at)
+                    ops::Access::ReadAt(input)
                 };
                 let blobs = blobs
                     .or_else(pi_session_fs::omp_store::OmpStore::existing_blobs_dir)
@@ -300,7 +299,6 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
         } => {
             // Like `context`: pieces read into small buffers, so that a large file is never
             // brought into memory (a 1,000,000-entry chain held 784 MiB of its mapping).
-            let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
             let settings = Settings {
                 exits_after: true,
                 dialect: file.dialect,
@@ -314,7 +312,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
                 },
                 ..tree::TextOptions::default()
             });
-            ops::tree(input.bytes(), ops::Access::ReadAt(&read_at), settings, text)?
+            ops::tree(input.bytes(), ops::Access::ReadAt(input), settings, text)?
         }
         Command::Info { file, mtime } => {
             let mtime = mtime.map_or_else(|| input.modified_ms(), |ms| ms as f64);
@@ -322,8 +320,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
                 dialect: file.dialect,
                 ..Settings::new(file.pi, false)
             };
-            let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
-            with_stdout(|out| ops::info_to(input.bytes(), Some(&read_at), mtime, settings, out))?;
+            with_stdout(|out| ops::info_to(input.bytes(), Some(input), mtime, settings, out))?;
             // Streamed in two passes: a file that shrank meanwhile makes what was printed
             // wrong, which the exit status says.
             return Ok(input.verify()?);

@@ -249,7 +249,6 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
     }
     let absolute = target.path().and_then(|p| std::path::absolute(p).ok());
     let release = |range| input.release(range);
-    let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
     let options = RepairOptions {
         pi: args.pi,
         path: absolute.as_deref(),
@@ -260,7 +259,7 @@ fn run(args: &RepairArgs, only: Option<&[Code]>, target: &Target, out: &mut dyn 
         tool_results: args.tool_results,
         // A mapped file's pages are let go as repair is done with them.
         release: Some(pi_session_validate::Release(&release)),
-        read_at: Some(pi_session_validate::Reading(&read_at)),
+        read_at: Some(pi_session_validate::Reading(&input)),
     };
     let repaired = repair(input.bytes(), &options);
     if let Err(e) = input.verify() {

@@ -187,15 +187,11 @@ pub(crate) fn append(args: AppendArgs) -> Result<(), Rejected> {
         let input = crate::input::Input::open(&args.file)
             .map_err(|e| Rejected(format!("{name}: cannot read it: {e}; nothing was written")))?;
         let bytes = input.bytes();
-        let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
-        let session = Session::loader(args.pi)
-            .reading(&read_at)
-            .load(bytes)
-            .map_err(|e| {
-                Rejected(format!(
-                    "{name}: not a pi session ({e}); nothing was written"
-                ))
-            })?;
+        let session = Session::loader(args.pi).load_input(&input).map_err(|e| {
+            Rejected(format!(
+                "{name}: not a pi session ({e}); nothing was written"
+            ))
+        })?;
         let plan = target
             .plan(&session, bytes.len() as u64, &values)
             .map_err(|e| {

@@ -29,7 +29,10 @@ pub(crate) struct Source<'a> {
 impl Source<'_> {
     /// Fills `dest` with the input's bytes from `at`.
     pub(crate) fn read(&self, dest: &mut [u8], at: usize) {
-        if !self.read_at.is_some_and(|read_at| read_at(dest, at)) {
+        if !self
+            .read_at
+            .is_some_and(|read_at| read_at.read_at(dest, at))
+        {
             let end = (at + dest.len()).min(self.bytes.len());
             let from = self.bytes.get(at..end).unwrap_or_default();
             dest[..from.len()].copy_from_slice(from);

@@ -628,7 +628,7 @@ impl<'a> Session<'a> {
 /// the last one kept one core busy alone for about 2 ms of a 47 ms run).
 const PIECE_MAX: usize = 1 << 20;
 
-pub use super::record::ReadAt;
+pub use super::record::{PositionedRead, ReadAt};
 
 /// How the loader gets at the bytes it scans.
 pub(super) enum Pieces<'r, 'a> {
@@ -713,7 +713,7 @@ impl<'a> Reader<'a> {
                 buf.resize(hi + n, 0);
             }
             let dest = &mut buf[hi..hi + n];
-            if !(self.read_at)(dest, end) {
+            if !self.read_at.read_at(dest, end) {
                 dest.copy_from_slice(&self.source[end..end + n]);
             }
             hi += n;

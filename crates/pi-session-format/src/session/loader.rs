@@ -37,6 +37,7 @@ use super::{Migration, Session};
 use crate::dialect::omp_entry_type;
 use crate::migrate::{IdGenerator, RandomIds};
 use crate::{Dialect, PiVersion};
+use pi_session_fs::input::Input;
 use std::ops::Range;
 use std::path::Path;
 
@@ -114,6 +115,18 @@ impl<'a, 'r> Loader<'a, 'r> {
     pub fn reading(mut self, read_at: &'a ReadAt<'a>) -> Self {
         self.pieces = Pieces::Read(read_at);
         self
+    }
+
+    /// Loads a file as the command line reads it: a mapped one (a large file) in pieces
+    /// read with positioned reads ([`Loader::reading`] the `input`), so that its pages stay out
+    /// of memory and each line whose text is asked for later is read again alone; one read
+    /// into memory (a small file, or one that cannot be mapped) as it is, where reading
+    /// copies of it would only cost time.
+    pub fn load_input(self, input: &'a Input) -> Result<Session<'a>, LoadError> {
+        match input.is_mapped() {
+            true => self.reading(input).load(input.bytes()),
+            false => self.load(input.bytes()),
+        }
     }
 
     /// The version of a file that loads as pi's (its dialect given, or detected from

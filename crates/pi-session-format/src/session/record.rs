@@ -8,9 +8,28 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::{Deref, Range};
 
-/// `read_at(buf, at)` fills `buf` with the input's bytes from `at` (see
-/// [`super::Loader::reading`]).
-pub type ReadAt<'f> = dyn Fn(&mut [u8], usize) -> bool + Sync + 'f;
+/// Reads an input's bytes again (see [`super::Loader::reading`]): a file as the command line
+/// reads it ([`pi_session_fs::input::Input`]), or any function `|buf, at| -> bool`.
+pub trait PositionedRead: Sync {
+    /// Fills `buf` with the input's bytes from `at`; `false` when it could not (the loader
+    /// then copies from the bytes it was given).
+    fn read_at(&self, buf: &mut [u8], at: usize) -> bool;
+}
+
+impl<F: Fn(&mut [u8], usize) -> bool + Sync> PositionedRead for F {
+    fn read_at(&self, buf: &mut [u8], at: usize) -> bool {
+        self(buf, at)
+    }
+}
+
+impl PositionedRead for pi_session_fs::input::Input {
+    fn read_at(&self, buf: &mut [u8], at: usize) -> bool {
+        pi_session_fs::input::Input::read_at(self, buf, at)
+    }
+}
+
+/// What the loader reads an input's bytes again with.
+pub type ReadAt<'f> = dyn PositionedRead + 'f;
 
 /// What a parsed line is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,7 +134,7 @@ impl<'a> Text<'a> {
                 source,
                 offset,
                 text,
-            } => text.get_or_init(|| read_again(read_at, source, *offset)),
+            } => text.get_or_init(|| read_again(*read_at, source, *offset)),
             Text::Owned(s) => s,
         }
     }
@@ -132,7 +151,7 @@ impl<'a> Text<'a> {
                 text,
             } if text.get().is_none() => {
                 let mut buf = LINE_BUFFER.take();
-                read_line_into(&mut buf, read_at, source, *offset);
+                read_line_into(&mut buf, *read_at, source, *offset);
                 // Valid UTF-8 when first read; only a file changed since can make it invalid.
                 let result = match std::str::from_utf8(&buf) {
                     Ok(text) => f(text),
@@ -161,7 +180,7 @@ const LINE_BUFFER_LIMIT: usize = 1 << 20;
 fn read_line_into(buf: &mut Vec<u8>, read_at: &ReadAt<'_>, source: &[u8], offset: usize) {
     buf.clear();
     buf.resize(source.len(), 0);
-    if !read_at(buf, offset) {
+    if !read_at.read_at(buf, offset) {
         buf.copy_from_slice(source);
     }
 }

@@ -10,12 +10,11 @@ use super::ledger::{self, GroupBy, Options, Report, SessionFacts, Tally};
 use crate::date;
 use crate::json::{self, JsonWriter};
 use crate::omp::{OmpContextError, OmpStats};
-use crate::session::{LoadError, ReadAt};
+use crate::session::LoadError;
 use crate::stats::Usage;
 use crate::tree::CycleError;
 use crate::{Dialect, PiVersion, Session};
 use pi_session_fs::discover::Target;
-use pi_session_fs::input::Input;
 use std::collections::HashMap;
 
 /// A session's own numbers, as the program that wrote it shows them for `/session`.
@@ -73,8 +72,8 @@ impl Counted {
     }
 
     /// Reads `target` (as the command line reads it) and counts it ([`Counted::read`]); a
-    /// file that cannot be read, or that shrank while it was read, is [`Skipped`]. The
-    /// loader reads the file in pieces ([`crate::session::Loader::reading`]) and each line
+    /// file that cannot be read, or that shrank while it was read, is [`Skipped`]. A large
+    /// file is loaded in pieces ([`crate::session::Loader::load_input`]) and each line
     /// counted is read again alone, so that counting a session of gigabytes holds little of
     /// it in memory.
     pub fn read_target(
@@ -85,28 +84,10 @@ impl Counted {
         let path = target.display();
         target
             .read_with(|input| {
-                let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
-                Counted::of_loaded(load_input(input, &read_at, pi, dialect), &path)
+                let loader = Session::loader(pi).with_dialect(dialect);
+                Counted::of_loaded(loader.load_input(input), &path)
             })
             .unwrap_or_else(|e| Err(Skipped::new(&path, e)))
-    }
-}
-
-/// Loads `input` for counting with `pi`'s rules in `dialect` (`None`: the file's own): a
-/// mapped file (a large one) in pieces read with `read_at` (`Input::read_at`; see
-/// [`crate::session::Loader::reading`]), so that its pages stay out of memory and each line
-/// counted is read again alone; a file read into memory as it is (reading copies of it would
-/// only cost time).
-pub fn load_input<'a>(
-    input: &'a Input,
-    read_at: &'a ReadAt<'a>,
-    pi: PiVersion,
-    dialect: Option<Dialect>,
-) -> Result<Session<'a>, LoadError> {
-    let loader = Session::loader(pi).with_dialect(dialect);
-    match input.is_mapped() {
-        true => loader.reading(read_at).load(input.bytes()),
-        false => loader.load(input.bytes()),
     }
 }
 

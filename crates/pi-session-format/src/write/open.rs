@@ -303,9 +303,8 @@ fn read_session<R>(
     };
     let input = Input::open(path).map_err(io)?;
     let answer = {
-        let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
         let session = Session::loader(profile.reading())
-            .reading(&read_at)
+            .reading(&input)
             .load(input.bytes())
             .map_err(|e| not_a_session(path, &e))?;
         // A file another program truncated while it was read: what was loaded is not it.

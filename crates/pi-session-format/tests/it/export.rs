@@ -54,9 +54,8 @@ fn a_page_written_by_batches_is_the_whole_transcripts() {
     let whole = Session::from_bytes(input.bytes(), PiVersion::V0_87).unwrap();
     let transcript = Transcript::of(&whole, &Leaf::Current).unwrap();
     assert_eq!(transcript.items.len(), entries + 1);
-    let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
     let session = Session::loader(PiVersion::V0_87)
-        .reading(&read_at)
+        .reading(&input)
         .load(input.bytes())
         .unwrap();
     let branch = Branch::of(&session, &Leaf::Current).unwrap();
@@ -83,9 +82,8 @@ fn a_page_of_a_file_truncated_after_loading_stops_at_the_check() {
     let text = session_text(2 * Branch::BATCH, 600);
     std::fs::write(&path, &text).unwrap();
     let input = Input::open(&path).unwrap();
-    let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
     let session = Session::loader(PiVersion::V0_87)
-        .reading(&read_at)
+        .reading(&input)
         .load(input.bytes())
         .unwrap();
     let unchanged = || input.verify();

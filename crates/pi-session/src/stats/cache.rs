@@ -23,7 +23,7 @@
 use crate::cache::{self, Stamp};
 use pi_session_format::dialect::omp_entry_type;
 use pi_session_format::stats::ledger::{Fact, Kind, Role, SessionFacts};
-use pi_session_format::stats::report::{Counted, OwnStats, Skipped, load_input};
+use pi_session_format::stats::report::{Counted, OwnStats, Skipped};
 use pi_session_format::stats::{SessionStats, Usage};
 use pi_session_format::{Dialect, PiVersion, Session};
 use pi_session_fs::discover::Target;
@@ -146,8 +146,8 @@ impl StatsCache {
         }
         let old = slot.map(|_| Keep::Old(key.clone()));
         let read = target.read_with(|input| {
-            let read_at = |buf: &mut [u8], at| input.read_at(buf, at);
-            let session = match load_input(input, &read_at, pi, dialect) {
+            let loader = Session::loader(pi).with_dialect(dialect);
+            let session = match loader.load_input(input) {
                 Ok(session) => session,
                 Err(e) => return (Err(Skipped::new(&shown, e)), None),
             };
