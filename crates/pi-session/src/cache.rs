@@ -13,6 +13,7 @@
 //! cannot be written is not written ([`store`]).
 
 use pi_session_format::info;
+use pi_session_fs::input::Input;
 use serde::{Deserialize, Serialize};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -144,11 +145,13 @@ fn now_ns() -> i128 {
 /// The largest cache file read: a cache of a million sessions is far smaller.
 const MAX_CACHE_BYTES: u64 = 1 << 30;
 
-/// The content of the cache file `file`; `None` when it is missing, not a regular file (a
+/// The content of the cache file `file` ([`Input::of_file`]: a large one is mapped, its
+/// pages read only where the cache is read); `None` when it is missing, not a regular file (a
 /// FIFO would block, a device never end), larger than [`MAX_CACHE_BYTES`], or cannot be read
-/// (the caller then starts from an empty cache).
-pub(crate) fn load(file: &Path) -> Option<Vec<u8>> {
-    use std::io::Read;
+/// (the caller then starts from an empty cache). Another program truncating a mapped cache
+/// file meanwhile makes what is read past its new end zeros: a caller checks
+/// [`Input::verify`] before trusting what it took from it.
+pub(crate) fn load(file: &Path) -> Option<Input> {
     let meta = std::fs::metadata(file).ok()?;
     if !meta.is_file() || meta.len() > MAX_CACHE_BYTES {
         return None;
@@ -159,15 +162,12 @@ pub(crate) fn load(file: &Path) -> Option<Vec<u8>> {
         .custom_flags(libc::O_NONBLOCK)
         .open(file)
         .ok()?;
-    if !opened.metadata().ok()?.is_file() {
+    let opened_meta = opened.metadata().ok()?;
+    if !opened_meta.is_file() || opened_meta.len() > MAX_CACHE_BYTES {
         return None;
     }
-    let mut content = Vec::with_capacity(meta.len() as usize);
-    opened
-        .take(MAX_CACHE_BYTES + 1)
-        .read_to_end(&mut content)
-        .ok()?;
-    (content.len() as u64 <= MAX_CACHE_BYTES).then_some(content)
+    // A regular file: read no further than its size when opened, or mapped.
+    Input::of_file(opened).ok()
 }
 
 /// Replaces the cache file `file` with `content`, atomically (a symlink there is replaced,

@@ -172,21 +172,31 @@ pub(crate) fn main(args: StatsArgs) -> ExitCode {
         Err(code) => return code,
     };
     let (pi, dialect) = (args.pi, args.dialect);
-    let cache = cache::StatsCache::open(pi, dialect, !args.no_cache, &paths);
-    let progress = crate::validate::progress_bar(collected.targets.len(), "reading");
-    let (results, kept): (Vec<Result<Counted, Skipped>>, Vec<cache::Keep>) = collected
-        .targets
-        .par_iter()
-        .map(|target| {
-            let read = cache.read(target, pi, dialect, range.since_ms..range.until_ms);
-            if let Some(bar) = &progress {
-                bar.inc(1);
-            }
-            (read.result, read.keep)
-        })
-        .unzip();
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
+    let count = |cache: &cache::StatsCache| {
+        let progress = crate::validate::progress_bar(collected.targets.len(), "reading");
+        let (results, kept): (Vec<Result<Counted, Skipped>>, Vec<cache::Keep>) = collected
+            .targets
+            .par_iter()
+            .map(|target| {
+                let read = cache.read(target, pi, dialect, range.since_ms..range.until_ms);
+                if let Some(bar) = &progress {
+                    bar.inc(1);
+                }
+                (read.result, read.keep)
+            })
+            .unzip();
+        if let Some(bar) = progress {
+            bar.finish_and_clear();
+        }
+        (results, kept)
+    };
+    let mut cache = cache::StatsCache::open(pi, dialect, !args.no_cache, &paths);
+    let (mut results, mut kept) = count(&cache);
+    if !cache.intact() {
+        // Another program truncated the cache file while it was read: count every file again
+        // without it (the next run, finding the file does not check out, makes a new one).
+        cache = cache::StatsCache::open(pi, dialect, false, &paths);
+        (results, kept) = count(&cache);
     }
     cache.save(kept);
     let mut skipped = Vec::new();

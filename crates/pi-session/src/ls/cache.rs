@@ -123,10 +123,13 @@ impl Cache {
 
 /// The cache file's entries, or none when it is missing, unreadable or of another version.
 fn read(file: &Path, pi: &str) -> HashMap<String, (Stamp, Option<String>)> {
-    let Some(text) = cache::load(file) else {
+    let Some(input) = cache::load(file) else {
         return HashMap::new();
     };
-    let mut lines = text.split(|&b| b == b'\n').filter(|l| !l.is_empty());
+    let mut lines = input
+        .bytes()
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty());
     let header: Option<Header> = lines.next().and_then(|l| serde_json::from_slice(l).ok());
     if header
         != Some(Header {
@@ -136,8 +139,13 @@ fn read(file: &Path, pi: &str) -> HashMap<String, (Stamp, Option<String>)> {
     {
         return HashMap::new();
     }
-    lines
+    let entries = lines
         .filter_map(|l| serde_json::from_slice::<Line>(l).ok())
         .map(|l| (l.path, (l.stamp, l.info)))
-        .collect()
+        .collect();
+    // Truncated by another program while it was read: what was read past its end is zeros.
+    match input.verify() {
+        Ok(()) => entries,
+        Err(_) => HashMap::new(),
+    }
 }

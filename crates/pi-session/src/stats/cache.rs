@@ -48,8 +48,9 @@ struct Slot {
 /// The cache, as read at the start of a run.
 pub(super) struct StatsCache {
     file: Option<PathBuf>,
-    /// The cache file's bytes.
-    data: Vec<u8>,
+    /// The cache file as read (mapped when large: a run reads the pages of the entries it
+    /// takes, and of its index); `None` when there is none that checks out.
+    data: Option<Input>,
     slots: HashMap<String, Slot>,
     /// The paths counted (absolute): a kept file under one of them that was not counted is gone.
     roots: Vec<PathBuf>,
@@ -85,12 +86,19 @@ impl StatsCache {
         let file = enabled
             .then(|| cache::file(&format!("stats-v{VERSION}-{pi}-{dialect}.bin")))
             .flatten();
+        StatsCache::at(file, roots)
+    }
+
+    /// The cache kept in `file` (none: no cache).
+    fn at(file: Option<PathBuf>, roots: &[PathBuf]) -> StatsCache {
         let data = file
             .as_deref()
             .and_then(cache::load)
-            .filter(|d| checks_out(d))
+            .filter(|d| checks_out(d.bytes()));
+        let slots = data
+            .as_ref()
+            .and_then(|d| index(d.bytes()))
             .unwrap_or_default();
-        let slots = index(&data).unwrap_or_default();
         StatsCache {
             file,
             data,
@@ -100,6 +108,18 @@ impl StatsCache {
                 .filter_map(|r| std::path::absolute(r).ok())
                 .collect(),
         }
+    }
+
+    /// The cache file's bytes (none when there is none).
+    fn bytes(&self) -> &[u8] {
+        self.data.as_ref().map_or(&[], Input::bytes)
+    }
+
+    /// Whether what was read from the cache file is what it held: `false` when another
+    /// program truncated it while it was read (what was read past its new end is zeros);
+    /// then nothing taken from it is to be trusted, or kept.
+    pub(super) fn intact(&self) -> bool {
+        self.data.as_ref().is_none_or(|d| d.verify().is_ok())
     }
 
     /// Counts `target` with `pi`'s rules in `dialect` as [`Counted::read_target`] does, from
@@ -127,7 +147,7 @@ impl StatsCache {
         let shown = target.display();
         let slot = self.slots.get(&key);
         if let Some(slot) = slot
-            && let Some(entry) = self.data.get(slot.entry.clone())
+            && let Some(entry) = self.bytes().get(slot.entry.clone())
         {
             if slot.stamp == stamp {
                 if let Some((_, counted)) = decode(entry, &shown, &range) {
@@ -262,7 +282,7 @@ impl StatsCache {
     /// it did not count that are outside the paths it counted and still there. Errors are
     /// ignored (a cache only saves time).
     pub(super) fn save(self, kept: Vec<Keep>) {
-        let Some(file) = self.file.as_deref() else {
+        let Some(file) = self.file.as_deref().filter(|_| self.intact()) else {
             return;
         };
         let mut changed = false;
@@ -275,7 +295,7 @@ impl StatsCache {
                 Keep::Nothing => {}
                 Keep::Old(key) => {
                     if let Some(slot) = self.slots.get(key)
-                        && let Some(entry) = self.data.get(slot.entry.clone())
+                        && let Some(entry) = self.bytes().get(slot.entry.clone())
                         && used.insert(key, ()).is_none()
                     {
                         entries.push((key, slot.stamp, entry));
@@ -298,7 +318,7 @@ impl StatsCache {
                 self.roots.iter().any(|r| path.starts_with(r)) || Stamp::of_file(path).is_none();
             if gone {
                 changed = true;
-            } else if let Some(entry) = self.data.get(slot.entry.clone()) {
+            } else if let Some(entry) = self.bytes().get(slot.entry.clone()) {
                 entries.push((key, slot.stamp, entry));
             }
         }
@@ -629,5 +649,52 @@ impl<'d> Reader<'d> {
     fn str(&mut self) -> Option<&'d str> {
         let len = usize::try_from(self.u64()?).ok()?;
         std::str::from_utf8(self.take(len)?).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cache file truncated by another program while a run reads it through its mapping:
+    /// the run finds it out (`intact`), and writes nothing made from what it read.
+    #[test]
+    fn a_cache_file_truncated_while_mapped_is_not_trusted_or_rewritten() {
+        let dir =
+            std::env::temp_dir().join(format!("pi-session-stats-cache-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("stats.bin");
+        let session = dir.join("s.jsonl");
+        std::fs::write(&session, "{}\n").unwrap();
+        let stamp = Stamp::of_file(&session).unwrap();
+        let key = session.to_str().unwrap().to_owned();
+        // An entry larger than what `Input` reads into memory, so that the file is mapped.
+        let big = vec![7u8; (pi_session_fs::input::READ_LIMIT as usize) + (1 << 20)];
+        StatsCache::at(Some(file.clone()), &[]).save(vec![Keep::New(key.clone(), stamp, big)]);
+        let cache = StatsCache::at(Some(file.clone()), &[]);
+        assert!(cache.data.as_ref().is_some_and(Input::is_mapped), "mapped");
+        assert_eq!(cache.slots.len(), 1, "the entry checks out");
+        assert!(cache.intact());
+
+        let len = std::fs::metadata(&file).unwrap().len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_len(len / 2)
+            .unwrap();
+        let entry = cache.slots[&key].entry.clone();
+        // Read past the new end: zeros, not the 7s that were there, and no fault.
+        assert_eq!(cache.bytes()[entry.end - 1], 0);
+        assert!(!cache.intact());
+        // Something new to keep, so that a save that trusted the file would write one.
+        let other = format!("{key}.new");
+        cache.save(vec![Keep::Old(key), Keep::New(other, stamp, vec![1])]);
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().len(),
+            len / 2,
+            "not rewritten"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
