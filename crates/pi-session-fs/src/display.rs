@@ -18,13 +18,20 @@ pub fn path(p: &Path) -> String {
     let bytes = raw(p);
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            if c == '\\' {
-                out.push_str("\\\\");
-            } else {
-                push_char(&mut out, c);
+        let valid = chunk.valid();
+        // The runs of characters shown as they are, copied whole (a plain name is one run).
+        let mut run = 0;
+        for (i, c) in valid.char_indices() {
+            if c == '\\' || hidden(c) {
+                out.push_str(&valid[run..i]);
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    c => push_char(&mut out, c),
+                }
+                run = i + c.len_utf8();
             }
         }
+        out.push_str(&valid[run..]);
         for b in chunk.invalid() {
             out.push_str(&format!("\\x{b:02x}"));
         }
@@ -35,6 +42,10 @@ pub fn path(p: &Path) -> String {
 /// `s` for a message: control and bidirectional-formatting characters escaped, and cut
 /// after about `max` bytes with a count of the bytes left out (`…(+123 bytes)`).
 pub fn text(s: &str, max: usize) -> String {
+    if s.len() <= max && !s.chars().any(hidden) {
+        // Nothing to escape or cut (most names in a report): as it is.
+        return s.to_owned();
+    }
     let mut out = String::with_capacity(s.len().min(max) + 16);
     for (i, c) in s.char_indices() {
         if out.len() >= max {
@@ -135,6 +146,9 @@ mod tests {
         let long = "x".repeat(10_000);
         assert_eq!(text(&long, 10), format!("{}…(+9990 bytes)", "x".repeat(10)));
         assert_eq!(text("short", 10), "short");
+        assert_eq!(text("0123456789", 10), "0123456789");
+        assert_eq!(text("0123456789a", 10), "0123456789…(+1 bytes)");
+        assert_eq!(text("\u{85}", 10), "\\u{85}", "a C1 control");
     }
 
     #[cfg(unix)]

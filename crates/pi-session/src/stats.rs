@@ -271,7 +271,12 @@ fn count(n: f64) -> String {
     if !n.is_finite() {
         return "-".to_owned();
     }
-    let digits = format!("{:.0}", n.abs());
+    // An integer (a count, a number of tokens) is written as one without float formatting.
+    let digits = if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
+        (n.abs() as u64).to_string()
+    } else {
+        format!("{:.0}", n.abs())
+    };
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i) % 3 == 0 {
@@ -360,9 +365,10 @@ fn table(stats: &StatsReport, width: usize) -> String {
         .min(width.saturating_sub(numbers).max(12));
     let mut out = String::new();
     let line = |out: &mut String, name: &str, cells: &[String]| {
-        out.push_str(&format!("{:<first$}", fit(name, first)));
+        use std::fmt::Write;
+        let _ = write!(out, "{:<first$}", fit(name, first));
         for (cell, w) in cells.iter().zip(&widths) {
-            out.push_str(&format!("  {cell:>w$}"));
+            let _ = write!(out, "  {cell:>w$}");
         }
         out.push('\n');
     };
@@ -467,4 +473,32 @@ fn csv(stats: &StatsReport) -> String {
         ]);
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts are grouped by thousands; integers, fractions and numbers too large for an
+    /// integer are rounded as `{:.0}` rounds them.
+    #[test]
+    fn counts_read_as_rounded_grouped_numbers() {
+        for (n, shown) in [
+            (0.0, "0"),
+            (999.0, "999"),
+            (1_234_567.0, "1,234,567"),
+            (-1234.0, "-1,234"),
+            (1.5, "2"),
+            (2.5, "2"),
+            (1e20, "100,000,000,000,000,000,000"),
+            (9_007_199_254_740_993.0, "9,007,199,254,740,992"),
+            (f64::NAN, "-"),
+        ] {
+            assert_eq!(count(n), shown, "{n}");
+            if n.is_finite() {
+                let digits = format!("{:.0}", n.abs());
+                assert_eq!(count(n).replace([',', '-'], ""), digits, "{n}");
+            }
+        }
+    }
 }
