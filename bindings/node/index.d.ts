@@ -424,6 +424,7 @@ export interface StatsUsage {
 
 /** What a group (or the total, or the copies left out) adds up to. */
 export interface Tally {
+	/** Sessions with an entry in the group; in `total`, every session read, or with `since`/`until` those with an entry in the range. */
 	sessions: number;
 	userMessages: number;
 	assistantMessages: number;

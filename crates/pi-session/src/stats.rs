@@ -32,7 +32,8 @@ pub(crate) struct StatsArgs {
     #[arg(long, value_enum, default_value_t = By::Session)]
     by: By,
     /// Only entries written on or after this day (`YYYY-MM-DD`, `today` or `yesterday`, UTC)
-    /// or time (ISO 8601).
+    /// or time (ISO 8601). With `--since` or `--until`, a session with no entry in the range
+    /// is left out of the report (its rows and its count).
     #[arg(long, value_name = "DATE")]
     since: Option<String>,
     /// Only entries written on or before this day (`YYYY-MM-DD`, `today` or `yesterday`, UTC,

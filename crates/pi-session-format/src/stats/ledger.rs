@@ -50,6 +50,8 @@ pub enum GroupBy {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Tally {
     /// Sessions with at least one entry in the group (for [`GroupBy::Session`], the session).
+    /// In [`Report::total`], the sessions of the report: every one read, or with a time range
+    /// those with an entry in it.
     pub sessions: u64,
     /// Messages with role `user`.
     pub user_messages: u64,
@@ -655,14 +657,18 @@ pub struct Options {
 /// The totals.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
-    /// The groups, sorted by name (sessions by creation time, then path).
+    /// The groups, sorted by name (sessions by creation time, then path). By session, every
+    /// session read has its group; with a time range ([`Options::since_ms`],
+    /// [`Options::until_ms`]) only those with an entry in the range, as `@ccusage/pi` lists
+    /// them.
     pub groups: Vec<(String, Tally)>,
     /// All groups together.
     pub total: Tally,
     /// The copies left out: entries a session holds that an earlier one already did (empty
     /// with [`Options::no_dedupe`]).
     pub copies: Tally,
-    /// Sessions whose header names a parent session (forked or branched ones).
+    /// Sessions whose header names a parent session (forked or branched ones), of those in
+    /// the report (with a time range, those with an entry in it).
     pub forked_sessions: u64,
 }
 
@@ -757,9 +763,12 @@ pub fn report(mut sessions: Vec<SessionFacts>, options: &Options) -> Report {
     let mut groups = Groups::default();
     let mut out = Report::default();
     let by = options.by;
+    // With a range, a session is in the report only when something of it falls in the range
+    // (as `@ccusage/pi` lists them): it has no group of its own and is not counted otherwise.
+    let ranged = options.since_ms.is_some() || options.until_ms.is_some();
+    let mut counted_sessions = 0u64;
     for (place, session) in sessions.iter().enumerate() {
         let place = place + 1;
-        out.forked_sessions += u64::from(session.parent_session.is_some());
         let mut touched: Vec<usize> = Vec::new();
         let mut touch = |groups: &mut Groups<'_>, i: usize| {
             if groups.last[i] != place {
@@ -767,20 +776,29 @@ pub fn report(mut sessions: Vec<SessionFacts>, options: &Options) -> Report {
                 touched.push(i);
             }
         };
-        // The session's own group (by session, every session has one; by project, the
-        // header's cwd, found once).
+        // The session's own group (by session, every session has one, or with a range every
+        // session with something in it; by project, the header's cwd, found once).
         let mut own = None;
-        if by == GroupBy::Session {
+        if by == GroupBy::Session && !ranged {
             let i = groups.named(&session.path);
             touch(&mut groups, i);
             own = Some(i);
         }
         let mut copies_here = false;
+        let mut in_range_here = !ranged;
         for fact in &session.facts {
             let in_range = options.since_ms.is_none_or(|t| fact.time_ms >= t)
                 && options.until_ms.is_none_or(|t| fact.time_ms < t);
             if !in_range {
                 continue;
+            }
+            if !in_range_here {
+                in_range_here = true;
+                if by == GroupBy::Session {
+                    let i = groups.named(&session.path);
+                    touch(&mut groups, i);
+                    own = Some(i);
+                }
             }
             if !options.no_dedupe
                 && let Some(key) = fact.key
@@ -798,6 +816,10 @@ pub fn report(mut sessions: Vec<SessionFacts>, options: &Options) -> Report {
             groups.tallies[i].add(fact);
             touch(&mut groups, i);
         }
+        if in_range_here {
+            counted_sessions += 1;
+            out.forked_sessions += u64::from(session.parent_session.is_some());
+        }
         out.copies.sessions += u64::from(copies_here);
         for i in touched {
             groups.tallies[i].sessions += 1;
@@ -811,7 +833,7 @@ pub fn report(mut sessions: Vec<SessionFacts>, options: &Options) -> Report {
     for &i in &order {
         total.merge(&groups.tallies[i]);
     }
-    total.sessions = sessions.len() as u64;
+    total.sessions = counted_sessions;
     out.total = total;
     if by != GroupBy::Session {
         let mut taken: Vec<Option<(String, Tally)>> = groups

@@ -715,4 +715,44 @@ fn since_today_counts_what_was_written_today() {
         assert_eq!(r.code, Some(0), "{args:?}: {}", r.stderr);
         assert_eq!(report["total"]["usage"]["cost"], cost, "{args:?}: {report}");
     }
+    // A session with nothing of today is left out of `--since today` (as `@ccusage/pi` lists
+    // sessions), in every format; without a range it is listed.
+    let old_only = dir.join("old.jsonl");
+    fs::write(&old_only, lines[..2].join("\n") + "\n").unwrap();
+    let old_path = old_only.to_string_lossy().into_owned();
+    let (all, _) = stats_json(&["--no-cache", &path, &old_path]);
+    assert_eq!(all["total"]["sessions"], 2, "{all}");
+    assert_eq!(all["groups"].as_array().unwrap().len(), 2, "{all}");
+    let (today, r) = stats_json(&["--since", "today", "--no-cache", &path, &old_path]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(today["total"]["sessions"], 1, "{today}");
+    let groups = today["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{today}");
+    assert_eq!(groups[0]["name"], path.as_str());
+    for format in ["table", "csv"] {
+        let out = run(
+            &[
+                "stats",
+                "--since",
+                "today",
+                "--no-cache",
+                "--format",
+                format,
+                &path,
+                &old_path,
+            ],
+            T,
+        );
+        out.assert_code(0);
+        assert!(
+            out.stdout_text().contains("s.jsonl"),
+            "{format}: {}",
+            out.stdout_text()
+        );
+        assert!(
+            !out.stdout_text().contains("old.jsonl"),
+            "{format}: {}",
+            out.stdout_text()
+        );
+    }
 }

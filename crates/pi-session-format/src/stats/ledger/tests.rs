@@ -260,3 +260,60 @@ fn groups_by_model_day_and_range() {
     assert_eq!(by_day.groups[0].0, "2026-01-02");
     assert_eq!(by_day.total.assistant_messages, 1);
 }
+
+/// With a range, a session with nothing in it is left out: no group of its own, not in
+/// `total.sessions` nor among the forked ones (as `@ccusage/pi` lists sessions); without one,
+/// every session is listed, those with nothing too.
+#[test]
+fn a_range_leaves_out_the_sessions_with_nothing_in_it() {
+    let header_only = session("h", "2026-01-03T00:00:00.000Z", None, &[]);
+    let mut sessions = two_sessions();
+    sessions.push(facts(&header_only, "/s/empty.jsonl"));
+    let names = |r: &Report| -> Vec<String> { r.groups.iter().map(|(n, _)| n.clone()).collect() };
+    let all = report(sessions.clone(), &Options::default());
+    assert_eq!(
+        names(&all),
+        ["/s/parent.jsonl", "/s/fork.jsonl", "/s/empty.jsonl"]
+    );
+    assert_eq!((all.total.sessions, all.forked_sessions), (3, 1));
+    // Only the fork wrote on 2026-01-02.
+    let since = Options {
+        since_ms: Some(date::parse_date("2026-01-02")),
+        ..Options::default()
+    };
+    let r = report(sessions.clone(), &since);
+    assert_eq!(names(&r), ["/s/fork.jsonl"]);
+    assert_eq!((r.total.sessions, r.forked_sessions), (1, 1));
+    assert_eq!(r.groups[0].1.sessions, 1);
+    assert_eq!(r.total.assistant_messages, 1);
+    // Before 2026-01-02: the parent, and the fork whose copies fall in the range (it is
+    // listed, with nothing of its own, as without a range).
+    let until = Options {
+        until_ms: Some(date::parse_date("2026-01-02")),
+        ..Options::default()
+    };
+    let r = report(sessions.clone(), &until);
+    assert_eq!(names(&r), ["/s/parent.jsonl", "/s/fork.jsonl"]);
+    assert_eq!((r.total.sessions, r.forked_sessions), (2, 1));
+    assert_eq!(r.groups[1].1.messages, 0);
+    assert_eq!(r.copies.sessions, 1);
+    // By project the count is the same; a range with nothing in it counts no session.
+    let by_project = report(
+        sessions.clone(),
+        &Options {
+            by: GroupBy::Project,
+            ..since.clone()
+        },
+    );
+    assert_eq!(by_project.total.sessions, 1);
+    assert_eq!(by_project.groups[0].1.sessions, 1);
+    let nothing = report(
+        sessions,
+        &Options {
+            since_ms: Some(date::parse_date("2030-01-01")),
+            ..Options::default()
+        },
+    );
+    assert!(nothing.groups.is_empty());
+    assert_eq!((nothing.total.sessions, nothing.forked_sessions), (0, 0));
+}
