@@ -122,18 +122,45 @@ pub(crate) fn file(name: &str) -> Option<PathBuf> {
         .map(|d| d.join("pi-session").join(name))
 }
 
-/// A path as the caches name it: absolute, UTF-8 (other paths are not cached). A relative
-/// path is joined to the current directory asked once per run (not once per file: a
-/// `getcwd` each, 20 % of the system time of a cached `stats` of 10,000 files).
+/// A path as the caches name it: absolute as `std::path::absolute` makes it, UTF-8 (other
+/// paths are not cached). A relative path is joined to the current directory asked once per
+/// run (not once per file: a `getcwd` each, 20 % of the system time of a cached `stats` of
+/// 10,000 files). A path that is already as `std::path::absolute` would make it (no `.`
+/// component, no repeated or trailing `/`: what a walk gives) is taken as it is, without
+/// being taken apart and put together again.
 pub(crate) fn key(path: &Path) -> Option<String> {
     static CURRENT_DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-    let absolute = if path.is_absolute() {
-        std::path::absolute(path).ok()?
+    let joined = if path.is_absolute() {
+        path.to_str()?.to_owned()
     } else {
         let dir = CURRENT_DIR.get_or_init(|| std::env::current_dir().ok());
-        std::path::absolute(dir.as_ref()?.join(path)).ok()?
+        let dir = dir.as_ref()?.to_str()?;
+        let path = path.to_str()?;
+        let mut joined = String::with_capacity(dir.len() + 1 + path.len());
+        joined.push_str(dir);
+        if !dir.ends_with('/') {
+            joined.push('/');
+        }
+        joined.push_str(path);
+        joined
     };
-    absolute.to_str().map(str::to_owned)
+    if is_normal(&joined) {
+        return Some(joined);
+    }
+    std::path::absolute(&joined)
+        .ok()?
+        .into_os_string()
+        .into_string()
+        .ok()
+}
+
+/// Whether an absolute path is as `std::path::absolute` leaves it: not `//` at its start (a
+/// root POSIX leaves to the system), and no empty or `.` component, nor a `/` at its end.
+fn is_normal(path: &str) -> bool {
+    path == "/"
+        || (path.starts_with('/')
+            && !path.ends_with('/')
+            && path[1..].split('/').all(|c| !c.is_empty() && c != "."))
 }
 
 fn now_ns() -> i128 {
@@ -196,6 +223,22 @@ mod tests {
             ".",
             "/x/./y//z",
             "/",
+            "d/e.jsonl",
+            "d/../e.jsonl",
+            "../e.jsonl",
+            "d/.",
+            "d/./e",
+            "d/",
+            ".d/..e/e.",
+            "/x/y.jsonl",
+            "/x/../y",
+            "//x/y",
+            "///x/y",
+            "/x/y/",
+            "/x/y/.",
+            "/./x",
+            "//",
+            "///",
         ] {
             let path = Path::new(path);
             let std = std::path::absolute(path).unwrap();

@@ -162,20 +162,23 @@ pub(crate) fn main(args: StatsArgs) -> ExitCode {
         },
         _ => args.paths.clone(),
     };
-    let collected = match targets::collect_said(
-        &paths,
-        targets::Walk {
-            follow: args.follow,
-            include_archived: args.include_archived,
-        },
-    ) {
+    let (pi, dialect) = (args.pi, args.dialect);
+    let walk = targets::Walk {
+        follow: args.follow,
+        include_archived: args.include_archived,
+    };
+    // The cache is read while the directories are walked.
+    let (collected, mut cache) = rayon::join(
+        || targets::collect_said(&paths, walk),
+        || cache::StatsCache::open(pi, dialect, !args.no_cache, &paths),
+    );
+    let collected = match collected {
         Ok(collected) => collected,
         Err(code) => return code,
     };
-    let (pi, dialect) = (args.pi, args.dialect);
     let count = |cache: &cache::StatsCache| {
         let progress = crate::validate::progress_bar(collected.targets.len(), "reading");
-        let (results, kept): (Vec<Result<Counted, Skipped>>, Vec<cache::Keep>) = collected
+        let (results, kept): (Vec<Option<Result<Counted, Skipped>>>, Vec<cache::Keep>) = collected
             .targets
             .par_iter()
             .map(|target| {
@@ -191,7 +194,6 @@ pub(crate) fn main(args: StatsArgs) -> ExitCode {
         }
         (results, kept)
     };
-    let mut cache = cache::StatsCache::open(pi, dialect, !args.no_cache, &paths);
     let (mut results, mut kept) = count(&cache);
     if !cache.intact() {
         // Another program truncated the cache file while it was read: count every file again
@@ -202,7 +204,8 @@ pub(crate) fn main(args: StatsArgs) -> ExitCode {
     cache.save(kept);
     let mut skipped = Vec::new();
     let mut counted = Vec::new();
-    for result in results {
+    // A file left out (`None`) has nothing in the range: the report would leave it out too.
+    for result in results.into_iter().flatten() {
         match result {
             Ok(c) => counted.push(c),
             Err(s) => {

@@ -15,10 +15,15 @@
 //! (a torn last line is read again with the rest). Anything else, an oh-my-pi file, and any
 //! doubt, is a full read.
 //!
-//! One binary file per pi version's rules and `--dialect`, in `$XDG_CACHE_HOME/pi-session/`,
-//! ending with the XXH3-128 of everything before it: a file that does not check out (another
-//! version, truncated, corrupt) is ignored whole, and replaced. It is written only when
-//! something changed.
+//! One binary file per pi version's rules and `--dialect`, in `$XDG_CACHE_HOME/pi-session/`:
+//! an index (each file's key, stamp, the oldest and newest time of its entries, the length
+//! and XXH3-128 of its entry) with the XXH3-128 of the index, then the entries. A cache whose
+//! index does not check out (another version, truncated, corrupt) is ignored whole, and
+//! replaced; an entry is checked by its own hash when it is read, so that a run reads only
+//! the entries it takes: a `--since today` of a store where most files are older takes its
+//! answer from the index and the files' stamps alone (a status line's run). An entry that
+//! does not check out is not taken (its file is read) nor kept. The cache is written only
+//! when something changed; an entry kept as it was keeps the hash it was written with.
 
 use crate::cache::{self, Stamp};
 use pi_session_format::dialect::omp_entry_type;
@@ -28,21 +33,99 @@ use pi_session_format::stats::{SessionStats, Usage};
 use pi_session_format::{Dialect, PiVersion, Session};
 use pi_session_fs::discover::Target;
 use pi_session_fs::input::Input;
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap as HashMap};
+use std::hash::BuildHasher;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use twox_hash::XxHash3_128;
 
 /// The cache's format; a file of another version is ignored (and replaced).
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// The first bytes of the cache file.
 const MAGIC: &[u8; 16] = b"pi-session stats";
 
-/// One kept file in the loaded cache: its stamp and where its entry is.
+/// One kept file in the loaded cache: where its key is, its stamp, the times of its entries,
+/// where its entry is and the hash it was written with.
 struct Slot {
+    key: Range<usize>,
     stamp: Stamp,
+    times: Times,
     entry: Range<usize>,
+    sum: u128,
+}
+
+/// The kept files, found by their keys.
+#[derive(Default)]
+struct Slots {
+    list: Vec<Slot>,
+    /// Places in `list`, by the hash of their keys.
+    by_key: hashbrown::HashTable<usize>,
+}
+
+impl Slots {
+    /// The place and slot of the file `key` (the cache file's bytes are `data`).
+    fn find<'s>(&'s self, data: &[u8], key: &str) -> Option<(usize, &'s Slot)> {
+        let hash = FxBuildHasher.hash_one(key.as_bytes());
+        let at = *self.by_key.find(hash, |&at| {
+            data.get(self.list[at].key.clone()) == Some(key.as_bytes())
+        })?;
+        Some((at, &self.list[at]))
+    }
+
+    /// Adds `slot`; `None` when its key is there already (not in a cache this module wrote).
+    fn insert(&mut self, data: &[u8], slot: Slot) -> Option<()> {
+        let key = data.get(slot.key.clone())?;
+        let hash = |slot: &Slot| FxBuildHasher.hash_one(&data[slot.key.clone()]);
+        match self.by_key.entry(
+            FxBuildHasher.hash_one(key),
+            |&at| data.get(self.list[at].key.clone()) == Some(key),
+            |&at| hash(&self.list[at]),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(_) => None,
+            hashbrown::hash_table::Entry::Vacant(vacant) => {
+                vacant.insert(self.list.len());
+                self.list.push(slot);
+                Some(())
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.list.len()
+    }
+}
+
+/// The oldest and newest times (ms) of a file's entries, NaN left out (never in a range):
+/// `+∞` and `−∞` for a file without any.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Times {
+    oldest: f64,
+    newest: f64,
+}
+
+impl Times {
+    /// The times of `facts`.
+    fn of(facts: &[Fact]) -> Times {
+        let times = facts.iter().map(|f| f.time_ms).filter(|t| !t.is_nan());
+        Times {
+            oldest: times.clone().fold(f64::INFINITY, f64::min),
+            newest: times.fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+
+    /// Whether no entry is in `range` (the report takes an entry written at or after
+    /// `--since`, before `--until`); a bound that is NaN rules nothing out here.
+    fn none_in(self, range: &Range<Option<f64>>) -> bool {
+        range.start.is_some_and(|since| self.newest < since)
+            || range.end.is_some_and(|until| self.oldest >= until)
+    }
+}
+
+/// A counted file's entry, to be kept: its bytes ([`encode`]) and its [`Times`].
+pub(super) struct Entry {
+    bytes: Vec<u8>,
+    times: Times,
 }
 
 /// The cache, as read at the start of a run.
@@ -51,7 +134,7 @@ pub(super) struct StatsCache {
     /// The cache file as read (mapped when large: a run reads the pages of the entries it
     /// takes, and of its index); `None` when there is none that checks out.
     data: Option<Input>,
-    slots: HashMap<String, Slot>,
+    slots: Slots,
     /// The paths counted (absolute): a kept file under one of them that was not counted is gone.
     roots: Vec<PathBuf>,
 }
@@ -60,16 +143,18 @@ pub(super) struct StatsCache {
 pub(super) enum Keep {
     /// Nothing (not a file, not counted, changed while read, oh-my-pi).
     Nothing,
-    /// The entry already kept, as it is (the file is unchanged, or changed within the racy
-    /// window: the kept entry is still what its stamp says).
-    Old(String),
+    /// The entry already kept (the slot's number), as it is (the file is unchanged, or
+    /// changed within the racy window: the kept entry is still what its stamp says).
+    Old(usize),
     /// A new entry.
-    New(String, Stamp, Vec<u8>),
+    New(String, Stamp, Entry),
 }
 
 /// One file counted, and what to keep of it.
 pub(super) struct Read {
-    pub(super) result: Result<Counted, Skipped>,
+    /// The file's count; `None` for a kept file with no entry in the range counted (the
+    /// report would leave it out: no row, not in the totals).
+    pub(super) result: Option<Result<Counted, Skipped>>,
     pub(super) keep: Keep,
 }
 
@@ -91,14 +176,11 @@ impl StatsCache {
 
     /// The cache kept in `file` (none: no cache).
     fn at(file: Option<PathBuf>, roots: &[PathBuf]) -> StatsCache {
-        let data = file
+        let (data, slots) = file
             .as_deref()
             .and_then(cache::load)
-            .filter(|d| checks_out(d.bytes()));
-        let slots = data
-            .as_ref()
-            .and_then(|d| index(d.bytes()))
-            .unwrap_or_default();
+            .and_then(|data| Some((index(data.bytes())?, data)))
+            .map_or_else(Default::default, |(slots, data)| (Some(data), slots));
         StatsCache {
             file,
             data,
@@ -122,10 +204,18 @@ impl StatsCache {
         self.data.as_ref().is_none_or(|d| d.verify().is_ok())
     }
 
+    /// The entry of `slot` when it checks out (its bytes hash to what was kept).
+    fn entry(&self, slot: &Slot) -> Option<&[u8]> {
+        self.bytes()
+            .get(slot.entry.clone())
+            .filter(|entry| XxHash3_128::oneshot(entry) == slot.sum)
+    }
+
     /// Counts `target` with `pi`'s rules in `dialect` as [`Counted::read_target`] does, from
     /// the cache where the file is unchanged, reading only its new lines where it only grew.
-    /// A kept file none of whose entries is in `range` (the `--since` and `--until` bounds,
-    /// ms) is taken without its facts: the report would leave every one of them out.
+    /// An unchanged file none of whose entries is in `range` (the `--since` and `--until`
+    /// bounds, ms) is not counted at all ([`Read::result`] `None`): the report would leave it
+    /// out, and the index says so without its entry being read.
     pub(super) fn read(
         &self,
         target: &Target,
@@ -140,31 +230,41 @@ impl StatsCache {
             .and_then(|p| Some((cache::key(p)?, Stamp::of_file(p)?)));
         let Some((key, stamp)) = key_stamp else {
             return Read {
-                result: Counted::read_target(target, pi, dialect),
+                result: Some(Counted::read_target(target, pi, dialect)),
                 keep: Keep::Nothing,
             };
         };
-        let shown = target.display();
-        let slot = self.slots.get(&key);
-        if let Some(slot) = slot
-            && let Some(entry) = self.bytes().get(slot.entry.clone())
+        let found = self.slots.find(self.bytes(), &key);
+        if let Some((at, slot)) = found
+            && slot.stamp == stamp
+            && slot.times.none_in(&range)
         {
+            return Read {
+                result: None,
+                keep: Keep::Old(at),
+            };
+        }
+        let shown = target.display();
+        // A kept entry that does not check out is neither taken nor kept.
+        let found = found.and_then(|(at, slot)| Some((at, slot, self.entry(slot)?)));
+        if let Some((at, slot, entry)) = found {
             if slot.stamp == stamp {
-                if let Some((_, counted)) = decode(entry, &shown, &range) {
+                if let Some((_, counted)) = decode(entry, &shown) {
                     return Read {
-                        result: Ok(counted),
-                        keep: Keep::Old(key),
+                        result: Some(Ok(counted)),
+                        keep: Keep::Old(at),
                     };
                 }
             } else if slot.stamp.same_file(&stamp)
                 && stamp.size() > slot.stamp.size()
-                && let Some((Some(grow), counted)) = decode(entry, &shown, &(None..None))
-                && let Some(read) = self.grown(target, &key, stamp, slot, grow, counted, pi)
+                && let Some((Some(grow), counted)) = decode(entry, &shown)
+                && let Some(read) =
+                    self.grown(target, (at, slot), key.clone(), stamp, grow, counted, pi)
             {
                 return read;
             }
         }
-        let old = slot.map(|_| Keep::Old(key.clone()));
+        let old = found.map(|(at, ..)| Keep::Old(at));
         let read = target.read_with(|input| {
             let loader = Session::loader(pi).with_dialect(dialect);
             let session = match loader.load_input(input) {
@@ -188,10 +288,13 @@ impl StatsCache {
                     }
                     _ => old.unwrap_or(Keep::Nothing),
                 };
-                Read { result, keep }
+                Read {
+                    result: Some(result),
+                    keep,
+                }
             }
             Err(e) => Read {
-                result: Err(Skipped::new(&shown, e)),
+                result: Some(Err(Skipped::new(&shown, e))),
                 keep: Keep::Nothing,
             },
         }
@@ -203,9 +306,9 @@ impl StatsCache {
     fn grown(
         &self,
         target: &Target,
-        key: &str,
+        (at, slot): (usize, &Slot),
+        key: String,
         stamp: Stamp,
-        slot: &Slot,
         grow: Grow<'_>,
         mut counted: Counted,
         pi: PiVersion,
@@ -258,13 +361,13 @@ impl StatsCache {
         });
         let (counted, entry) = read.ok()??;
         let keep = match entry {
-            Some(entry) if Stamp::of_file(Path::new(key)) == Some(stamp) => {
-                Keep::New(key.to_owned(), stamp, entry)
+            Some(entry) if Stamp::of_file(Path::new(&key)) == Some(stamp) => {
+                Keep::New(key, stamp, entry)
             }
-            _ => Keep::Old(key.to_owned()),
+            _ => Keep::Old(at),
         };
         Some(Read {
-            result: Ok(counted),
+            result: Some(Ok(counted)),
             keep,
         })
     }
@@ -286,58 +389,154 @@ impl StatsCache {
             return;
         };
         let mut changed = false;
-        let mut used: HashMap<&str, ()> =
-            HashMap::with_capacity_and_hasher(kept.len(), Default::default());
-        // What to write (found before anything is built: most runs write nothing).
-        let mut entries: Vec<(&str, Stamp, &[u8])> = Vec::with_capacity(kept.len());
+        let bytes = self.bytes();
+        // Each kept file once (a file reached twice is counted once, kept once).
+        let mut used = vec![false; self.slots.len()];
+        let mut new: HashMap<&str, ()> = HashMap::default();
+        // What to write (found before anything is built: most runs write nothing). An entry
+        // kept as it was keeps its hash: one that went bad is found out where it is read.
+        let mut entries: Vec<Kept<'_>> = Vec::with_capacity(kept.len());
+        let old = |slot: &Slot| {
+            Some(Kept {
+                key: std::str::from_utf8(bytes.get(slot.key.clone())?).ok()?,
+                stamp: slot.stamp,
+                times: slot.times,
+                sum: slot.sum,
+                bytes: bytes.get(slot.entry.clone())?,
+            })
+        };
         for keep in &kept {
             match keep {
                 Keep::Nothing => {}
-                Keep::Old(key) => {
-                    if let Some(slot) = self.slots.get(key)
-                        && let Some(entry) = self.bytes().get(slot.entry.clone())
-                        && used.insert(key, ()).is_none()
+                Keep::Old(at) => {
+                    if let Some(slot) = self.slots.list.get(*at)
+                        && !std::mem::replace(&mut used[*at], true)
+                        && let Some(kept) = old(slot)
                     {
-                        entries.push((key, slot.stamp, entry));
+                        entries.push(kept);
                     }
                 }
                 Keep::New(key, stamp, entry) => {
-                    if used.insert(key, ()).is_none() {
-                        entries.push((key, *stamp, entry));
+                    let at = self.slots.find(bytes, key).map(|(at, _)| at);
+                    let first = match at {
+                        Some(at) => !std::mem::replace(&mut used[at], true),
+                        None => new.insert(key, ()).is_none(),
+                    };
+                    if first {
+                        entries.push(Kept {
+                            key,
+                            stamp: *stamp,
+                            times: entry.times,
+                            sum: XxHash3_128::oneshot(&entry.bytes),
+                            bytes: &entry.bytes,
+                        });
                         changed = true;
                     }
                 }
             }
         }
-        for (key, slot) in &self.slots {
-            if used.contains_key(key.as_str()) {
+        for (slot, _) in self.slots.list.iter().zip(used).filter(|(_, used)| !used) {
+            let Some(kept) = old(slot) else {
+                changed = true;
                 continue;
-            }
-            let path = Path::new(key);
+            };
+            let path = Path::new(kept.key);
             let gone =
                 self.roots.iter().any(|r| path.starts_with(r)) || Stamp::of_file(path).is_none();
             if gone {
                 changed = true;
-            } else if let Some(entry) = self.bytes().get(slot.entry.clone()) {
-                entries.push((key, slot.stamp, entry));
+            } else {
+                entries.push(kept);
             }
         }
         if !changed && entries.len() == self.slots.len() {
             return;
         }
-        let size: usize = entries
-            .iter()
-            .map(|(k, _, e)| 16 + k.len() + Stamp::LEN + e.len())
-            .sum();
-        let mut out = header_bytes();
-        out.reserve(size + 16);
-        for (key, stamp, entry) in entries {
-            put_entry(&mut out, key, stamp, entry);
-        }
-        let sum = XxHash3_128::oneshot(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
-        cache::store(file, &out);
+        cache::store(file, &write(&entries));
     }
+}
+
+/// One entry to write.
+struct Kept<'a> {
+    key: &'a str,
+    stamp: Stamp,
+    times: Times,
+    sum: u128,
+    bytes: &'a [u8],
+}
+
+/// The length of an index record but its key's bytes: the key's length, the stamp, the
+/// times, the entry's length and hash.
+const RECORD_LEN: usize = 8 + Stamp::LEN + 16 + 8 + 16;
+
+/// The cache file of `entries`: the header and the index's length, the index (a record per
+/// entry, in their order), its XXH3-128 (of everything before it), then the entries.
+fn write(entries: &[Kept<'_>]) -> Vec<u8> {
+    let index_len: usize = entries.iter().map(|e| RECORD_LEN + e.key.len()).sum();
+    let entries_len: usize = entries.iter().map(|e| e.bytes.len()).sum();
+    let mut out = header_bytes();
+    out.reserve(8 + index_len + 16 + entries_len);
+    out.extend_from_slice(&(index_len as u64).to_le_bytes());
+    for e in entries {
+        put_str(&mut out, e.key);
+        out.extend_from_slice(&e.stamp.to_bytes());
+        put_f64(&mut out, e.times.oldest);
+        put_f64(&mut out, e.times.newest);
+        out.extend_from_slice(&(e.bytes.len() as u64).to_le_bytes());
+        out.extend_from_slice(&e.sum.to_le_bytes());
+    }
+    let sum = XxHash3_128::oneshot(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    for e in entries {
+        out.extend_from_slice(e.bytes);
+    }
+    out
+}
+
+/// The index of a cache file: `None` unless it is one of this version whose index checks out
+/// (its hash) and whose entries are all there (the file ends where the last one does).
+fn index(data: &[u8]) -> Option<Slots> {
+    let header = header_bytes();
+    let mut r = Reader {
+        data,
+        at: header.len(),
+    };
+    if !data.starts_with(&header) {
+        return None;
+    }
+    let index_len = usize::try_from(r.u64()?).ok()?;
+    let index_end = r.at.checked_add(index_len)?;
+    let sum = data.get(index_end..index_end.checked_add(16)?)?;
+    if XxHash3_128::oneshot(&data[..index_end]).to_le_bytes() != sum {
+        return None;
+    }
+    let mut at = index_end + 16;
+    let mut slots = Slots::default();
+    while r.at < index_end {
+        let key_len = usize::try_from(r.u64()?).ok()?;
+        let key = r.at..r.at.checked_add(key_len)?;
+        std::str::from_utf8(r.take(key_len)?).ok()?;
+        let stamp = Stamp::from_bytes(r.take(Stamp::LEN)?)?;
+        let times = Times {
+            oldest: r.f64()?,
+            newest: r.f64()?,
+        };
+        let len = usize::try_from(r.u64()?).ok()?;
+        let sum = u128::from_le_bytes(r.take(16)?.try_into().ok()?);
+        let end = at.checked_add(len)?;
+        slots.insert(
+            data,
+            Slot {
+                key,
+                stamp,
+                times,
+                entry: at..end,
+                sum,
+            },
+        )?;
+        at = end;
+    }
+    (r.at == index_end && at == data.len()).then_some(slots)
 }
 
 /// What a kept entry needs to count only the lines appended to its file.
@@ -373,49 +572,6 @@ fn header_bytes() -> Vec<u8> {
     out
 }
 
-/// Whether `data` is a whole cache file of this version: the magic, the version, and the
-/// XXH3-128 of the rest at its end.
-fn checks_out(data: &[u8]) -> bool {
-    let header = header_bytes();
-    let Some(body_len) = data.len().checked_sub(16) else {
-        return false;
-    };
-    data.starts_with(&header)
-        && body_len >= header.len()
-        && data[body_len..] == XxHash3_128::oneshot(&data[..body_len]).to_le_bytes()
-}
-
-fn put_entry(out: &mut Vec<u8>, key: &str, stamp: Stamp, entry: &[u8]) {
-    put_str(out, key);
-    out.extend_from_slice(&stamp.to_bytes());
-    out.extend_from_slice(&(entry.len() as u64).to_le_bytes());
-    out.extend_from_slice(entry);
-}
-
-/// The entries of a cache file that [`checks_out`].
-fn index(data: &[u8]) -> Option<HashMap<String, Slot>> {
-    let mut r = Reader {
-        data: data.get(..data.len().checked_sub(16)?)?,
-        at: header_bytes().len(),
-    };
-    let mut slots = HashMap::default();
-    while r.at < r.data.len() {
-        let key = r.str()?.to_owned();
-        let stamp = Stamp::from_bytes(r.take(Stamp::LEN)?)?;
-        let len = usize::try_from(r.u64()?).ok()?;
-        let start = r.at;
-        r.take(len)?;
-        slots.insert(
-            key,
-            Slot {
-                stamp,
-                entry: start..start + len,
-            },
-        );
-    }
-    Some(slots)
-}
-
 fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(&(s.len() as u64).to_le_bytes());
     out.extend_from_slice(s.as_bytes());
@@ -433,7 +589,7 @@ fn put_usage(out: &mut Vec<u8>, u: &Usage) {
 
 /// The entry of a counted file (`grow` when only its new lines may be counted next time);
 /// `None` for an oh-my-pi file (its own numbers are not kept).
-fn encode(counted: &Counted, grow: Option<&Grow<'_>>) -> Option<Vec<u8>> {
+fn encode(counted: &Counted, grow: Option<&Grow<'_>>) -> Option<Entry> {
     let OwnStats::Pi(own) = &counted.own else {
         return None;
     };
@@ -468,10 +624,6 @@ fn encode(counted: &Counted, grow: Option<&Grow<'_>>) -> Option<Vec<u8>> {
         out.extend_from_slice(&n.to_le_bytes());
     }
     put_usage(&mut out, &own.usage);
-    // The oldest and newest times of the entries (NaN, never in a range, left out).
-    let times = f.facts.iter().map(|f| f.time_ms).filter(|t| !t.is_nan());
-    put_f64(&mut out, times.clone().fold(f64::INFINITY, f64::min));
-    put_f64(&mut out, times.fold(f64::NEG_INFINITY, f64::max));
     out.extend_from_slice(&(f.facts.len() as u64).to_le_bytes());
     for fact in &f.facts {
         let kind: u8 = match fact.kind {
@@ -503,16 +655,14 @@ fn encode(counted: &Counted, grow: Option<&Grow<'_>>) -> Option<Vec<u8>> {
             put_str(&mut out, s);
         }
     }
-    Some(out)
+    Some(Entry {
+        bytes: out,
+        times: Times::of(&f.facts),
+    })
 }
 
-/// An entry read back, its facts named `path` (none when none is in `range`, the report's
-/// `--since`/`--until`); `None` when it does not read.
-fn decode<'d>(
-    entry: &'d [u8],
-    path: &str,
-    range: &Range<Option<f64>>,
-) -> Option<(Option<Grow<'d>>, Counted)> {
+/// An entry read back, its facts named `path`; `None` when it does not read.
+fn decode<'d>(entry: &'d [u8], path: &str) -> Option<(Option<Grow<'d>>, Counted)> {
     let mut r = Reader { data: entry, at: 0 };
     let grow = match r.u8()? {
         0 => None,
@@ -539,13 +689,7 @@ fn decode<'d>(
         unreadable: r.u64()?,
         usage: r.usage()?,
     };
-    let (oldest, newest) = (r.f64()?, r.f64()?);
     let n = usize::try_from(r.u64()?).ok()?;
-    // The report takes an entry written at or after `since`, before `until`.
-    // (`newest` and `oldest` are never NaN; a bound that is NaN skips nothing here.)
-    let none_in_range = range.start.is_some_and(|since| newest < since)
-        || range.end.is_some_and(|until| oldest >= until);
-    let n = if none_in_range { 0 } else { n };
     // Each fact takes at least 13 bytes: a count beyond what is left is not believed.
     let mut facts = Vec::with_capacity(n.min(entry.len() / 13));
     for _ in 0..n {
@@ -590,7 +734,7 @@ fn decode<'d>(
             time_ms,
         });
     }
-    if !none_in_range && r.at != entry.len() {
+    if r.at != entry.len() {
         return None;
     }
     let facts = SessionFacts {
@@ -656,13 +800,81 @@ impl<'d> Reader<'d> {
 mod tests {
     use super::*;
 
+    /// A scratch directory of this test's own.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("pi-session-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A kept file none of whose entries is in the range asked is answered from the index
+    /// alone: its entry is not read (here it would not check out) and is kept as it was,
+    /// with the hash it was written with. Read without the range, the entry that does not
+    /// check out is neither taken (the file is read) nor kept.
+    #[test]
+    fn a_range_outside_a_kept_file_is_answered_from_the_index_alone() {
+        let dir = scratch("stats-cache-index");
+        let file = dir.join("stats.bin");
+        let session = dir.join("s.jsonl");
+        std::fs::write(
+            &session,
+            concat!(
+                r#"{"type":"session","version":3,"id":"s1","timestamp":"2020-01-01T00:00:00.000Z","cwd":"/w"}"#,
+                "\n",
+                r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2020-01-01T00:00:01.000Z","message":{"role":"assistant","content":[],"provider":"p","model":"m","usage":{"input":5,"output":7,"cacheRead":0,"cacheWrite":0,"totalTokens":12,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}},"stopReason":"stop","timestamp":1577836801000}}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        let (pi, target) = (PiVersion::V1_5, Target::File(session.clone()));
+        let counted = Counted::read_target(&target, pi, None).unwrap();
+        let entry = encode(&counted, None).unwrap();
+        assert_eq!(
+            entry.times,
+            Times {
+                oldest: 1577836801000.0,
+                newest: 1577836801000.0
+            }
+        );
+        let key = cache::key(&session).unwrap();
+        let stamp = Stamp::of_file(&session).unwrap();
+        StatsCache::at(Some(file.clone()), &[]).save(vec![Keep::New(key, stamp, entry)]);
+        let since_2021 = Some(1609459200000.0)..None;
+
+        // Intact: taken from the cache either way.
+        let cache = StatsCache::at(Some(file.clone()), &[]);
+        let read = cache.read(&target, pi, None, since_2021.clone());
+        assert!(read.result.is_none() && matches!(read.keep, Keep::Old(0)));
+        let read = cache.read(&target, pi, None, None..None);
+        let total = |read: &Read| match &read.result {
+            Some(Ok(c)) => c.facts.pi_stats().usage.cost,
+            _ => f64::NAN,
+        };
+        assert_eq!(total(&read), 0.5);
+        assert!(matches!(read.keep, Keep::Old(0)));
+
+        // The entry's last byte changed: the index still checks out.
+        let mut bytes = std::fs::read(&file).unwrap();
+        *bytes.last_mut().unwrap() ^= 1;
+        std::fs::write(&file, &bytes).unwrap();
+        let cache = StatsCache::at(Some(file.clone()), &[]);
+        assert_eq!(cache.slots.len(), 1, "the index checks out");
+        let read = cache.read(&target, pi, None, since_2021);
+        assert!(read.result.is_none(), "answered from the index");
+        assert!(matches!(read.keep, Keep::Old(0)));
+        let read = cache.read(&target, pi, None, None..None);
+        assert_eq!(total(&read), 0.5, "the file read whole");
+        // Just written (racy): nothing new to keep, and the bad entry is not kept.
+        assert!(matches!(read.keep, Keep::Nothing));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// A cache file truncated by another program while a run reads it through its mapping:
     /// the run finds it out (`intact`), and writes nothing made from what it read.
     #[test]
     fn a_cache_file_truncated_while_mapped_is_not_trusted_or_rewritten() {
-        let dir =
-            std::env::temp_dir().join(format!("pi-session-stats-cache-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("stats-cache");
         let file = dir.join("stats.bin");
         let session = dir.join("s.jsonl");
         std::fs::write(&session, "{}\n").unwrap();
@@ -670,6 +882,11 @@ mod tests {
         let key = session.to_str().unwrap().to_owned();
         // An entry larger than what `Input` reads into memory, so that the file is mapped.
         let big = vec![7u8; (pi_session_fs::input::READ_LIMIT as usize) + (1 << 20)];
+        let times = Times {
+            oldest: 0.0,
+            newest: 0.0,
+        };
+        let big = Entry { bytes: big, times };
         StatsCache::at(Some(file.clone()), &[]).save(vec![Keep::New(key.clone(), stamp, big)]);
         let cache = StatsCache::at(Some(file.clone()), &[]);
         assert!(cache.data.as_ref().is_some_and(Input::is_mapped), "mapped");
@@ -683,13 +900,23 @@ mod tests {
             .unwrap()
             .set_len(len / 2)
             .unwrap();
-        let entry = cache.slots[&key].entry.clone();
+        let entry = cache
+            .slots
+            .find(cache.bytes(), &key)
+            .unwrap()
+            .1
+            .entry
+            .clone();
         // Read past the new end: zeros, not the 7s that were there, and no fault.
         assert_eq!(cache.bytes()[entry.end - 1], 0);
         assert!(!cache.intact());
         // Something new to keep, so that a save that trusted the file would write one.
         let other = format!("{key}.new");
-        cache.save(vec![Keep::Old(key), Keep::New(other, stamp, vec![1])]);
+        let small = Entry {
+            bytes: vec![1],
+            times,
+        };
+        cache.save(vec![Keep::Old(0), Keep::New(other, stamp, small)]);
         assert_eq!(
             std::fs::metadata(&file).unwrap().len(),
             len / 2,

@@ -499,7 +499,7 @@ fn the_cache_counts_what_a_full_read_counts() {
             String::from_utf8(out.stderr).unwrap(),
         )
     };
-    let cache_file = cache_home.join("pi-session/stats-v1-1.5.2-auto.bin");
+    let cache_file = cache_home.join("pi-session/stats-v2-1.5.2-auto.bin");
     // Every grouping and format, and a date range, from the cache against a full read; the
     // cached run goes first (it writes the cache), then again (it reads it).
     let same = |stage: &str| {

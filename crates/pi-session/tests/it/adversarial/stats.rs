@@ -151,6 +151,29 @@ fn stats_of_10_000_sessions_of_1gb_is_quick() {
     );
     let bound = if cfg!(debug_assertions) { 20.0 } else { 6.0 };
     assert!(elapsed.as_secs_f64() < bound, "{elapsed:?}");
+
+    // A status line's run: `--since today` from the cache the run above wrote answers from
+    // its index and the files' stamps alone (none of these sessions is of today), as a full
+    // read does. docs/PERFORMANCE.md has the figures (35 ms on 2 cores); the bound is for
+    // a gross regression only.
+    let since = ["stats", "--format", "json", "--since", "today", s(&tree)];
+    let full = run(
+        &[&since[..], &["--no-cache"]].concat(),
+        Duration::from_secs(600),
+    );
+    full.assert_code(0);
+    run(&since, Duration::from_secs(600)).assert_code(0);
+    let start = Instant::now();
+    let cached = run(&since, Duration::from_secs(600));
+    let elapsed = start.elapsed();
+    cached.assert_code(0);
+    assert_eq!(cached.stdout, full.stdout);
+    eprintln!(
+        "cached stats --since today of 10,000 sessions: {elapsed:?}, peak RSS {} MiB",
+        cached.max_rss_kib / 1024
+    );
+    let bound = if cfg!(debug_assertions) { 3.0 } else { 0.5 };
+    assert!(elapsed.as_secs_f64() < bound, "{elapsed:?}");
 }
 
 /// `ls` on the same ground: a FIFO named like a session is not opened (pi would wait on it
