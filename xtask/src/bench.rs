@@ -13,6 +13,8 @@
 //!   context within 2× of it), with the load average before and after the runs. Prints a
 //!   Markdown table of medians.
 //! - `search` (`bench_search.rs`): `pi-session search -l` against ripgrep over a session tree.
+//! - `stats` (`bench_stats.rs`): `pi-session stats` (full read, cached, cached `--since today`)
+//!   against `@ccusage/pi` over a session tree.
 //! - `check-gen`: generates small sessions (1 MB, seeds 1–5, versions 1–3 by default) and
 //!   compares `context` (and `context --llm`; for v1 also `migrate` with deterministic ids)
 //!   between `node conformance/reference/pi-ref.mjs` and `pi-session`.
@@ -30,7 +32,8 @@ const USAGE: &str = "usage:
                             [--linear ENTRIES] [--pi 0.73|0.87] [--timeout 300] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3] [--pi 0.73|0.87]
   cargo xtask bench writer [--messages 100000] [--size 100MB] [--runs 5] [--pi 1.5]
-  cargo xtask bench search [--files 10000] [--size 1GB] [--seed 1] [--patterns P,P] [--runs 5]";
+  cargo xtask bench search [--files 10000] [--size 1GB] [--seed 1] [--patterns P,P] [--runs 5]
+  cargo xtask bench stats [--files 10000] [--size 1GB] [--seed 1] [--runs 5] [--out FILE]";
 
 pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     match args {
@@ -38,6 +41,7 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
         ["check-gen", rest @ ..] => check_gen(rest),
         ["writer", rest @ ..] => crate::bench_writer::main(rest),
         ["search", rest @ ..] => crate::bench_search::main(rest),
+        ["stats", rest @ ..] => crate::bench_stats::main(rest),
         _ => Err(format!("unknown bench command\n{USAGE}")),
     }
 }
@@ -73,6 +77,50 @@ pub(crate) fn build_pi_session(release: bool) -> Result<PathBuf, String> {
     } else {
         Err(format!("{} not found after the build", bin.display()))
     }
+}
+
+/// The session tree `pi-session gen --tree` writes for `files`, `size` and `seed` (pi's
+/// layout; every tenth session a fork), generated once into `target/bench-data/` by `bin`.
+pub(crate) fn session_tree(
+    bin: &Path,
+    files: &str,
+    size: &str,
+    seed: &str,
+) -> Result<PathBuf, String> {
+    let tree = target_dir()
+        .join("bench-data")
+        .join(format!("tree-{files}-{size}-s{seed}"));
+    if !tree.is_dir() {
+        eprintln!("bench: generating {}", tree.display());
+        let status = Command::new(bin)
+            .args(["gen", "--tree"])
+            .arg(&tree)
+            .args(["--files", files, "--size", size, "--seed", seed])
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|e| format!("{}: {e}", bin.display()))?;
+        if !status.success() {
+            let _ = fs::remove_dir_all(&tree);
+            return Err("pi-session gen --tree failed".into());
+        }
+    }
+    Ok(tree)
+}
+
+/// The bytes of the files under `dir`.
+pub(crate) fn tree_bytes(dir: &Path) -> u64 {
+    let mut stack = vec![dir.to_owned()];
+    let mut total = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
+            match entry.metadata() {
+                Ok(m) if m.is_dir() => stack.push(entry.path()),
+                Ok(m) => total += m.len(),
+                Err(_) => {}
+            }
+        }
+    }
+    total
 }
 
 fn reference_dir() -> Result<PathBuf, String> {

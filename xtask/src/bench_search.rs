@@ -8,7 +8,9 @@
 //! ripgrep reads the raw JSON, escapes and all, so for a pattern found in some files its
 //! list can differ from ours (the `same files` column); for a rare or absent one they agree.
 
-use crate::bench::{Failed, Load, Run, build_pi_session, measure, median, target_dir};
+use crate::bench::{
+    Failed, Load, Run, build_pi_session, measure, median, session_tree, target_dir, tree_bytes,
+};
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -66,23 +68,7 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
         .unwrap_or("rg")
         .to_owned();
     let bin = build_pi_session(true)?;
-    let tree = target_dir()
-        .join("bench-data")
-        .join(format!("tree-{files}-{size}-s{seed}"));
-    if !tree.is_dir() {
-        eprintln!("bench: generating {}", tree.display());
-        let status = Command::new(&bin)
-            .args(["gen", "--tree"])
-            .arg(&tree)
-            .args(["--files", &files, "--size", &size, "--seed", &seed])
-            .stdout(std::process::Stdio::null())
-            .status()
-            .map_err(|e| format!("{}: {e}", bin.display()))?;
-        if !status.success() {
-            let _ = fs::remove_dir_all(&tree);
-            return Err("pi-session gen --tree failed".into());
-        }
-    }
+    let tree = session_tree(&bin, &files, &size, &seed)?;
     let tree_s = tree.to_string_lossy().into_owned();
     let bytes = tree_bytes(&tree);
     let load = Load::starting();
@@ -164,22 +150,6 @@ fn sorted_lines(path: &Path) -> Vec<String> {
         .collect();
     lines.sort_unstable();
     lines
-}
-
-/// The bytes of the files under `dir`.
-fn tree_bytes(dir: &Path) -> u64 {
-    let mut stack = vec![dir.to_owned()];
-    let mut total = 0;
-    while let Some(dir) = stack.pop() {
-        for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
-            match entry.metadata() {
-                Ok(m) if m.is_dir() => stack.push(entry.path()),
-                Ok(m) => total += m.len(),
-                Err(_) => {}
-            }
-        }
-    }
-    total
 }
 
 fn render(rows: &[Row], runs: usize, bytes: u64, rg: &str, load: &Load) -> String {

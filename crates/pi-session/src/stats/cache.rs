@@ -453,6 +453,19 @@ impl StatsCache {
             return;
         }
         cache::store(file, &write(&entries));
+        // The cache of the format before this one is of no use any more, and was as large.
+        let name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let earlier = name.replacen(
+            &format!("stats-v{VERSION}-"),
+            &format!("stats-v{}-", VERSION - 1),
+            1,
+        );
+        if earlier != name {
+            let _ = std::fs::remove_file(file.with_file_name(earlier));
+        }
     }
 }
 

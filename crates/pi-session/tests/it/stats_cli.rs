@@ -532,9 +532,18 @@ fn the_cache_counts_what_a_full_read_counts() {
         stats(&cache_home, &["--format", "json", "--no-cache"])
     );
     assert!(!cache_file.exists(), "recently modified files were cached");
+    // The cache of the format before (v1: one hash over the whole file) goes when the new one
+    // is written.
+    let earlier = cache_home.join("pi-session/stats-v1-1.5.2-auto.bin");
+    fs::create_dir_all(earlier.parent().unwrap()).unwrap();
+    fs::write(&earlier, "an earlier cache").unwrap();
     settle();
     same("unchanged");
     assert!(cache_file.exists(), "nothing was cached");
+    assert!(
+        !earlier.exists(),
+        "the earlier format's cache is left behind"
+    );
     assert_eq!(
         fs::metadata(&cache_file).unwrap().permissions().mode() & 0o777,
         0o600,
