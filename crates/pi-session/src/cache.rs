@@ -179,11 +179,13 @@ const MAX_CACHE_BYTES: u64 = 1 << 30;
 /// file meanwhile makes what is read past its new end zeros: a caller checks
 /// [`Input::verify`] before trusting what it took from it.
 pub(crate) fn load(file: &Path) -> Option<Input> {
+    // Before opening: a device or a FIFO is not opened at all (opening some devices acts).
     let meta = std::fs::metadata(file).ok()?;
     if !meta.is_file() || meta.len() > MAX_CACHE_BYTES {
         return None;
     }
-    // Opened without waiting on a FIFO swapped in since, and read no further than the bound.
+    // Opened without waiting on a FIFO swapped in since, and checked again: what was opened
+    // is what counts.
     let opened = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)

@@ -174,6 +174,11 @@ impl StatsCache {
         StatsCache::at(file, roots)
     }
 
+    /// No cache: every file is read, nothing is kept.
+    pub(super) fn none() -> StatsCache {
+        StatsCache::at(None, &[])
+    }
+
     /// The cache kept in `file` (none: no cache).
     fn at(file: Option<PathBuf>, roots: &[PathBuf]) -> StatsCache {
         let (data, slots) = file
