@@ -885,6 +885,25 @@ mod tests {
         assert_eq!(total(&read), 0.5, "the file read whole");
         // Just written (racy): nothing new to keep, and the bad entry is not kept.
         assert!(matches!(read.keep, Keep::Nothing));
+
+        // A byte of the index changed (the key's last): the whole cache is ignored.
+        let key_end = header_bytes().len() + 8 + 8 + session.as_os_str().len();
+        let mut bytes = std::fs::read(&file).unwrap();
+        bytes[key_end - 1] ^= 1;
+        std::fs::write(&file, &bytes).unwrap();
+        let cache = StatsCache::at(Some(file.clone()), &[]);
+        assert_eq!(
+            cache.slots.len(),
+            0,
+            "an index that does not check out is ignored"
+        );
+        assert!(cache.data.is_none());
+        // And one cut short by a byte: the entries are not all there.
+        let mut bytes = std::fs::read(&file).unwrap();
+        bytes[key_end - 1] ^= 1;
+        bytes.pop();
+        std::fs::write(&file, &bytes).unwrap();
+        assert_eq!(StatsCache::at(Some(file.clone()), &[]).slots.len(), 0);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
