@@ -446,7 +446,8 @@ fn implement(
             crate::with_stdout(|out| {
                 ops::context(
                     &bytes,
-                    // Through the buffered reader, as `pi-session context` reads files.
+                    // Through positioned reads, as `pi-session context` reads a large (mapped)
+                    // file: the corpus's small files would not take that path otherwise.
                     ops::Access::ReadAt(&|buf: &mut [u8], at: usize| {
                         buf.copy_from_slice(&bytes[at..at + buf.len()]);
                         true

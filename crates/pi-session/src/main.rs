@@ -272,7 +272,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
                 let access = if std::env::var_os("PI_SESSION_MMAP").is_some() {
                     ops::Access::Release(&release)
                 } else {
-                    ops::Access::ReadAt(input)
+                    ops::Access::Input(input)
                 };
                 let blobs = blobs
                     .or_else(pi_session_fs::omp_store::OmpStore::existing_blobs_dir)
@@ -297,8 +297,8 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
             format,
             no_collapse,
         } => {
-            // Like `context`: pieces read into small buffers, so that a large file is never
-            // brought into memory (a 1,000,000-entry chain held 784 MiB of its mapping).
+            // Like `context`: a large file in pieces read into small buffers, so that it is
+            // never brought into memory (a 1,000,000-entry chain held 784 MiB of its mapping).
             let settings = Settings {
                 exits_after: true,
                 dialect: file.dialect,
@@ -312,7 +312,7 @@ fn run(command: Command, input: &Input, name: &str) -> Result<(), Rejected> {
                 },
                 ..tree::TextOptions::default()
             });
-            ops::tree(input.bytes(), ops::Access::ReadAt(input), settings, text)?
+            ops::tree(input.bytes(), ops::Access::Input(input), settings, text)?
         }
         Command::Info { file, mtime } => {
             let mtime = mtime.map_or_else(|| input.modified_ms(), |ms| ms as f64);

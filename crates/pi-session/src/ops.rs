@@ -12,6 +12,7 @@ use pi_session_format::session::{
 };
 use pi_session_format::tree::{self, Leaf};
 use pi_session_format::{Dialect, PiVersion};
+use pi_session_fs::input::Input;
 use std::io::Write;
 use std::ops::Range;
 
@@ -69,6 +70,10 @@ pub(crate) enum Access<'r> {
     /// Scans copies read with the function (see
     /// [`pi_session_format::session::Loader::reading`]).
     ReadAt(&'r ReadAt<'r>),
+    /// Loads the file as the command line reads one
+    /// ([`pi_session_format::session::Loader::load_input`]: a mapped file through positioned
+    /// reads, one read into memory as it is).
+    Input(&'r Input),
 }
 
 /// The migration ids the settings ask for.
@@ -93,6 +98,7 @@ fn load_accessing<'a>(
     let session = match access {
         Access::Release(release) => loader.releasing(release).load(bytes)?,
         Access::ReadAt(read_at) => loader.reading(read_at).load(bytes)?,
+        Access::Input(input) => loader.load_input(input)?,
     };
     for s in &session.skipped {
         warnings.push(format!("{}: warning: skipped {}", s.line, s.reason));
