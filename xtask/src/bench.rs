@@ -15,6 +15,8 @@
 //! - `search` (`bench_search.rs`): `pi-session search -l` against ripgrep over a session tree.
 //! - `stats` (`bench_stats.rs`): `pi-session stats` (full read, cached, cached `--since today`)
 //!   against `@ccusage/pi` over a session tree.
+//! - `tables` (`bench_tables.rs`): `export --format parquet` (each codec) against DuckDB's
+//!   `read_json` → Parquet of the same tree.
 //! - `check-gen`: generates small sessions (1 MB, seeds 1–5, versions 1–3 by default) and
 //!   compares `context` (and `context --llm`; for v1 also `migrate` with deterministic ids)
 //!   between `node conformance/reference/pi-ref.mjs` and `pi-session`.
@@ -33,7 +35,8 @@ const USAGE: &str = "usage:
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3] [--pi 0.73|0.87]
   cargo xtask bench writer [--messages 100000] [--size 100MB] [--runs 5] [--pi 1.5]
   cargo xtask bench search [--files 10000] [--size 1GB] [--seed 1] [--patterns P,P] [--runs 5]
-  cargo xtask bench stats [--files 10000] [--size 1GB] [--seed 1] [--runs 5] [--out FILE]";
+  cargo xtask bench stats [--files 10000] [--size 1GB] [--seed 1] [--runs 5] [--out FILE]
+  cargo xtask bench tables [--files 10000] [--size 1GB] [--seed 1] [--runs 3] [--out FILE]";
 
 pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     match args {
@@ -42,6 +45,7 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
         ["writer", rest @ ..] => crate::bench_writer::main(rest),
         ["search", rest @ ..] => crate::bench_search::main(rest),
         ["stats", rest @ ..] => crate::bench_stats::main(rest),
+        ["tables", rest @ ..] => crate::bench_tables::main(rest),
         _ => Err(format!("unknown bench command\n{USAGE}")),
     }
 }

@@ -26,10 +26,11 @@
 //!   `conformance/validate/` (`pi.json`: drops, rewrites, throws, hangs), the evidence behind the
 //!   validator's pi-loadable verdict;
 //! - `cargo xtask fuzz seed` — the fuzzers' seed corpus (`fuzz/corpus/`) from `conformance/`.
-//! - `cargo xtask bench compare|check-gen|writer|search|stats` — the reference vs
+//! - `cargo xtask bench compare|check-gen|writer|search|stats|tables` — the reference vs
 //!   `pi-session` on generated sessions: timing table (`docs/PERFORMANCE.md`), identical
 //!   reading of generated files, the writer against pi's `SessionManager`, `search -l` against
-//!   ripgrep, and `stats` (full, cached, `--since today`) against `@ccusage/pi`.
+//!   ripgrep, `stats` (full, cached, `--since today`) against `@ccusage/pi`, and the Parquet
+//!   export against DuckDB.
 //! - `cargo xtask schema [--check]` — write `schemas/` from the types, or check it is current.
 //! - `cargo xtask diagnostics [--check]` — write `docs/diagnostics.md` from the catalogue of
 //!   diagnostic codes and `conformance/validate/`, or check it is current.
@@ -41,6 +42,7 @@
 mod bench;
 mod bench_search;
 mod bench_stats;
+mod bench_tables;
 mod bench_writer;
 mod bless;
 mod conformance;
@@ -123,6 +125,7 @@ const USAGE: &str = "usage:
   cargo xtask bench writer [--messages 100000] [--size 100MB] [--runs 5]
   cargo xtask bench search [--files 10000] [--size 1GB] [--patterns P,P] [--runs 5]
   cargo xtask bench stats [--files 10000] [--size 1GB] [--seed 1] [--runs 5] [--out FILE]
+  cargo xtask bench tables [--files 10000] [--size 1GB] [--seed 1] [--runs 3] [--out FILE]
   cargo xtask schema [--check]
   cargo xtask corpus [--check]
   cargo xtask diagnostics [--check]
