@@ -111,6 +111,81 @@ pub(crate) fn session_tree(
     Ok(tree)
 }
 
+/// The options of the benchmarks over a generated session tree (`search`, `stats`, `tables`):
+/// `--files N --size SIZE --seed S` name the tree ([`session_tree`]), `--runs N` the timed
+/// runs, `--out FILE` where the table is also written.
+pub(crate) struct TreeOptions {
+    pub(crate) files: String,
+    pub(crate) size: String,
+    pub(crate) seed: String,
+    pub(crate) runs: usize,
+    pub(crate) out: Option<PathBuf>,
+}
+
+impl TreeOptions {
+    /// Reads `args` (10,000 files, 1GB, seed 1 and `runs` unless given); a flag of the
+    /// benchmark's own goes to `extra` with its value (`false`: not one of its flags).
+    pub(crate) fn parse<'a>(
+        args: &[&'a str],
+        runs: usize,
+        usage: &str,
+        mut extra: impl FnMut(&str, &'a str) -> bool,
+    ) -> Result<TreeOptions, String> {
+        let mut o = TreeOptions {
+            files: "10000".to_owned(),
+            size: "1GB".to_owned(),
+            seed: "1".to_owned(),
+            runs,
+            out: None,
+        };
+        let mut it = args.iter();
+        while let Some(&a) = it.next() {
+            let value = it
+                .next()
+                .copied()
+                .ok_or_else(|| format!("{a} needs a value\n{usage}"))?;
+            match a {
+                "--files" => o.files = value.to_owned(),
+                "--size" => o.size = value.to_owned(),
+                "--seed" => o.seed = value.to_owned(),
+                "--runs" => {
+                    o.runs = value
+                        .parse()
+                        .map_err(|_| "--runs needs a number".to_owned())?;
+                }
+                "--out" => o.out = Some(PathBuf::from(value)),
+                _ if extra(a, value) => {}
+                _ => return Err(format!("unknown argument {a}\n{usage}")),
+            }
+        }
+        if o.runs == 0 {
+            return Err("--runs must be at least 1".into());
+        }
+        Ok(o)
+    }
+
+    /// Writes `table` to `--out`, when given.
+    pub(crate) fn write_out(&self, table: &str) -> Result<(), String> {
+        match &self.out {
+            Some(out) => fs::write(out, table).map_err(|e| format!("{}: {e}", out.display())),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The median time (s) and median peak RSS (MiB) of `runs`, or what a table's cell says
+/// instead: `–` without runs, `fails: …` (escaped for a Markdown table) when one failed.
+pub(crate) fn medians(runs: &Result<Vec<Run>, String>) -> Result<(f64, f64), String> {
+    match runs {
+        Ok(v) if !v.is_empty() => Ok((
+            median(v.iter().map(|r| r.seconds).collect()),
+            median(v.iter().map(|r| r.max_rss_kib as f64).collect()) / 1024.0,
+        )),
+        Ok(_) => Err("–".to_owned()),
+        Err(e) => Err(format!("fails: {}", e.replace('|', "\\|"))),
+    }
+}
+
 /// The bytes of the files under `dir`.
 pub(crate) fn tree_bytes(dir: &Path) -> u64 {
     let mut stack = vec![dir.to_owned()];
@@ -601,15 +676,6 @@ fn describe(r: &Result<Vec<Run>, String>) -> String {
     }
 }
 
-/// The median seconds and peak RSS (MiB) of a side's runs, when it has any.
-fn medians(r: &Result<Vec<Run>, String>) -> Option<(f64, f64)> {
-    r.as_ref().ok().filter(|v| !v.is_empty()).map(|v| {
-        let secs = median(v.iter().map(|r| r.seconds).collect());
-        let rss = median(v.iter().map(|r| r.max_rss_kib as f64).collect()) / 1024.0;
-        (secs, rss)
-    })
-}
-
 fn render(rows: &[Row], runs: usize, pi: &str, load: &Load) -> String {
     let mut t = String::new();
     let _ = writeln!(
@@ -623,34 +689,30 @@ fn render(rows: &[Row], runs: usize, pi: &str, load: &Load) -> String {
     );
     for row in rows {
         let mb = row.bytes as f64 / 1e6;
-        let fail = |r: &Result<Vec<Run>, String>| match r {
-            Err(e) => format!("fails: {}", e.replace('|', "\\|")),
-            Ok(_) => "–".into(),
-        };
         let (ref_s, ref_rss) = match medians(&row.reference) {
-            Some((s, m)) => (format!("{s:.3}"), format!("{m:.0}")),
-            None => (fail(&row.reference), "–".into()),
+            Ok((s, m)) => (format!("{s:.3}"), format!("{m:.0}")),
+            Err(e) => (e, "–".into()),
         };
         let (our_s, our_rss, mbps) = match medians(&row.ours) {
-            Some((s, m)) => (
+            Ok((s, m)) => (
                 format!("{s:.3}"),
                 format!("{m:.0}"),
                 format!("{:.0}", mb / s),
             ),
-            None => (fail(&row.ours), "–".into(), "–".into()),
+            Err(e) => (e, "–".into(), "–".into()),
         };
         let floor_s = match medians(&row.floor) {
-            Some((s, _)) => format!("{s:.3}"),
-            None => fail(&row.floor),
+            Ok((s, _)) => format!("{s:.3}"),
+            Err(e) => e,
         };
         let (speedup, rss_ratio) = match (medians(&row.reference), medians(&row.ours)) {
-            (Some((rs, rm)), Some((os, om))) => {
+            (Ok((rs, rm)), Ok((os, om))) => {
                 (format!("{:.1}×", rs / os), format!("{:.2}×", om / rm))
             }
             _ => ("–".into(), "–".into()),
         };
         let over_floor = match (medians(&row.ours), medians(&row.floor)) {
-            (Some((os, _)), Some((fs, _))) if fs > 0.0 => format!("{:.1}×", os / fs),
+            (Ok((os, _)), Ok((fs, _))) if fs > 0.0 => format!("{:.1}×", os / fs),
             _ => "–".into(),
         };
         let same = match row.identical {

@@ -9,7 +9,8 @@
 //! list can differ from ours (the `same files` column); for a rare or absent one they agree.
 
 use crate::bench::{
-    Failed, Load, Run, build_pi_session, measure, median, session_tree, target_dir, tree_bytes,
+    Failed, Load, Run, TreeOptions, build_pi_session, measure, medians, session_tree, target_dir,
+    tree_bytes,
 };
 use std::fmt::Write as _;
 use std::fs;
@@ -29,34 +30,15 @@ struct Row {
 }
 
 pub(crate) fn main(args: &[&str]) -> Result<(), String> {
-    let (mut files, mut size, mut seed) = ("10000".to_owned(), "1GB".to_owned(), "1".to_owned());
     let mut patterns = "zz9qq,(?i)weather".to_owned();
-    let mut runs = 5usize;
-    let mut out: Option<PathBuf> = None;
-    let mut it = args.iter();
-    while let Some(&a) = it.next() {
-        let mut value = || {
-            it.next()
-                .copied()
-                .ok_or_else(|| format!("{a} needs a value\n{USAGE}"))
-        };
-        match a {
-            "--files" => files = value()?.to_owned(),
-            "--size" => size = value()?.to_owned(),
-            "--seed" => seed = value()?.to_owned(),
-            "--patterns" => patterns = value()?.to_owned(),
-            "--runs" => {
-                runs = value()?
-                    .parse()
-                    .map_err(|_| "--runs needs a number".to_owned())?;
-            }
-            "--out" => out = Some(PathBuf::from(value()?)),
-            _ => return Err(format!("unknown argument {a}\n{USAGE}")),
+    let options = TreeOptions::parse(args, 5, USAGE, |flag, value| {
+        let ours = flag == "--patterns";
+        if ours {
+            patterns = value.to_owned();
         }
-    }
-    if runs == 0 {
-        return Err("--runs must be at least 1".into());
-    }
+        ours
+    })?;
+    let runs = options.runs;
     let rg = PathBuf::from("rg");
     let version = Command::new(&rg)
         .arg("--version")
@@ -68,7 +50,7 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
         .unwrap_or("rg")
         .to_owned();
     let bin = build_pi_session(true)?;
-    let tree = session_tree(&bin, &files, &size, &seed)?;
+    let tree = session_tree(&bin, &options.files, &options.size, &options.seed)?;
     let tree_s = tree.to_string_lossy().into_owned();
     let bytes = tree_bytes(&tree);
     let load = Load::starting();
@@ -113,10 +95,7 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     }
     let table = render(&rows, runs, bytes, &rg_version, &load.finished());
     print!("{table}");
-    if let Some(out) = out {
-        fs::write(&out, &table).map_err(|e| format!("{}: {e}", out.display()))?;
-    }
-    Ok(())
+    options.write_out(&table)
 }
 
 /// [`measure`] of a grep-like program, which exits 1 when it found nothing: that exit is a
@@ -159,20 +138,12 @@ fn render(rows: &[Row], runs: usize, bytes: u64, rg: &str, load: &Load) -> Strin
         "| pattern | ripgrep median s | ours median s | ratio (ours / ripgrep) | ripgrep peak RSS MiB | ours peak RSS MiB | same files |"
     );
     let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|:---:|");
-    let stats = |r: &Result<Vec<Run>, String>| match r {
-        Ok(v) if !v.is_empty() => Ok((
-            median(v.iter().map(|r| r.seconds).collect()),
-            median(v.iter().map(|r| r.max_rss_kib as f64).collect()) / 1024.0,
-        )),
-        Ok(_) => Err("–".to_owned()),
-        Err(e) => Err(format!("fails: {}", e.replace('|', "\\|"))),
-    };
     for row in rows {
         let cell = |s: &Result<(f64, f64), String>| match s {
             Ok((secs, rss)) => (format!("{secs:.3}"), format!("{rss:.0}")),
             Err(e) => (e.clone(), "–".to_owned()),
         };
-        let (rg, ours) = (stats(&row.ripgrep), stats(&row.ours));
+        let (rg, ours) = (medians(&row.ripgrep), medians(&row.ours));
         let ratio = match (&rg, &ours) {
             (Ok((r, _)), Ok((o, _))) => format!("{:.2}×", o / r),
             _ => "–".to_owned(),

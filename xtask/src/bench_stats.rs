@@ -16,7 +16,8 @@
 //! after. Cold page-cache runs need root (`/proc/sys/vm/drop_caches`) and are not taken here.
 
 use crate::bench::{
-    Failed, Load, Run, build_pi_session, measure, median, session_tree, target_dir, tree_bytes,
+    Failed, Load, Run, TreeOptions, build_pi_session, measure, medians, session_tree, target_dir,
+    tree_bytes,
 };
 use std::fmt::Write as _;
 use std::fs;
@@ -40,34 +41,10 @@ struct Row {
 }
 
 pub(crate) fn main(args: &[&str]) -> Result<(), String> {
-    let (mut files, mut size, mut seed) = ("10000".to_owned(), "1GB".to_owned(), "1".to_owned());
-    let mut runs = 5usize;
-    let mut out: Option<PathBuf> = None;
-    let mut it = args.iter();
-    while let Some(&a) = it.next() {
-        let mut value = || {
-            it.next()
-                .copied()
-                .ok_or_else(|| format!("{a} needs a value\n{USAGE}"))
-        };
-        match a {
-            "--files" => files = value()?.to_owned(),
-            "--size" => size = value()?.to_owned(),
-            "--seed" => seed = value()?.to_owned(),
-            "--runs" => {
-                runs = value()?
-                    .parse()
-                    .map_err(|_| "--runs needs a number".to_owned())?;
-            }
-            "--out" => out = Some(PathBuf::from(value()?)),
-            _ => return Err(format!("unknown argument {a}\n{USAGE}")),
-        }
-    }
-    if runs == 0 {
-        return Err("--runs must be at least 1".into());
-    }
+    let options = TreeOptions::parse(args, 5, USAGE, |_, _| false)?;
+    let runs = options.runs;
     let bin = build_pi_session(true)?;
-    let tree = session_tree(&bin, &files, &size, &seed)?;
+    let tree = session_tree(&bin, &options.files, &options.size, &options.seed)?;
     let data = target_dir().join("bench-data");
     let peer = fetch_peer(&data.join("ccusage-pi-18.0.11"))?;
     let cache_home = data.join("xdg-cache-bench-stats");
@@ -196,10 +173,7 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
         &load.finished(),
     );
     print!("{table}");
-    if let Some(out) = out {
-        fs::write(&out, &table).map_err(|e| format!("{}: {e}", out.display()))?;
-    }
-    Ok(())
+    options.write_out(&table)
 }
 
 /// The arguments of a command, borrowed.
@@ -256,14 +230,6 @@ fn render(
     today: &str,
     load: &Load,
 ) -> String {
-    let stats = |r: &Result<Vec<Run>, String>| match r {
-        Ok(v) if !v.is_empty() => Ok((
-            median(v.iter().map(|r| r.seconds).collect()),
-            median(v.iter().map(|r| r.max_rss_kib as f64).collect()) / 1024.0,
-        )),
-        Ok(_) => Err("–".to_owned()),
-        Err(e) => Err(format!("fails: {}", e.replace('|', "\\|"))),
-    };
     let cell = |s: &Result<(f64, f64), String>| match s {
         Ok((secs, rss)) => (format!("{secs:.3}"), format!("{rss:.0}")),
         Err(e) => (e.clone(), "–".to_owned()),
@@ -279,9 +245,9 @@ fn render(
         "| `pi-session stats`, by day, JSON | ours median s | ours peak RSS MiB | {PEER} median s | its peak RSS MiB | {PEER} / ours | same totals | same as the full read |"
     );
     let _ = writeln!(t, "|---|---:|---:|---:|---:|---:|:---:|:---:|");
-    let medians: Vec<_> = rows.iter().map(|r| stats(&r.ours)).collect();
-    for (row, ours) in rows.iter().zip(&medians) {
-        let theirs = stats(&peer[row.peer]);
+    let ours_medians: Vec<_> = rows.iter().map(|r| medians(&r.ours)).collect();
+    for (row, ours) in rows.iter().zip(&ours_medians) {
+        let theirs = medians(&peer[row.peer]);
         let ratio = match (ours, &theirs) {
             (Ok((o, _)), Ok((p, _))) => format!("{:.0}×", p / o),
             _ => "–".to_owned(),
@@ -295,13 +261,13 @@ fn render(
             yes_no(row.same_as_full)
         );
     }
-    let share = match (medians.first(), medians.get(1)) {
+    let share = match (ours_medians.first(), ours_medians.get(1)) {
         (Some(Ok((full, _))), Some(Ok((cached, _)))) => {
             format!("{:.1} %", cached / full * 100.0)
         }
         _ => "–".to_owned(),
     };
-    let since = match medians.get(2) {
+    let since = match ours_medians.get(2) {
         Some(Ok((s, _))) => format!("{:.0} ms", s * 1000.0),
         _ => "–".to_owned(),
     };

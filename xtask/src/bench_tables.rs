@@ -11,7 +11,8 @@
 //! the output's size and DuckDB's time over ours, with the load average before and after.
 
 use crate::bench::{
-    Failed, Load, Run, build_pi_session, measure, median, session_tree, target_dir, tree_bytes,
+    Failed, Load, Run, TreeOptions, build_pi_session, measure, medians, session_tree, target_dir,
+    tree_bytes,
 };
 use std::fmt::Write as _;
 use std::fs;
@@ -32,34 +33,10 @@ struct Row {
 }
 
 pub(crate) fn main(args: &[&str]) -> Result<(), String> {
-    let (mut files, mut size, mut seed) = ("10000".to_owned(), "1GB".to_owned(), "1".to_owned());
-    let mut runs = 3usize;
-    let mut out: Option<PathBuf> = None;
-    let mut it = args.iter();
-    while let Some(&a) = it.next() {
-        let mut value = || {
-            it.next()
-                .copied()
-                .ok_or_else(|| format!("{a} needs a value\n{USAGE}"))
-        };
-        match a {
-            "--files" => files = value()?.to_owned(),
-            "--size" => size = value()?.to_owned(),
-            "--seed" => seed = value()?.to_owned(),
-            "--runs" => {
-                runs = value()?
-                    .parse()
-                    .map_err(|_| "--runs needs a number".to_owned())?;
-            }
-            "--out" => out = Some(PathBuf::from(value()?)),
-            _ => return Err(format!("unknown argument {a}\n{USAGE}")),
-        }
-    }
-    if runs == 0 {
-        return Err("--runs must be at least 1".into());
-    }
+    let options = TreeOptions::parse(args, 3, USAGE, |_, _| false)?;
+    let runs = options.runs;
     let bin = build_pi_session(true)?;
-    let tree = session_tree(&bin, &files, &size, &seed)?;
+    let tree = session_tree(&bin, &options.files, &options.size, &options.seed)?;
     let python = test_python()?;
     let work = target_dir().join("bench-data").join("bench-tables");
     let _ = fs::remove_dir_all(&work);
@@ -138,10 +115,7 @@ pub(crate) fn main(args: &[&str]) -> Result<(), String> {
     let _ = fs::remove_dir_all(&work);
     let table = render(&rows, runs, tree_bytes(&tree), &load.finished());
     print!("{table}");
-    if let Some(out) = out {
-        fs::write(&out, &table).map_err(|e| format!("{}: {e}", out.display()))?;
-    }
-    Ok(())
+    options.write_out(&table)
 }
 
 /// The tests' Python with DuckDB: `PI_SESSION_TEST_PYTHON`, else the one
@@ -173,17 +147,9 @@ fn size_of(path: &Path) -> u64 {
 }
 
 fn render(rows: &[Row], runs: usize, bytes: u64, load: &Load) -> String {
-    let stats = |r: &Result<Vec<Run>, String>| match r {
-        Ok(v) if !v.is_empty() => Ok((
-            median(v.iter().map(|r| r.seconds).collect()),
-            median(v.iter().map(|r| r.max_rss_kib as f64).collect()) / 1024.0,
-        )),
-        Ok(_) => Err("–".to_owned()),
-        Err(e) => Err(format!("fails: {}", e.replace('|', "\\|"))),
-    };
-    let medians: Vec<_> = rows.iter().map(|r| stats(&r.runs)).collect();
+    let row_medians: Vec<_> = rows.iter().map(|r| medians(&r.runs)).collect();
     // The peer is the last row.
-    let peer = medians
+    let peer = row_medians
         .last()
         .and_then(|m| m.as_ref().ok())
         .map(|(s, _)| *s);
@@ -193,7 +159,7 @@ fn render(rows: &[Row], runs: usize, bytes: u64, load: &Load) -> String {
         "| command | median s | peak RSS MiB | output MB | DuckDB / this |"
     );
     let _ = writeln!(t, "|---|---:|---:|---:|---:|");
-    for (row, m) in rows.iter().zip(&medians) {
+    for (row, m) in rows.iter().zip(&row_medians) {
         let (secs, rss, ratio) = match m {
             Ok((s, rss)) => (
                 format!("{s:.2}"),
