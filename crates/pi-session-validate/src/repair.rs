@@ -228,7 +228,7 @@ impl<'a> Repaired<'a> {
         }
         diff::unified(
             name,
-            diff::ops(&self.input, &self.lines),
+            diff::ops(&self.input, &self.lines, self.behind()),
             &self.input,
             &self.lines,
         )
