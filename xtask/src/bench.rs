@@ -2,7 +2,7 @@
 //! generated sessions read the same in pi and in `pi-session`.
 //!
 //! - `compare`: generates sessions with the release `pi-session gen`, then runs the pinned
-//!   reference (`node conformance/reference/bench-ref.mjs COPY`: `SessionManager.open` +
+//!   reference (`node conformance/reference/bench-ref.mjs COPY --pi V`: `SessionManager.open` +
 //!   `buildSessionContext` + `JSON.stringify`) and `target/release/pi-session context FILE`,
 //!   both with standard output to /dev/null, `--runs` times each (alternating) after one
 //!   untimed warm-up run each (page cache; its outputs are compared byte for byte). Wall time
@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage:
   cargo xtask bench compare [--sizes 1MB,10MB,100MB] [--runs 5] [--seed 1] [--version 3]
-                            [--linear ENTRIES] [--pi 0.73|0.87] [--timeout 300] [--out FILE]
+                            [--linear ENTRIES] [--pi 0.73|0.87|1.5] [--timeout 300] [--out FILE]
   cargo xtask bench check-gen [--size 1MB] [--seeds 1-5] [--versions 1,2,3] [--pi 0.73|0.87]
   cargo xtask bench writer [--messages 100000] [--size 100MB] [--runs 5] [--pi 1.5]
   cargo xtask bench search [--files 10000] [--size 1GB] [--seed 1] [--patterns P,P] [--runs 5]
