@@ -26,6 +26,7 @@ use crate::{Record, Session};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 /// What the entries are grouped by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -184,10 +185,11 @@ pub struct Fact {
     pub usage: Option<Usage>,
     /// Usage pi cannot add ([`SessionStats::unreadable`]): left out of the totals.
     pub unreadable: bool,
-    /// The provider of an assistant message or `usage` entry.
-    pub provider: Option<Box<str>>,
-    /// The model (`responseModel ?? model` for an assistant message).
-    pub model: Option<Box<str>>,
+    /// The provider of an assistant message or `usage` entry (shared: a session's facts
+    /// name a few providers many times, and a cache reading them back makes each name once).
+    pub provider: Option<Arc<str>>,
+    /// The model (`responseModel ?? model` for an assistant message; shared as the provider).
+    pub model: Option<Arc<str>>,
     /// When it was written: the entry's `timestamp`, else the message's (ms; NaN unknown).
     pub time_ms: f64,
 }
@@ -219,8 +221,8 @@ pub fn session_order(a: (f64, &str), b: (f64, &str)) -> std::cmp::Ordering {
         .then_with(|| a.1.cmp(b.1))
 }
 
-fn string_of(value: Option<&JsValue>) -> Option<Box<str>> {
-    value.and_then(JsValue::as_str).map(Box::from)
+fn string_of(value: Option<&JsValue>) -> Option<Arc<str>> {
+    value.and_then(JsValue::as_str).map(Arc::from)
 }
 
 /// An entry's identity across files: its type, id and timestamp as JSON text (`None` without
