@@ -221,6 +221,53 @@ pub fn session_order(a: (f64, &str), b: (f64, &str)) -> std::cmp::Ordering {
         .then_with(|| a.1.cmp(b.1))
 }
 
+/// The provider and model names of one session's facts, each kept once: a session names a
+/// few of them in many facts. [`SessionFacts::of`] shares them among its facts, and a cache
+/// reading facts back makes each once ([`Names::of_bytes`]).
+#[derive(Debug, Default)]
+pub struct Names(Vec<Arc<str>>);
+
+impl Names {
+    /// The most names kept: past them (a session of many models), a name is not shared, so
+    /// that finding one never costs more than this many comparisons.
+    pub const KEPT: usize = 16;
+
+    /// The name kept equal to `bytes`, else `bytes` as a new one (kept while there is room);
+    /// `None` when they are not UTF-8.
+    pub fn of_bytes(&mut self, bytes: &[u8]) -> Option<Arc<str>> {
+        if let Some(name) = self.find(bytes) {
+            return Some(name);
+        }
+        let name: Arc<str> = Arc::from(std::str::from_utf8(bytes).ok()?);
+        self.keep(&name);
+        Some(name)
+    }
+
+    /// Makes `name` the one kept equal to it (keeping it while there is room).
+    pub fn share(&mut self, name: &mut Option<Arc<str>>) {
+        let Some(this) = name else {
+            return;
+        };
+        match self.find(this.as_bytes()) {
+            Some(kept) => *this = kept,
+            None => self.keep(this),
+        }
+    }
+
+    fn find(&self, bytes: &[u8]) -> Option<Arc<str>> {
+        self.0
+            .iter()
+            .find(|name| name.as_bytes() == bytes)
+            .map(Arc::clone)
+    }
+
+    fn keep(&mut self, name: &Arc<str>) {
+        if self.0.len() < Self::KEPT {
+            self.0.push(Arc::clone(name));
+        }
+    }
+}
+
 fn string_of(value: Option<&JsValue>) -> Option<Arc<str>> {
     value.and_then(JsValue::as_str).map(Arc::from)
 }
@@ -590,9 +637,15 @@ impl SessionFacts {
     pub fn of(session: &Session<'_>, path: &str) -> SessionFacts {
         let header = session.header().value();
         let mut scanner = LineScanner::default();
+        let mut names = Names::default();
         let facts = session
             .entry_records()
             .filter_map(|record| fact_of_record(record, session.dialect, &mut scanner))
+            .map(|mut fact| {
+                names.share(&mut fact.provider);
+                names.share(&mut fact.model);
+                fact
+            })
             .collect();
         SessionFacts {
             path: path.to_owned(),

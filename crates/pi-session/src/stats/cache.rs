@@ -27,7 +27,7 @@
 
 use crate::cache::{self, Stamp};
 use pi_session_format::dialect::omp_entry_type;
-use pi_session_format::stats::ledger::{Fact, Kind, Role, SessionFacts};
+use pi_session_format::stats::ledger::{Fact, Kind, Names, Role, SessionFacts};
 use pi_session_format::stats::report::{Counted, OwnStats, Skipped};
 use pi_session_format::stats::{SessionStats, Usage};
 use pi_session_format::{Dialect, PiVersion, Session};
@@ -37,7 +37,6 @@ use rustc_hash::{FxBuildHasher, FxHashMap as HashMap};
 use std::hash::BuildHasher;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use twox_hash::XxHash3_128;
 
 /// The cache's format; a file of another version is ignored (and replaced).
@@ -734,12 +733,12 @@ fn decode<'d>(entry: &'d [u8], path: &str) -> Option<(Option<Grow<'d>>, Counted)
         }
         let usage = if bit(4) { Some(r.usage()?) } else { None };
         let provider = if bit(6) {
-            Some(names.get(r.bytes()?)?)
+            Some(names.of_bytes(r.bytes()?)?)
         } else {
             None
         };
         let model = if bit(7) {
-            Some(names.get(r.bytes()?)?)
+            Some(names.of_bytes(r.bytes()?)?)
         } else {
             None
         };
@@ -818,29 +817,6 @@ impl<'d> Reader<'d> {
     fn bytes(&mut self) -> Option<&'d [u8]> {
         let len = usize::try_from(self.u64()?).ok()?;
         self.take(len)
-    }
-}
-
-/// The provider and model names of one entry's facts, each made (and checked to be UTF-8)
-/// once: a session names a few of them in many facts.
-#[derive(Default)]
-struct Names(Vec<Arc<str>>);
-
-impl Names {
-    /// The most names kept: past them (a session of many models), a name is made for each
-    /// fact, so that finding one never costs more than this many comparisons.
-    const KEPT: usize = 16;
-
-    /// `bytes` as a shared name; `None` when they are not UTF-8.
-    fn get(&mut self, bytes: &[u8]) -> Option<Arc<str>> {
-        if let Some(name) = self.0.iter().find(|name| name.as_bytes() == bytes) {
-            return Some(Arc::clone(name));
-        }
-        let name: Arc<str> = Arc::from(std::str::from_utf8(bytes).ok()?);
-        if self.0.len() < Self::KEPT {
-            self.0.push(Arc::clone(&name));
-        }
-        Some(name)
     }
 }
 

@@ -317,3 +317,49 @@ fn a_range_leaves_out_the_sessions_with_nothing_in_it() {
     assert!(nothing.groups.is_empty());
     assert_eq!((nothing.total.sessions, nothing.forked_sessions), (0, 0));
 }
+
+#[test]
+fn names_are_made_and_shared_once() {
+    let mut names = Names::default();
+    let a = names.of_bytes(b"anthropic").unwrap();
+    assert!(Arc::ptr_eq(&a, &names.of_bytes(b"anthropic").unwrap()));
+    assert_eq!(&*names.of_bytes(b"openai").unwrap(), "openai");
+    assert_eq!(names.of_bytes(b"\xff"), None, "not UTF-8: not a name");
+    // A name made elsewhere becomes the one kept.
+    let mut other: Option<Arc<str>> = Some(Arc::from("anthropic"));
+    names.share(&mut other);
+    assert!(Arc::ptr_eq(&a, other.as_ref().unwrap()));
+    let mut none = None;
+    names.share(&mut none);
+    assert_eq!(none, None);
+    // Past the names kept, each is made again, and is still itself.
+    for i in 0..Names::KEPT * 2 {
+        let name = format!("model-{i}");
+        assert_eq!(&*names.of_bytes(name.as_bytes()).unwrap(), name);
+        let mut made = Some(Arc::from(name.as_str()));
+        names.share(&mut made);
+        assert_eq!(made.as_deref(), Some(name.as_str()));
+    }
+    assert_eq!(names.0.len(), Names::KEPT);
+    assert!(Arc::ptr_eq(&a, &names.of_bytes(b"anthropic").unwrap()));
+}
+
+#[test]
+fn a_session_s_facts_share_their_names() {
+    let text = session(
+        "s",
+        "2025-01-01T00:00:00.000Z",
+        None,
+        &[
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"assistant","content":[],"provider":"anthropic","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"provider":"anthropic","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":2}}"#,
+        ],
+    );
+    let session = Session::loader(PiVersion::V0_87).load(&text).unwrap();
+    let facts = SessionFacts::of(&session, "s.jsonl").facts;
+    assert_eq!(facts.len(), 2);
+    for pick in [|f: &Fact| f.provider.clone(), |f: &Fact| f.model.clone()] {
+        let (first, second) = (pick(&facts[0]).unwrap(), pick(&facts[1]).unwrap());
+        assert!(Arc::ptr_eq(&first, &second), "{first} made twice");
+    }
+}

@@ -2,26 +2,6 @@
 
 use super::*;
 
-#[test]
-fn an_entry_makes_each_name_once() {
-    let mut names = Names::default();
-    let a = names.get(b"anthropic").unwrap();
-    assert!(Arc::ptr_eq(&a, &names.get(b"anthropic").unwrap()));
-    assert_eq!(&*names.get(b"openai").unwrap(), "openai");
-    assert_eq!(
-        names.get(b"\xff"),
-        None,
-        "a name that is not UTF-8 is not what was kept"
-    );
-    // Past the names kept, each is made again, and is still itself.
-    for i in 0..Names::KEPT * 2 {
-        let name = format!("model-{i}");
-        assert_eq!(&*names.get(name.as_bytes()).unwrap(), name);
-    }
-    assert_eq!(names.0.len(), Names::KEPT);
-    assert!(Arc::ptr_eq(&a, &names.get(b"anthropic").unwrap()));
-}
-
 /// A scratch directory of this test's own.
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("pi-session-{name}-{}", std::process::id()));
@@ -30,10 +10,6 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// A kept file none of whose entries is in the range asked is answered from the index
-/// alone: its entry is not read (here it would not check out) and is kept as it was,
-/// with the hash it was written with. Read without the range, the entry that does not
-/// check out is neither taken (the file is read) nor kept.
 #[test]
 fn a_range_outside_a_kept_file_is_answered_from_the_index_alone() {
     let dir = scratch("stats-cache-index");
