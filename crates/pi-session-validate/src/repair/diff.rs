@@ -13,11 +13,11 @@
 //! they are), by their XXH3-128 hashes (so that finding a line's equal does not read another
 //! line, which would bring pages the walk let go back into memory; the pairs the diff keeps
 //! are compared byte for byte). The longest run through them is Hunt and Szymanski's: an
-//! increasing chain of pairs, here the heaviest, found with a Fenwick tree of prefix maxima. A file with so many
-//! equal lines that their pairs pass [`PAIRS`] (thousands of lines alike) is diffed as two
-//! texts instead (`similar`'s Myers, within [`TEXT_DIFF_TIME`]). Hunks are grouped with one
-//! line of context and rendered as GNU `diff -u` renders them (with `similar`'s grouping and
-//! hunk headers).
+//! increasing chain of pairs, here the heaviest, found with a Fenwick tree of prefix maxima.
+//! A file with so many equal lines that their pairs pass [`PAIRS`] (thousands of lines alike)
+//! is diffed as two texts instead (`similar`'s Myers, within [`TEXT_DIFF_TIME`]). Hunks are
+//! grouped with one line of context and rendered as GNU `diff -u` renders them (with
+//! `similar`'s grouping and hunk headers).
 
 use super::lines::{Behind, Line};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -110,8 +110,9 @@ struct Pair {
     kept: bool,
 }
 
-/// Every pair of an output line and an input line with equal bytes (or a hash alike), by output line and, for
-/// one output line, from its last input line to its first; `None` past [`PAIRS`].
+/// Every pair of an output line and an input line with equal bytes (or hashes alike), by
+/// output line and, for one output line, from its last input line to its first; `None` past
+/// [`PAIRS`].
 ///
 /// Only lines of a length worth a look are read: those of a line that is not the same as the
 /// line it came from (an output line repair made or edited, an input line no output line is
