@@ -22,6 +22,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// How recently modified a file may be and still be kept, in nanoseconds.
 const RACY_NS: i128 = 2_000_000_000;
 
+/// How long ago a file must have been modified to be [`Stamp::settled`]: ten minutes.
+const SETTLED_NS: i128 = 600_000_000_000;
+
 /// What identifies a file's content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Stamp {
@@ -79,6 +82,14 @@ impl Stamp {
     pub(crate) fn is_racy(&self) -> bool {
         let now = now_ns();
         self.mtime_ns > now - RACY_NS || self.ctime_ns > now - RACY_NS
+    }
+
+    /// Whether the file was last modified at least ten minutes ago (and is not
+    /// [`Stamp::is_racy`]): a session no longer being written, whose count a cache may keep
+    /// added up with the others' (`stats`'s kept ledger). Only where a run starts from: a
+    /// file kept is taken again only while its whole stamp is the same.
+    pub(crate) fn settled(&self) -> bool {
+        self.mtime_ns <= now_ns() - SETTLED_NS && !self.is_racy()
     }
 
     /// The stamp as [`Stamp::LEN`] bytes (little-endian), for binary caches.

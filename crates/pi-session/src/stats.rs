@@ -7,15 +7,19 @@
 //! lines appended to a file that grew.
 
 mod cache;
+mod ledger_cache;
 
 use crate::display;
 use crate::validate::targets;
 use clap::{Args, ValueEnum};
 use pi_session_format::stats::ledger::{GroupBy, Options, Tally};
-use pi_session_format::stats::report::{Counted, RangeError, Skipped, StatsReport, TimeRange};
+use pi_session_format::stats::report::{Counted, OwnStats, RangeError, StatsReport, TimeRange};
 use pi_session_format::{Dialect, PiVersion};
+use pi_session_fs::discover::Target;
 use rayon::prelude::*;
+use rustc_hash::FxHashMap as HashMap;
 use std::io::IsTerminal;
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -168,7 +172,7 @@ pub(crate) fn main(args: StatsArgs) -> ExitCode {
         include_archived: args.include_archived,
     };
     // The cache is read while the directories are walked.
-    let (collected, mut cache) = rayon::join(
+    let (collected, cache) = rayon::join(
         || targets::collect_said(&paths, walk),
         || cache::StatsCache::open(pi, dialect, !args.no_cache, &paths),
     );
@@ -176,55 +180,13 @@ pub(crate) fn main(args: StatsArgs) -> ExitCode {
         Ok(collected) => collected,
         Err(code) => return code,
     };
-    let count = |cache: &cache::StatsCache| {
-        let progress = crate::validate::progress_bar(collected.targets.len(), "reading");
-        let (results, kept): (Vec<Option<Result<Counted, Skipped>>>, Vec<cache::Keep>) = collected
-            .targets
-            .par_iter()
-            .map(|target| {
-                let read = cache.read(target, pi, dialect, range.since_ms..range.until_ms);
-                if let Some(bar) = &progress {
-                    bar.inc(1);
-                }
-                (read.result, read.keep)
-            })
-            .unzip();
-        if let Some(bar) = progress {
-            bar.finish_and_clear();
-        }
-        (results, kept)
-    };
-    let (mut results, mut kept) = count(&cache);
-    if !cache.intact() {
-        // Another program truncated the cache file while it was read: count every file again
-        // without it (the next run, finding the file does not check out, makes a new one).
-        cache = cache::StatsCache::none();
-        (results, kept) = count(&cache);
-    }
-    cache.save(kept);
-    let mut skipped = Vec::new();
-    let mut counted = Vec::new();
-    // A file left out (`None`) has nothing in the range: the report would leave it out too.
-    for result in results.into_iter().flatten() {
-        match result {
-            Ok(c) => counted.push(c),
-            Err(s) => {
-                eprintln!(
-                    "pi-session: {}: skipped: {}",
-                    s.path,
-                    display::text(&s.error, 300)
-                );
-                skipped.push(s);
-            }
-        }
-    }
     let options = Options {
         by: args.by.group_by(),
         since_ms: range.since_ms,
         until_ms: range.until_ms,
         no_dedupe: args.no_dedupe,
     };
-    let report = StatsReport::new(counted, skipped, options);
+    let report = counted_report(&collected.targets, cache, pi, dialect, options);
     let text = match args.format {
         Format::Table => table(&report, terminal_width()),
         Format::Json => {
@@ -245,6 +207,119 @@ pub(crate) fn main(args: StatsArgs) -> ExitCode {
     // The process ends here: freeing the facts one by one would only cost time.
     std::mem::forget(report);
     code
+}
+
+/// Counts `targets` with `pi`'s rules in `dialect` from `cache` (each file from what it kept
+/// where it can, [`cache::StatsCache::read`]) and adds them up with `options`, going on from
+/// the ledger kept of the sessions that have settled where it still holds
+/// ([`ledger_cache::LedgerCache`]); keeps what changed for the next run. Files that cannot
+/// be counted are said on standard error as they are found, and are the report's
+/// [`StatsReport::skipped`].
+fn counted_report(
+    targets: &[Target],
+    mut cache: cache::StatsCache,
+    pi: PiVersion,
+    dialect: Option<Dialect>,
+    options: Options,
+) -> StatsReport {
+    let range = options.since_ms..options.until_ms;
+    let mut ledger = ledger_cache::LedgerCache::open(cache.file(), &options);
+    // Reads every target (or those `only` names), on every core.
+    let count = |cache: &cache::StatsCache, ledger: &ledger_cache::LedgerCache, only: &[bool]| {
+        let progress = crate::validate::progress_bar(targets.len(), "reading");
+        let reads: Vec<Option<cache::Read>> = targets
+            .par_iter()
+            .enumerate()
+            .map(|(i, target)| {
+                let read = (only.get(i).is_none_or(|&o| o))
+                    .then(|| cache.read(target, pi, dialect, range.clone(), ledger));
+                if let Some(bar) = &progress {
+                    bar.inc(1);
+                }
+                read
+            })
+            .collect();
+        if let Some(bar) = progress {
+            bar.finish_and_clear();
+        }
+        reads
+    };
+    let mut reads = count(&cache, &ledger, &[]);
+    if !cache.intact() {
+        // Another program truncated the cache file while it was read: count every file again
+        // without it (the next run, finding the file does not check out, makes a new one).
+        cache = cache::StatsCache::none();
+        ledger = ledger_cache::LedgerCache::none();
+        reads = count(&cache, &ledger, &[]);
+    }
+    let in_ledger: Vec<usize> = reads.iter().flatten().filter_map(|r| r.in_ledger).collect();
+    let counted_so_far: Vec<&Counted> = (reads.iter().flatten())
+        .filter_map(|r| r.result.as_ref()?.as_ref().ok())
+        .collect();
+    let earlier = ledger.take(&in_ledger, &counted_so_far);
+    if earlier.is_none() && !in_ledger.is_empty() {
+        // The kept ledger cannot be gone on from: the files it holds are counted after all.
+        let again: Vec<bool> = (reads.iter())
+            .map(|r| r.as_ref().is_some_and(|r| r.in_ledger.is_some()))
+            .collect();
+        let none = ledger_cache::LedgerCache::none();
+        for (read, again) in reads.iter_mut().zip(count(&cache, &none, &again)) {
+            if again.is_some() {
+                *read = again;
+            }
+        }
+    }
+    let resumed = earlier.is_some();
+    let mut kept = Vec::with_capacity(reads.len());
+    // The sessions counted, by name, with their files where the ledger may keep them.
+    let mut files: HashMap<String, Option<ledger_cache::KeptFile>> = HashMap::default();
+    let mut skipped = Vec::new();
+    let mut counted = Vec::new();
+    for (read, target) in reads.into_iter().zip(targets) {
+        let Some(read) = read else { continue };
+        kept.push(read.keep);
+        // A file left out (`None`) has nothing in the range, or is in the kept ledger.
+        match read.result {
+            Some(Ok(c)) => {
+                // A session the ledger may keep: its file stamped and settled, pi's (its
+                // numbers kept), named once.
+                let file = (read.file)
+                    .zip(target.path())
+                    .filter(|((_, stamp), _)| stamp.settled())
+                    .filter(|_| matches!(c.own, OwnStats::Pi(_)))
+                    .map(|((key, stamp), given)| ledger_cache::KeptFile {
+                        key,
+                        stamp,
+                        given: given.as_os_str().as_bytes().to_vec(),
+                        shown: c.facts.path.clone(),
+                        created_ms: c.facts.created_ms,
+                    });
+                files
+                    .entry(c.facts.path.clone())
+                    .and_modify(|twice| *twice = None)
+                    .or_insert(file);
+                counted.push(c);
+            }
+            Some(Err(s)) => {
+                eprintln!(
+                    "pi-session: {}: skipped: {}",
+                    s.path,
+                    display::text(&s.error, 300)
+                );
+                skipped.push(s);
+            }
+            None => {}
+        }
+    }
+    cache.save(kept);
+    let (report, added) = StatsReport::after(earlier, counted, skipped, options, |path| {
+        files.get(path).is_some_and(Option::is_some)
+    });
+    let files: HashMap<&str, ledger_cache::KeptFile> = (files.iter())
+        .filter_map(|(path, file)| Some((path.as_str(), file.clone()?)))
+        .collect();
+    ledger.save(resumed, added, &files, &report.sessions);
+    report
 }
 
 /// omp's directory of sessions, found by omp's rules (`pi_session_fs::omp_store`); an error

@@ -6,7 +6,7 @@
 //! bounds, and [`GroupBy`] its names.
 
 use super::SessionStats;
-use super::ledger::{self, GroupBy, Options, Report, SessionFacts, Tally};
+use super::ledger::{self, Checkpoint, GroupBy, Ledger, Options, Report, SessionFacts, Tally};
 use crate::date;
 use crate::json::{self, JsonWriter};
 use crate::omp::{OmpContextError, OmpStats};
@@ -105,6 +105,16 @@ pub struct SessionSummary {
     pub own: OwnStats,
 }
 
+/// Sessions added up before (a cache keeps them): where the ledger stood after them, and
+/// what the report says of each beside its totals, by path ([`StatsReport::after`]).
+#[derive(Debug, Clone, Default)]
+pub struct Earlier {
+    /// Where the ledger stood after them.
+    pub checkpoint: Checkpoint,
+    /// Their summaries, by path (needed by [`GroupBy::Session`] only).
+    pub sessions: Vec<(String, SessionSummary)>,
+}
+
 /// A file that could not be counted, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skipped {
@@ -143,7 +153,28 @@ pub struct StatsReport {
 impl StatsReport {
     /// Adds up `counted` (in any order) with `options`; `skipped` are reported as they are.
     pub fn new(counted: Vec<Counted>, skipped: Vec<Skipped>, options: Options) -> StatsReport {
-        let mut sessions = HashMap::with_capacity(counted.len());
+        StatsReport::after(None, counted, skipped, options, |_| false).0
+    }
+
+    /// Adds up `counted` (in any order) after the sessions `earlier` added up (every session
+    /// of `counted` comes after them in [`ledger::session_order`]; `None`: there are none),
+    /// with `options` (those of `earlier`); `skipped` are reported as they are. Also gives
+    /// where the ledger stands after the longest run of sessions of `counted`, in order, that
+    /// are `settled` (by path), with their paths: what a cache keeps for the next run
+    /// ([`Earlier`]); `None` when no session of `counted` begins such a run.
+    pub fn after(
+        earlier: Option<Earlier>,
+        counted: Vec<Counted>,
+        skipped: Vec<Skipped>,
+        options: Options,
+        settled: impl Fn(&str) -> bool,
+    ) -> (StatsReport, Option<(Checkpoint, Vec<String>)>) {
+        let (checkpoint, earlier_sessions) = match earlier {
+            Some(e) => (e.checkpoint, e.sessions),
+            None => (Checkpoint::default(), Vec::new()),
+        };
+        let mut sessions = HashMap::with_capacity(counted.len() + earlier_sessions.len());
+        sessions.extend(earlier_sessions);
         let mut facts = Vec::with_capacity(counted.len());
         for Counted { facts: f, own } in counted {
             sessions.insert(
@@ -157,13 +188,27 @@ impl StatsReport {
             );
             facts.push(f);
         }
-        let report = ledger::report(facts, &options);
-        StatsReport {
+        facts.sort_by(|a, b| {
+            ledger::session_order((a.created_ms, &a.path), (b.created_ms, &b.path))
+        });
+        let count: usize = facts.iter().map(|s| s.facts.len()).sum();
+        let mut ledger = Ledger::resume(&options, checkpoint, count);
+        let run = facts.iter().take_while(|s| settled(&s.path)).count();
+        let mut kept = None;
+        for (i, session) in facts.iter().enumerate() {
+            ledger.add(session);
+            if i + 1 == run {
+                let paths = facts[..run].iter().map(|s| s.path.clone()).collect();
+                kept = Some((ledger.checkpoint(), paths));
+            }
+        }
+        let report = StatsReport {
             options,
-            report,
+            report: ledger.finish(),
             sessions,
             skipped,
-        }
+        };
+        (report, kept)
     }
 
     /// Reads and counts `targets` on every core ([`Counted::read_target`]) and adds them up

@@ -25,6 +25,7 @@
 //! does not check out is not taken (its file is read) nor kept. The cache is written only
 //! when something changed; an entry kept as it was keeps the hash it was written with.
 
+use super::ledger_cache::LedgerCache;
 use crate::cache::{self, Stamp};
 use pi_session_format::dialect::omp_entry_type;
 use pi_session_format::stats::ledger::{Fact, Kind, Names, Role, SessionFacts};
@@ -156,6 +157,11 @@ pub(super) struct Read {
     /// report would leave it out: no row, not in the totals).
     pub(super) result: Option<Result<Counted, Skipped>>,
     pub(super) keep: Keep,
+    /// The file's key and stamp, when the cache could take them and the file is counted.
+    pub(super) file: Option<(String, Stamp)>,
+    /// Its place among the files added up in the kept ledger ([`LedgerCache::holds`]): then
+    /// it is not counted ([`Read::result`] `None`), the ledger has it.
+    pub(super) in_ledger: Option<usize>,
 }
 
 impl StatsCache {
@@ -197,6 +203,11 @@ impl StatsCache {
         }
     }
 
+    /// Where the cache is kept (none: `--no-cache`, or no cache directory).
+    pub(super) fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
     /// The cache file's bytes (none when there is none).
     fn bytes(&self) -> &[u8] {
         self.data.as_ref().map_or(&[], Input::bytes)
@@ -221,34 +232,42 @@ impl StatsCache {
     /// An unchanged file none of whose entries is in `range` (the `--since` and `--until`
     /// bounds, ms) is not counted at all ([`Read::result`] `None`): the report would leave it
     /// out, and the index says so without its entry being read.
+    ///
+    /// A file the kept `ledger` has added up, unchanged, is not counted either
+    /// ([`Read::in_ledger`]).
     pub(super) fn read(
         &self,
         target: &Target,
         pi: PiVersion,
         dialect: Option<Dialect>,
         range: Range<Option<f64>>,
+        ledger: &LedgerCache,
     ) -> Read {
         let enabled = self.file.is_some();
         let key_stamp = target
             .path()
             .filter(|_| enabled)
-            .and_then(|p| Some((cache::key(p)?, Stamp::of_file(p)?)));
-        let Some((key, stamp)) = key_stamp else {
+            .and_then(|p| Some((cache::key(p)?, Stamp::of_file(p)?, p)));
+        let Some((key, stamp, given)) = key_stamp else {
             return Read {
                 result: Some(Counted::read_target(target, pi, dialect)),
                 keep: Keep::Nothing,
+                file: None,
+                in_ledger: None,
             };
         };
         let found = self.slots.find(self.bytes(), &key);
-        if let Some((at, slot)) = found
-            && slot.stamp == stamp
-            && slot.times.none_in(&range)
-        {
+        let unchanged = found.filter(|(_, slot)| slot.stamp == stamp);
+        let in_ledger = ledger.holds(&key, &stamp, given);
+        if in_ledger.is_some() || unchanged.is_some_and(|(_, slot)| slot.times.none_in(&range)) {
             return Read {
                 result: None,
-                keep: Keep::Old(at),
+                keep: unchanged.map_or(Keep::Nothing, |(at, _)| Keep::Old(at)),
+                file: None,
+                in_ledger,
             };
         }
+        let file = Some((key.clone(), stamp));
         let shown = target.display();
         // A kept entry that does not check out is neither taken nor kept.
         let found = found.and_then(|(at, slot)| Some((at, slot, self.entry(slot)?)));
@@ -258,6 +277,8 @@ impl StatsCache {
                     return Read {
                         result: Some(Ok(counted)),
                         keep: Keep::Old(at),
+                        file,
+                        in_ledger: None,
                     };
                 }
             } else if slot.stamp.same_file(&stamp)
@@ -296,11 +317,15 @@ impl StatsCache {
                 Read {
                     result: Some(result),
                     keep,
+                    file,
+                    in_ledger: None,
                 }
             }
             Err(e) => Read {
                 result: Some(Err(Skipped::new(&shown, e))),
                 keep: Keep::Nothing,
+                file,
+                in_ledger: None,
             },
         }
     }
@@ -365,6 +390,7 @@ impl StatsCache {
             Some((counted, entry))
         });
         let (counted, entry) = read.ok()??;
+        let slot_key = key.clone();
         let keep = match entry {
             Some(entry) if Stamp::of_file(Path::new(&key)) == Some(stamp) => {
                 Keep::New(key, stamp, entry)
@@ -374,6 +400,8 @@ impl StatsCache {
         Some(Read {
             result: Some(Ok(counted)),
             keep,
+            file: Some((slot_key, stamp)),
+            in_ledger: None,
         })
     }
 
@@ -590,19 +618,34 @@ fn header_bytes() -> Vec<u8> {
     out
 }
 
-fn put_str(out: &mut Vec<u8>, s: &str) {
+pub(super) fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(&(s.len() as u64).to_le_bytes());
     out.extend_from_slice(s.as_bytes());
 }
 
-fn put_f64(out: &mut Vec<u8>, n: f64) {
+pub(super) fn put_f64(out: &mut Vec<u8>, n: f64) {
     out.extend_from_slice(&n.to_bits().to_le_bytes());
 }
 
-fn put_usage(out: &mut Vec<u8>, u: &Usage) {
+pub(super) fn put_usage(out: &mut Vec<u8>, u: &Usage) {
     for n in [u.input, u.output, u.cache_read, u.cache_write, u.cost] {
         put_f64(out, n);
     }
+}
+
+/// pi's own numbers for a session ([`Reader::own`] reads them back).
+pub(super) fn put_own(out: &mut Vec<u8>, own: &SessionStats) {
+    for n in [
+        own.user_messages,
+        own.assistant_messages,
+        own.tool_calls,
+        own.tool_results,
+        own.total_messages,
+        own.unreadable,
+    ] {
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    put_usage(out, &own.usage);
 }
 
 /// The entry of a counted file (`grow` when only its new lines may be counted next time);
@@ -631,17 +674,7 @@ fn encode(counted: &Counted, grow: Option<&Grow<'_>>) -> Option<Entry> {
         }
         None => out.push(0),
     }
-    for n in [
-        own.user_messages,
-        own.assistant_messages,
-        own.tool_calls,
-        own.tool_results,
-        own.total_messages,
-        own.unreadable,
-    ] {
-        out.extend_from_slice(&n.to_le_bytes());
-    }
-    put_usage(&mut out, &own.usage);
+    put_own(&mut out, own);
     out.extend_from_slice(&(f.facts.len() as u64).to_le_bytes());
     for fact in &f.facts {
         let kind: u8 = match fact.kind {
@@ -698,15 +731,7 @@ fn decode<'d>(entry: &'d [u8], path: &str) -> Option<(Option<Grow<'d>>, Counted)
         1 => Some(r.str()?.to_owned()),
         _ => return None,
     };
-    let own = SessionStats {
-        user_messages: r.u64()?,
-        assistant_messages: r.u64()?,
-        tool_calls: r.u64()?,
-        tool_results: r.u64()?,
-        total_messages: r.u64()?,
-        unreadable: r.u64()?,
-        usage: r.usage()?,
-    };
+    let own = r.own()?;
     let n = usize::try_from(r.u64()?).ok()?;
     // Each fact takes at least 13 bytes: a count beyond what is left is not believed.
     let mut facts = Vec::with_capacity(n.min(entry.len() / 13));
@@ -774,32 +799,32 @@ fn decode<'d>(entry: &'d [u8], path: &str) -> Option<(Option<Grow<'d>>, Counted)
 }
 
 /// Reads the cache's binary values, never past the end.
-struct Reader<'d> {
-    data: &'d [u8],
-    at: usize,
+pub(super) struct Reader<'d> {
+    pub(super) data: &'d [u8],
+    pub(super) at: usize,
 }
 
 impl<'d> Reader<'d> {
-    fn take(&mut self, n: usize) -> Option<&'d [u8]> {
+    pub(super) fn take(&mut self, n: usize) -> Option<&'d [u8]> {
         let end = self.at.checked_add(n)?;
         let bytes = self.data.get(self.at..end)?;
         self.at = end;
         Some(bytes)
     }
 
-    fn u8(&mut self) -> Option<u8> {
+    pub(super) fn u8(&mut self) -> Option<u8> {
         self.take(1).map(|b| b[0])
     }
 
-    fn u64(&mut self) -> Option<u64> {
+    pub(super) fn u64(&mut self) -> Option<u64> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
 
-    fn f64(&mut self) -> Option<f64> {
+    pub(super) fn f64(&mut self) -> Option<f64> {
         self.u64().map(f64::from_bits)
     }
 
-    fn usage(&mut self) -> Option<Usage> {
+    pub(super) fn usage(&mut self) -> Option<Usage> {
         Some(Usage {
             input: self.f64()?,
             output: self.f64()?,
@@ -809,12 +834,25 @@ impl<'d> Reader<'d> {
         })
     }
 
-    fn str(&mut self) -> Option<&'d str> {
+    /// [`put_own`]'s numbers.
+    pub(super) fn own(&mut self) -> Option<SessionStats> {
+        Some(SessionStats {
+            user_messages: self.u64()?,
+            assistant_messages: self.u64()?,
+            tool_calls: self.u64()?,
+            tool_results: self.u64()?,
+            total_messages: self.u64()?,
+            unreadable: self.u64()?,
+            usage: self.usage()?,
+        })
+    }
+
+    pub(super) fn str(&mut self) -> Option<&'d str> {
         std::str::from_utf8(self.bytes()?).ok()
     }
 
     /// A string's bytes, not yet checked to be UTF-8.
-    fn bytes(&mut self) -> Option<&'d [u8]> {
+    pub(super) fn bytes(&mut self) -> Option<&'d [u8]> {
         let len = usize::try_from(self.u64()?).ok()?;
         self.take(len)
     }

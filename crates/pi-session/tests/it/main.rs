@@ -13,6 +13,7 @@ mod ls_cli;
 mod redact_cli;
 mod repair_cli;
 mod search_cli;
+mod stats_cache_cli;
 mod stats_cli;
 mod support;
 #[cfg(feature = "parquet")]

@@ -363,3 +363,73 @@ fn a_session_s_facts_share_their_names() {
         assert!(Arc::ptr_eq(&first, &second), "{first} made twice");
     }
 }
+
+/// A ledger resumed from its checkpoint after any session, given the rest, reports to the
+/// last bit what one pass over all of them reports: for every grouping, with and without the
+/// dedupe, with and without a range.
+#[test]
+fn a_ledger_resumed_from_a_checkpoint_reports_what_one_pass_does() {
+    // Costs whose sum depends on the order they are added in.
+    let costly = |id: &str, parent: &str, day: &str, model: &str, cost: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-{day}T00:00:00.000Z","message":{{"role":"assistant","content":[],"provider":"p","model":"{model}","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"total":{cost}}}}},"stopReason":"stop","timestamp":1}}}}"#
+        )
+    };
+    let mut sessions = two_sessions();
+    sessions.push(facts(
+        &session("h", "2026-01-03T00:00:00.000Z", None, &[]),
+        "/s/empty.jsonl",
+    ));
+    for (n, cost) in ["0.1", "1e16", "0.2", "0.3"].iter().enumerate() {
+        let a = costly(&format!("x{n}"), "a2", "02", "m", cost);
+        let b = costly(&format!("y{n}"), &format!("x{n}"), "04", "n", "0.7");
+        sessions.push(facts(
+            &session(
+                &format!("s{n}"),
+                &format!("2026-01-0{}T00:00:00.000Z", n + 4),
+                None,
+                &[USER, &a, &b],
+            ),
+            &format!("/s/{n}.jsonl"),
+        ));
+    }
+    let mut sorted = sessions.clone();
+    sorted.sort_by(|a, b| session_order((a.created_ms, &a.path), (b.created_ms, &b.path)));
+    let ranges = [
+        (None, None),
+        (Some(date::parse_date("2026-01-02")), None),
+        (None, Some(date::parse_date("2026-01-04"))),
+    ];
+    for by in GroupBy::ALL {
+        for no_dedupe in [false, true] {
+            for (since_ms, until_ms) in ranges {
+                let options = Options {
+                    by,
+                    since_ms,
+                    until_ms,
+                    no_dedupe,
+                };
+                let whole = format!("{:?}", report(sessions.clone(), &options));
+                for k in 0..=sorted.len() {
+                    let mut first = Ledger::new(&options, 0);
+                    for s in &sorted[..k] {
+                        first.add(s);
+                    }
+                    let checkpoint = first.checkpoint();
+                    assert_eq!(checkpoint.sessions, k as u64);
+                    assert!(checkpoint.seen.is_sorted());
+                    let mut rest = Ledger::resume(&options, checkpoint, 0);
+                    for s in &sorted[k..] {
+                        rest.add(s);
+                    }
+                    assert_eq!(rest.sessions(), sorted.len() as u64);
+                    assert_eq!(
+                        format!("{:?}", rest.finish()),
+                        whole,
+                        "{by:?} no_dedupe {no_dedupe} {since_ms:?}..{until_ms:?}, resumed after {k}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -39,12 +39,13 @@ fn a_range_outside_a_kept_file_is_answered_from_the_index_alone() {
     let stamp = Stamp::of_file(&session).unwrap();
     StatsCache::at(Some(file.clone()), &[]).save(vec![Keep::New(key, stamp, entry)]);
     let since_2021 = Some(1609459200000.0)..None;
+    let none = LedgerCache::none();
 
     // Intact: taken from the cache either way.
     let cache = StatsCache::at(Some(file.clone()), &[]);
-    let read = cache.read(&target, pi, None, since_2021.clone());
+    let read = cache.read(&target, pi, None, since_2021.clone(), &none);
     assert!(read.result.is_none() && matches!(read.keep, Keep::Old(0)));
-    let read = cache.read(&target, pi, None, None..None);
+    let read = cache.read(&target, pi, None, None..None, &none);
     let total = |read: &Read| match &read.result {
         Some(Ok(c)) => c.facts.pi_stats().usage.cost,
         _ => f64::NAN,
@@ -58,10 +59,10 @@ fn a_range_outside_a_kept_file_is_answered_from_the_index_alone() {
     std::fs::write(&file, &bytes).unwrap();
     let cache = StatsCache::at(Some(file.clone()), &[]);
     assert_eq!(cache.slots.len(), 1, "the index checks out");
-    let read = cache.read(&target, pi, None, since_2021);
+    let read = cache.read(&target, pi, None, since_2021, &none);
     assert!(read.result.is_none(), "answered from the index");
     assert!(matches!(read.keep, Keep::Old(0)));
-    let read = cache.read(&target, pi, None, None..None);
+    let read = cache.read(&target, pi, None, None..None, &none);
     assert_eq!(total(&read), 0.5, "the file read whole");
     // Just written (racy): nothing new to keep, and the bad entry is not kept.
     assert!(matches!(read.keep, Keep::Nothing));
