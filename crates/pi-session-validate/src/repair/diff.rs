@@ -124,57 +124,15 @@ fn equal_pairs(
     lines: &[Line<'_>],
     mut behind: Behind<'_>,
 ) -> Option<Vec<Pair>> {
-    const NONE: u32 = u32::MAX;
-    let n = input.spans.len();
     let same: Vec<bool> = lines.iter().map(|line| input.same(line)).collect();
-    let mut origin_of_same = vec![false; n];
-    for (line, _) in lines.iter().zip(&same).filter(|(_, same)| **same) {
-        origin_of_same[line.origin - 1] = true;
-    }
-    let mut lengths: FxHashSet<usize> = lines
-        .iter()
-        .zip(&same)
-        .filter(|(_, same)| !**same)
-        .map(|(line, _)| line.text.len())
-        .collect();
-    let mut seen = FxHashSet::default();
-    for k in (0..n).filter(|&k| input.terminated(k)) {
-        let len = input.spans[k].len();
-        if !seen.insert(len) || !origin_of_same[k] {
-            lengths.insert(len);
-        }
-    }
-    drop(seen);
-    // The input lines of those lengths, grouped by their bytes' hash: each line's group, and
-    // each group's lines in order (`members[starts[g]..starts[g + 1]]`).
-    let mut groups: FxHashMap<u128, u32> = FxHashMap::default();
-    let mut group_of = vec![NONE; n];
-    for k in (0..n).filter(|&k| input.terminated(k) && lengths.contains(&input.spans[k].len())) {
-        let text = input.text(k);
-        let next = u32::try_from(groups.len()).ok()?;
-        group_of[k] = *groups.entry(XxHash3_128::oneshot(text)).or_insert(next);
-        behind.passed(text);
-    }
-    let mut starts = vec![0; groups.len() + 1];
-    for &g in group_of.iter().filter(|&&g| g != NONE) {
-        starts[g as usize + 1] += 1;
-    }
-    for g in 1..starts.len() {
-        starts[g] += starts[g - 1];
-    }
-    let mut members = vec![0; starts[groups.len()]];
-    let mut next = starts.clone();
-    for (k, &g) in group_of.iter().enumerate().filter(|(_, g)| **g != NONE) {
-        members[next[g as usize]] = k;
-        next[g as usize] += 1;
-    }
-    drop(next);
+    let lengths = lengths_worth_reading(input, lines, &same);
+    let groups = EqualLines::of(input, &lengths, &mut behind)?;
     let mut pairs = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let origin = line.origin.wrapping_sub(1);
         let group = if same[i] {
-            match group_of[origin] {
-                NONE => {
+            match groups.of_input(origin) {
+                None => {
                     pairs.push(Pair {
                         output: i,
                         input: origin,
@@ -182,31 +140,129 @@ fn equal_pairs(
                     });
                     continue;
                 }
-                g => g,
+                Some(g) => g,
             }
         } else {
-            let found = groups.get(&XxHash3_128::oneshot(&line.text)).copied();
+            let found = groups.find(&line.text);
             behind.passed(&line.text);
             match found {
                 Some(g) => g,
                 None => continue,
             }
-        } as usize;
-        pairs.extend(
-            members[starts[group]..starts[group + 1]]
-                .iter()
-                .rev()
-                .map(|&k| Pair {
-                    output: i,
-                    input: k,
-                    kept: same[i] && k == origin,
-                }),
-        );
+        };
+        pairs.extend(groups.members(group).iter().rev().map(|&k| Pair {
+            output: i,
+            input: k,
+            kept: same[i] && k == origin,
+        }));
         if pairs.len() > PAIRS {
             return None;
         }
     }
     Some(pairs)
+}
+
+/// The lengths of the lines worth reading ([`equal_pairs`]): those of an output line that is
+/// not the same as its input line (`same`, by output line), of an input line no output line is
+/// the same as, and those two input lines share.
+fn lengths_worth_reading(
+    input: &InputLines<'_>,
+    lines: &[Line<'_>],
+    same: &[bool],
+) -> FxHashSet<usize> {
+    let mut origin_of_same = vec![false; input.spans.len()];
+    for (line, _) in lines.iter().zip(same).filter(|(_, same)| **same) {
+        origin_of_same[line.origin - 1] = true;
+    }
+    let mut lengths: FxHashSet<usize> = lines
+        .iter()
+        .zip(same)
+        .filter(|(_, same)| !**same)
+        .map(|(line, _)| line.text.len())
+        .collect();
+    let mut seen = FxHashSet::default();
+    for k in (0..input.spans.len()).filter(|&k| input.terminated(k)) {
+        let len = input.spans[k].len();
+        if !seen.insert(len) || !origin_of_same[k] {
+            lengths.insert(len);
+        }
+    }
+    lengths
+}
+
+/// The input lines of some lengths, grouped by their bytes' hash (XXH3-128): each line's
+/// group, and each group's lines in order, kept flat (`members[starts[g]..starts[g + 1]]`).
+struct EqualLines {
+    by_hash: FxHashMap<u128, u32>,
+    /// Each input line's group ([`EqualLines::NONE`]: not of those lengths).
+    group_of: Vec<u32>,
+    starts: Vec<usize>,
+    members: Vec<usize>,
+}
+
+impl EqualLines {
+    const NONE: u32 = u32::MAX;
+
+    /// The groups of the terminated input lines whose length is one of `lengths`, each read
+    /// once, in order, and let go behind (`behind`); `None` past `u32::MAX` groups.
+    fn of(
+        input: &InputLines<'_>,
+        lengths: &FxHashSet<usize>,
+        behind: &mut Behind<'_>,
+    ) -> Option<EqualLines> {
+        let n = input.spans.len();
+        let mut by_hash: FxHashMap<u128, u32> = FxHashMap::default();
+        let mut group_of = vec![Self::NONE; n];
+        for k in (0..n).filter(|&k| input.terminated(k) && lengths.contains(&input.spans[k].len()))
+        {
+            let text = input.text(k);
+            let next = u32::try_from(by_hash.len())
+                .ok()
+                .filter(|&g| g != Self::NONE)?;
+            group_of[k] = *by_hash.entry(XxHash3_128::oneshot(text)).or_insert(next);
+            behind.passed(text);
+        }
+        let mut starts = vec![0; by_hash.len() + 1];
+        for &g in group_of.iter().filter(|&&g| g != Self::NONE) {
+            starts[g as usize + 1] += 1;
+        }
+        for g in 1..starts.len() {
+            starts[g] += starts[g - 1];
+        }
+        let mut members = vec![0; starts[by_hash.len()]];
+        let mut next = starts.clone();
+        for (k, &g) in group_of
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| **g != Self::NONE)
+        {
+            members[next[g as usize]] = k;
+            next[g as usize] += 1;
+        }
+        Some(EqualLines {
+            by_hash,
+            group_of,
+            starts,
+            members,
+        })
+    }
+
+    /// The group of input line `k` (0-based), if it was grouped.
+    fn of_input(&self, k: usize) -> Option<usize> {
+        let g = *self.group_of.get(k)?;
+        (g != Self::NONE).then_some(g as usize)
+    }
+
+    /// The group of the input lines whose bytes hash as `text`'s do.
+    fn find(&self, text: &[u8]) -> Option<usize> {
+        let g = *self.by_hash.get(&XxHash3_128::oneshot(text))?;
+        Some(g as usize)
+    }
+
+    /// The input lines of group `g`, in order.
+    fn members(&self, g: usize) -> &[usize] {
+        &self.members[self.starts[g]..self.starts[g + 1]]
+    }
 }
 
 /// Of `pairs` (by output line, and for one output line from the last input line to the

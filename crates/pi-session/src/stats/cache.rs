@@ -348,7 +348,6 @@ impl StatsCache {
         }
         let counted_len = usize::try_from(slot.stamp.size()).ok()?;
         let detect = self.dialect_detected();
-        let shown = target.display();
         let read = target.read_with(|input| {
             let bytes = input.bytes();
             if bytes.len() < counted_len {
@@ -375,7 +374,8 @@ impl StatsCache {
             {
                 return None;
             }
-            let new = SessionFacts::of(&session, &shown).facts;
+            // Named as the kept facts are (the target as shown).
+            let new = SessionFacts::of(&session, &counted.facts.path).facts;
             counted.facts.facts.extend(new);
             counted.own = OwnStats::Pi(counted.facts.pi_stats());
             let whole = bytes.len() as u64 == stamp.size() && !stamp.is_racy();
