@@ -283,7 +283,7 @@ fn counted_report(
             Some(Ok(c)) => {
                 // A session the ledger may keep: its file stamped and settled, pi's (its
                 // numbers kept), named once.
-                let file = (read.file)
+                let file = (read.file.map(|file| *file))
                     .zip(target.path())
                     .filter(|((_, stamp), _)| stamp.settled())
                     .filter(|_| matches!(c.own, OwnStats::Pi(_)))
