@@ -86,8 +86,9 @@ to the first session that holds it, by creation time; the report says how much i
 
 What each file gave is kept in $XDG_CACHE_HOME/pi-session/ (~/.cache/pi-session/) with its \
 device, inode, size and times: a later run reads only the files that changed, and of a file \
-that only grew (its counted bytes unchanged), only the new lines. The report is the same \
-byte for byte; --no-cache reads everything.
+that only grew (its counted bytes unchanged), only the new lines; the totals of the sessions \
+unchanged for ten minutes are kept as they stood after them, and a later run adds up only the \
+sessions after them. The report is the same byte for byte; --no-cache reads everything.
 
 Exit codes: 0 every file counted; 1 a file could not be read or is not a session (said on \
 stderr, the others still counted); 2 usage error.";

@@ -488,4 +488,19 @@ fn the_kept_ledger_counts_what_a_full_read_counts() {
     )
     .unwrap();
     same("another grouping's ledger");
+    // A FIFO, or a symlink to a device, where the ledger goes: not read (it would block, or
+    // never end), and replaced; a symlink elsewhere is replaced, never written through.
+    fs::remove_file(&ledger).unwrap();
+    mkfifo(&ledger);
+    same("a FIFO where the ledger goes");
+    assert!(fs::metadata(&ledger).unwrap().is_file());
+    fs::remove_file(&ledger).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &ledger).unwrap();
+    same("a symlink to /dev/zero where the ledger goes");
+    let elsewhere = area.join("elsewhere.bin");
+    fs::write(&elsewhere, "not a ledger").unwrap();
+    fs::remove_file(&ledger).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &ledger).unwrap();
+    same("a symlink where the ledger goes");
+    assert_eq!(fs::read_to_string(&elsewhere).unwrap(), "not a ledger");
 }
